@@ -1,0 +1,89 @@
+"""A YAML document as plain data plus a position for every node.
+
+Rules read `doc.data` (dicts, lists, str, int, float, bool, None: never objects built from tags) and ask
+`doc.span(path)` / `doc.key_span(path)` where a finding belongs. A path is a tuple of mapping keys and
+sequence indexes from the document root, e.g. ("spec", "template", "spec", "taints", 0, "key").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, NamedTuple
+
+from karplint.source import SourceFile, Span
+
+Path = tuple  # tuple[str | int, ...]
+
+
+class NodeInfo(NamedTuple):
+    span: Span  # the value node
+    key_span: Span | None  # the mapping key that holds it, if any
+    style: str | None  # scalar style: None (plain), "'", '"', "|", ">"; "{"/"[" for flow collections
+
+
+@dataclass
+class Document:
+    source: SourceFile
+    index: int  # 0-based position of the document in its stream
+    data: Any
+    nodes: dict = field(default_factory=dict, repr=False)  # full path -> NodeInfo
+    base: Path = ()  # prefix inside `nodes` (items of a `kind: List` share their parent's positions)
+    start: Span | None = None  # the document (or list item) as a whole
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    def info(self, path: Path) -> NodeInfo | None:
+        """Position of the node at `path`, or of its nearest existing ancestor."""
+        full = self.base + tuple(path)
+        while True:
+            info = self.nodes.get(full)
+            if info is not None or not full:
+                return info
+            full = full[:-1]
+
+    def exact(self, path: Path) -> NodeInfo | None:
+        return self.nodes.get(self.base + tuple(path))
+
+    def span(self, path: Path = ()) -> Span:
+        info = self.info(path)
+        if info is None:
+            return self.start or Span(1, 1, 1, 2)
+        return info.span
+
+    def key_span(self, path: Path) -> Span:
+        """The key of a mapping entry (falls back to the value, then the nearest ancestor)."""
+        info = self.exact(path)
+        if info is not None:
+            return info.key_span or info.span
+        return self.span(path)
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        return get_path(self.data, path, default)
+
+
+def get_path(data: Any, path: Path, default: Any = None) -> Any:
+    cur = data
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(cur, list) or not -len(cur) <= part < len(cur):
+                return default
+            cur = cur[part]
+        else:
+            if not isinstance(cur, dict) or part not in cur:
+                return default
+            cur = cur[part]
+    return cur
+
+
+def walk(data: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """Every (path, value) below `data`, depth first, `data` itself included."""
+    stack = [(path, data)]
+    while stack:
+        p, v = stack.pop()
+        yield p, v
+        if isinstance(v, dict):
+            stack.extend((p + (k,), c) for k, c in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((p + (i,), c) for i, c in reversed(list(enumerate(v))))

@@ -1,0 +1,83 @@
+"""What a check produces: `Finding`s, their severities and optional `Fix`es."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from karplint.source import Span
+
+SEVERITIES = ("info", "warning", "error")
+Severity = Literal["info", "warning", "error"]
+CATEGORIES = (
+    "input", "schema", "userdata", "taints", "disruption", "repair", "references", "security", "deprecation",
+    "suppression",
+)
+
+
+def severity_rank(sev: str) -> int:
+    return SEVERITIES.index(sev)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] (character offsets in the decoded file) with `replacement`."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    safety: Literal["safe", "unsafe"]
+    edits: tuple[Edit, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "description": self.description,
+            "applicability": self.safety,
+            "edits": [{"start": e.start, "end": e.end, "replacement": e.replacement} for e in self.edits],
+        }
+
+
+@dataclass
+class Finding:
+    code: str
+    slug: str
+    category: str
+    severity: str
+    message: str
+    file: str
+    span: Span
+    resource: dict | None = None  # {"api_version", "kind", "name"}
+    fix: Fix | None = None
+    source: object = field(default=None, repr=False, compare=False)  # SourceFile, for code frames and fixes
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def sort_key(self):
+        return (self.file, self.span.line, self.span.column, self.code, self.message)
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "slug": self.slug,
+            "category": self.category,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "resource": self.resource,
+            "fix": self.fix.to_json() if self.fix else None,
+        }

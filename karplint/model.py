@@ -1,0 +1,128 @@
+"""The resources of a run: what rules look at.
+
+`Resource` wraps a `Document` that looks like a Kubernetes object (apiVersion + kind); `Model` holds all of
+them across every file of the run so rules can look across files (nodeClassRef, Cilium, workloads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from karplint.document import Document, Path
+from karplint.versions import KARPENTER_GROUPS
+
+# Where the pod template lives in each pod-bearing workload kind (metadata path, spec path).
+POD_TEMPLATES: dict[str, tuple[Path, Path]] = {
+    "Pod": (("metadata",), ("spec",)),
+    "Deployment": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "StatefulSet": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "DaemonSet": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "ReplicaSet": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "ReplicationController": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "Job": (("spec", "template", "metadata"), ("spec", "template", "spec")),
+    "CronJob": (
+        ("spec", "jobTemplate", "spec", "template", "metadata"),
+        ("spec", "jobTemplate", "spec", "template", "spec"),
+    ),
+}
+
+
+@dataclass
+class Resource:
+    doc: Document
+    api_version: str
+    kind: str
+
+    @property
+    def data(self) -> dict:
+        return self.doc.data
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def metadata(self) -> dict:
+        meta = self.data.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def name(self) -> str | None:
+        name = self.metadata.get("name")
+        return str(name) if name is not None else None
+
+    @property
+    def namespace(self) -> str | None:
+        ns = self.metadata.get("namespace")
+        return str(ns) if ns is not None else None
+
+    @property
+    def spec(self) -> dict:
+        spec = self.data.get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+    @property
+    def is_karpenter(self) -> bool:
+        return self.group in KARPENTER_GROUPS
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        return self.doc.get(path, default)
+
+    @property
+    def pod_template(self) -> tuple[Path, Path] | None:
+        """(metadata path, pod spec path) for pod-bearing workloads, else None."""
+        return POD_TEMPLATES.get(self.kind) if isinstance(self.data, dict) else None
+
+    def ref(self) -> dict:
+        return {"api_version": self.api_version, "kind": self.kind, "name": self.name}
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.name or '<unnamed>'}"
+
+
+def as_resource(doc: Document) -> Resource | None:
+    """A Resource when the document has string `apiVersion` and `kind`; anything else is not one."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    return Resource(doc, api_version.strip(), kind.strip())
+
+
+@dataclass
+class Model:
+    """All resources of the run, in input order."""
+
+    resources: list[Resource] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+
+    def add(self, docs: Iterable[Document]) -> None:
+        for doc in docs:
+            self.documents.append(doc)
+            res = as_resource(doc)
+            if res is not None:
+                self.resources.append(res)
+
+    def of_kind(self, *kinds: str, group: str | None = None) -> Iterator[Resource]:
+        for res in self.resources:
+            if res.kind in kinds and (group is None or res.group == group):
+                yield res
+
+    def nodepools(self) -> Iterator[Resource]:
+        """v1 and v1beta1 NodePools (the right group only)."""
+        return self.of_kind("NodePool", group="karpenter.sh")
+
+    def nodeclasses(self) -> Iterator[Resource]:
+        return self.of_kind("EC2NodeClass", group="karpenter.k8s.aws")
+
+    def workloads(self) -> Iterator[Resource]:
+        for res in self.resources:
+            if res.pod_template is not None and res.group in ("", "apps", "batch"):
+                yield res

@@ -1,0 +1,120 @@
+"""The rule API.
+
+A rule is a function decorated with `@rule(...)`; it receives either one resource (when `kinds` is given)
+or the whole run (`scope="run"`), and yields `Violation`s. It never reads files and never formats output.
+
+    @rule("KPL401", "consolidate-after-required", category="disruption", severity="error",
+          summary="v1 disruption block without consolidateAfter", kinds=("NodePool",), fix="safe")
+    def consolidate_after_required(res, ctx):
+        ...
+        yield ctx.violation(res, ("spec", "disruption"), "spec.disruption.consolidateAfter is required", on="key")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal
+
+from karplint.document import Document, Path
+from karplint.findings import CATEGORIES, SEVERITIES, Fix
+from karplint.model import Model, Resource
+from karplint.source import Span
+from karplint.versions import Version
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    slug: str
+    category: str
+    severity: str
+    summary: str
+    check: Callable | None  # None: emitted by the loader or engine, documented here like any rule
+    scope: Literal["resource", "run"] = "resource"
+    kinds: tuple[str, ...] = ()
+    fix: Literal["safe", "unsafe"] | None = None
+    options: dict = field(default_factory=dict)  # option name -> default, settable in [tool.karplint.options]
+
+    def __post_init__(self):
+        assert self.code.startswith("KPL") and len(self.code) == 6 and self.code[3:].isdigit(), self.code
+        assert self.category in CATEGORIES, self.category
+        assert self.severity in SEVERITIES, self.severity
+
+
+@dataclass
+class Violation:
+    """What a rule reports; the engine adds the rule's code, slug, category and configured severity."""
+
+    doc: Document
+    span: Span
+    message: str
+    resource: Resource | None = None
+    fix: Fix | None = None
+    severity: str | None = None  # override the rule's default for this one (e.g. version-dependent)
+
+
+@dataclass
+class Context:
+    """What a rule may know besides the resource: the whole run, the target release, the cluster facts."""
+
+    model: Model
+    karpenter_version: Version
+    cluster: dict[str, Any]
+    options: dict[str, Any]
+    version_source: str = "default"  # "default", "config", "cli", or where in the run it was found
+
+    def violation(
+        self,
+        res: Resource,
+        path: Path,
+        message: str,
+        *,
+        on: Literal["value", "key"] = "value",
+        fix: Fix | None = None,
+        severity: str | None = None,
+    ) -> Violation:
+        span = res.doc.key_span(path) if on == "key" else res.doc.span(path)
+        return Violation(res.doc, span, message, res, fix, severity)
+
+    def at(self, res: Resource | None, doc: Document, span: Span, message: str, *, fix: Fix | None = None,
+           severity: str | None = None) -> Violation:
+        return Violation(doc, span, message, res, fix, severity)
+
+    def option(self, name: str) -> Any:
+        return self.options[name]
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(
+    code: str,
+    slug: str,
+    *,
+    category: str,
+    severity: str,
+    summary: str,
+    kinds: Iterable[str] = (),
+    scope: Literal["resource", "run"] | None = None,
+    fix: Literal["safe", "unsafe"] | None = None,
+    options: dict | None = None,
+):
+    """Register a rule. With `kinds`, check(res, ctx) runs per resource of those kinds; else check(model, ctx)."""
+
+    def decorate(fn: Callable | None) -> Callable | None:
+        kinds_t = tuple(kinds)
+        sc = scope or ("resource" if kinds_t else "run")
+        r = Rule(code, slug, category, severity, summary, fn, sc, kinds_t, fix, dict(options or {}))
+        if code in REGISTRY and REGISTRY[code].slug != slug:
+            raise ValueError(f"rule code {code} registered twice ({REGISTRY[code].slug}, {slug})")
+        if any(o.slug == slug and o.code != code for o in REGISTRY.values()):
+            raise ValueError(f"rule slug {slug} registered twice")
+        REGISTRY[code] = r
+        return fn
+
+    return decorate
+
+
+def declare(code: str, slug: str, *, category: str, severity: str, summary: str, fix=None) -> None:
+    """Register a rule whose findings come from the loader or the engine rather than a check function."""
+    rule(code, slug, category=category, severity=severity, summary=summary, fix=fix)(None)

@@ -1,0 +1,114 @@
+"""Karpenter release versions: parsing, comparison, and the facts that depend on them.
+
+Facts come from ../shared/facts/karpenter.md §1-2 (checked against the release tags).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import total_ordering
+
+_VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$")
+
+
+@total_ordering
+class Version:
+    __slots__ = ("major", "minor", "patch")
+
+    def __init__(self, major: int, minor: int = 0, patch: int = 0):
+        self.major, self.minor, self.patch = major, minor, patch
+
+    @classmethod
+    def parse(cls, text: str | "Version") -> "Version":
+        if isinstance(text, Version):
+            return text
+        m = _VERSION.match(str(text).strip())
+        if not m:
+            raise ValueError(f"not a Karpenter version: {text!r} (expected e.g. 1.14.1 or v0.37.8)")
+        return cls(int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0))
+
+    @classmethod
+    def try_parse(cls, text) -> "Version | None":
+        try:
+            return cls.parse(text)
+        except (ValueError, TypeError):
+            return None
+
+    def _key(self):
+        return (self.major, self.minor, self.patch)
+
+    def __eq__(self, other):
+        return isinstance(other, Version) and self._key() == other._key()
+
+    def __lt__(self, other):
+        return self._key() < Version.parse(other)._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __str__(self):
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    def __repr__(self):
+        return f"Version('{self}')"
+
+
+def V(text: str) -> Version:
+    return Version.parse(text)
+
+
+# Releases whose CRDs are bundled in schemas/ (generated from ../shared/karpenter/crds/aws-v*).
+BUNDLED_RELEASES = ("0.32.10", "0.37.0", "0.37.8", "1.0.0", "1.1.0", "1.14.1")
+LATEST = V("1.14.1")
+
+
+def nearest_bundled(version: Version) -> str:
+    """The newest bundled release at or below `version` (the oldest bundled one if below them all)."""
+    candidates = [r for r in BUNDLED_RELEASES if V(r) <= version]
+    return candidates[-1] if candidates else BUNDLED_RELEASES[0]
+
+
+# (group, version, kind) -> (first release serving it, first release NOT serving it or None, migration hint)
+API_SERVED = {
+    ("karpenter.sh", "v1alpha5", "Provisioner"): (
+        None, "0.33.0", "migrate to karpenter.sh/v1 NodePool (v1alpha5 -> v1beta1 -> v1, see the Karpenter v1beta1 and v1 migration guides)"),
+    ("karpenter.sh", "v1alpha5", "Machine"): (
+        None, "0.33.0", "Machines were replaced by karpenter.sh NodeClaims, managed by Karpenter"),
+    ("karpenter.k8s.aws", "v1alpha1", "AWSNodeTemplate"): (
+        None, "0.33.0", "migrate to karpenter.k8s.aws/v1 EC2NodeClass"),
+    ("karpenter.sh", "v1beta1", "NodePool"): (
+        "0.32.0", "1.1.0", "move to apiVersion karpenter.sh/v1 (v1beta1 -> v1: WhenUnderutilized becomes WhenEmptyOrUnderutilized, expireAfter moves to spec.template.spec, nodeClassRef needs group and kind)"),
+    ("karpenter.sh", "v1beta1", "NodeClaim"): (
+        "0.32.0", "1.1.0", "move to apiVersion karpenter.sh/v1"),
+    ("karpenter.k8s.aws", "v1beta1", "EC2NodeClass"): (
+        "0.32.0", "1.1.0", "move to apiVersion karpenter.k8s.aws/v1 (kubelet moves from the NodePool to spec.kubelet, amiSelectorTerms becomes required)"),
+    ("karpenter.sh", "v1", "NodePool"): ("0.33.6", None, ""),
+    ("karpenter.sh", "v1", "NodeClaim"): ("0.33.6", None, ""),
+    ("karpenter.k8s.aws", "v1", "EC2NodeClass"): ("0.33.6", None, ""),
+    ("karpenter.sh", "v1alpha1", "NodeOverlay"): ("1.7.0", None, ""),
+}
+
+# Kinds by their only correct API group.
+KARPENTER_KINDS = {
+    "NodePool": "karpenter.sh",
+    "NodeClaim": "karpenter.sh",
+    "NodeOverlay": "karpenter.sh",
+    "Provisioner": "karpenter.sh",
+    "Machine": "karpenter.sh",
+    "EC2NodeClass": "karpenter.k8s.aws",
+    "AWSNodeTemplate": "karpenter.k8s.aws",
+}
+KARPENTER_GROUPS = ("karpenter.sh", "karpenter.k8s.aws")
+
+
+def served(group: str, version: str, kind: str, release: Version) -> tuple[bool, str | None, str]:
+    """Whether `release` serves group/version kind: (served, removed_in, hint). Unknown triples: True."""
+    fact = API_SERVED.get((group, version, kind))
+    if fact is None:
+        return True, None, ""
+    first, removed, hint = fact
+    if removed is not None and release >= V(removed):
+        return False, removed, hint
+    if first is not None and release < V(first):
+        return False, None, f"first served in {first}"
+    return True, None, hint
