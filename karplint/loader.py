@@ -245,10 +245,24 @@ def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
 
 
 def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
-    """Every document of the stream; a syntax error keeps the documents before it."""
+    """Every document of the stream; a syntax error keeps the documents before it.
+
+    libyaml when it gives the same answer (`karplint.fastload`), else the reference loader below."""
+    from karplint.fastload import load_fast
+
+    text = _yaml_text(src.text)
+    fast = load_fast(src, text)
+    if fast is not None:
+        return fast
+    return load_reference(src, text)
+
+
+def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Document], list[Problem]]:
+    """ruamel.yaml: the reference for every answer (`load` may take the libyaml path)."""
     docs: list[Document] = []
     problems: list[Problem] = []
-    text = _yaml_text(src.text)
+    if text is None:
+        text = _yaml_text(src.text)
     stream = _yaml().compose_all(text)
     index = 0
     while True:
