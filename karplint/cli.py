@@ -88,6 +88,10 @@ def check(
                                        help="Apply excludes to files named on the command line too (for pre-commit)."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+                                       help="Worker processes for parsing and per-file rules (default: CPU cores)."),
+    no_cache: bool = typer.Option(False, "--no-cache",
+                                  help="Neither read nor write the cache (.karplint_cache/ or the user cache dir)."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
     from karplint.config import ConfigError, load_config
@@ -146,7 +150,15 @@ def check(
             f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
-    report = run_check(inputs, cfg, extra_problems=extra)
+    from karplint.parallel import default_jobs
+
+    cache = None
+    if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
+        from karplint.cache import Cache
+        from karplint.engine import selected_rules
+
+        cache = Cache.for_run(cfg, selected_rules(cfg))
+    report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")

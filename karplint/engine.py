@@ -15,7 +15,7 @@ from karplint.config import Config
 from karplint.document import Document
 from karplint.findings import Finding, severity_rank
 from karplint.loader import Problem, decode, load
-from karplint.model import Model, Resource
+from karplint.model import Model, Resource, as_resource
 from karplint.rules import Context, Rule, Violation, all_rules
 from karplint.rules.base import REGISTRY
 from karplint.source import SourceFile, Span
@@ -36,6 +36,12 @@ class FileResult:
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     suppressions: list[Suppression] = field(default_factory=list)
+    # Per-file stage (`process_input`): what the selected resource-scope rules yielded for this file's
+    # resources, by (rule code, position in `documents`) -> [(code to report, Violation)]; None: not run yet.
+    rule_results: dict | None = None
+    # Resource-scope rules that read `ctx.model` here: their per-file results are dropped and they run on the
+    # whole model instead (see `_ModelGuard`).
+    needs_model: set = field(default_factory=set)
 
 
 @dataclass
@@ -95,6 +101,14 @@ def _ignored_for_file(code: str, display: str, config: Config) -> bool:
 
 def load_input(item: InputFile, config: Config) -> FileResult:
     """Read, decode and parse one file. Every problem becomes a `Problem`; nothing raises."""
+    raw = read_input(item, config)
+    if isinstance(raw, FileResult):
+        return raw
+    return parse_input(item, raw)
+
+
+def read_input(item: InputFile, config: Config) -> bytes | FileResult:
+    """The bytes of one input, or a FileResult holding the problem that prevented reading them."""
     try:
         if item.data is not None:
             raw = item.data
@@ -113,6 +127,10 @@ def load_input(item: InputFile, config: Config) -> FileResult:
     except OSError as exc:
         return FileResult(item.display, None, problems=[
             Problem("KPL003", f"cannot read file: {exc.strerror or exc}", Span.point(1, 1))])
+    return raw
+
+
+def parse_input(item: InputFile, raw: bytes) -> FileResult:
     src = decode(item.display, raw, item.abspath)
     if isinstance(src, Problem):
         return FileResult(item.display, None, problems=[src])
@@ -122,6 +140,64 @@ def load_input(item: InputFile, config: Config) -> FileResult:
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])
     return FileResult(item.display, src, docs, problems, from_comments(src))
+
+
+class _NeedsModel(BaseException):
+    """A resource-scope rule read `ctx.model` in the per-file stage (BaseException: rules' `except Exception`
+    must not swallow it)."""
+
+
+class _ModelGuard:
+    """`ctx.model` for resource-scope rules in the per-file stage.
+
+    Resource-scope rules see one resource; their results are computed per file (in worker processes, and
+    cached with the file). A rule that reads `ctx.model` there depends on other files: the engine drops its
+    per-file results and runs it in the main process over the whole model instead, on every run.
+    """
+
+    def __getattr__(self, name):
+        raise _NeedsModel()
+
+    def __iter__(self):
+        raise _NeedsModel()
+
+
+def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]) -> FileResult:
+    """The per-file stage: parse one file and run the selected resource-scope rules on its resources.
+
+    Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
+    computed in any process and cached; cross-file verdicts belong to `evaluate`."""
+    fr = parse_input(item, raw)
+    fr.rule_results = {}
+    resource_rules = [r for r in rules if r.check is not None and r.scope == "resource"]
+    if not resource_rules or not fr.documents:
+        return fr
+    ctx = Context(_ModelGuard(), config.karpenter_version, dict(config.cluster), dict(config.options),  # type: ignore[arg-type]
+                  config.karpenter_version_source)
+    by_kind: dict[str, list[tuple[int, Resource]]] = {}
+    for pos, doc in enumerate(fr.documents):
+        res = as_resource(doc)
+        if res is not None:
+            by_kind.setdefault(res.kind, []).append((pos, res))
+    internal = REGISTRY["KPL006"].code
+    for r in resource_rules:
+        for kind in r.kinds:
+            for pos, res in by_kind.get(kind, ()):
+                out: list = []
+                try:
+                    for v in r.check(res, ctx) or ():
+                        out.append((r.code, v))
+                except _NeedsModel:
+                    fr.needs_model.add(r.code)
+                    continue
+                except Exception as exc:  # noqa: BLE001
+                    out.append((internal, _internal(r, exc, res.doc, res)))
+                if out:
+                    fr.rule_results.setdefault((r.code, pos), []).extend(out)
+    for code in fr.needs_model:
+        for key in [k for k in fr.rule_results if k[0] == code]:
+            del fr.rule_results[key]
+    return fr
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -142,7 +218,12 @@ def _doc_key(doc: Document) -> tuple:
     return (doc.source.path, doc.index, doc.base)
 
 
-def run_rules(model: Model, ctx: Context, rules: Iterable[Rule]) -> list[tuple[Rule, Violation]]:
+def run_rules(model: Model, ctx: Context, rules: Iterable[Rule],
+              precomputed: dict | None = None, needs_model: set = frozenset()) -> list[tuple[Rule, Violation]]:
+    """Every violation of `rules`, in rule order, then kind, then model order.
+
+    `precomputed`: id(document) -> (FileResult, position) for documents whose file went through
+    `process_input`; their resource-scope results are taken from there, except for rules in `needs_model`."""
     out: list[tuple[Rule, Violation]] = []
     by_kind: dict[str, list[Resource]] = {}
     for res in model.resources:
@@ -153,6 +234,12 @@ def run_rules(model: Model, ctx: Context, rules: Iterable[Rule]) -> list[tuple[R
         if r.scope == "resource":
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
+                    pre = precomputed.get(id(res.doc)) if precomputed and r.code not in needs_model else None
+                    if pre is not None:
+                        fr, pos = pre
+                        for code, v in fr.rule_results.get((r.code, pos), ()):
+                            out.append((r if code == r.code else REGISTRY[code], v))
+                        continue
                     try:
                         for v in r.check(res, ctx) or ():
                             out.append((r, v))
@@ -176,21 +263,37 @@ def _internal(r: Rule, exc: Exception, doc: Document, res: Resource | None) -> V
                      "please report it", res)
 
 
-def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = ()) -> Report:
-    results = [load_input(item, config) for item in inputs]
+def selected_rules(config: Config) -> list[Rule]:
+    return [r for r in all_rules() if is_selected(r, config)]
+
+
+def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = (),
+          jobs: int = 1, cache=None) -> Report:
+    """Check `inputs`. `jobs` > 1: the per-file stage runs in that many worker processes (when there is enough
+    work); `cache`: a `karplint.cache.Cache` holding per-file stage results. The findings are the same
+    whatever `jobs` and `cache` are."""
+    from karplint.parallel import run_files
+
+    results = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache)
     return evaluate(results, config, extra_problems=extra_problems)
 
 
 def evaluate(results: list[FileResult], config: Config, *,
              extra_problems: Iterable[tuple[str, Problem]] = ()) -> Report:
-    rules = [r for r in all_rules() if is_selected(r, config)]
+    rules = selected_rules(config)
     selected = {r.code for r in rules}
     model = Model()
     sources: dict[str, SourceFile] = {}
+    precomputed: dict[int, tuple[FileResult, int]] = {}
+    needs_model: set[str] = set()
     for fr in results:
         if fr.source is not None:
             sources[fr.display] = fr.source
         model.add(fr.documents)
+        if fr.rule_results is not None:
+            needs_model |= fr.needs_model
+            for pos, doc in enumerate(fr.documents):
+                precomputed[id(doc)] = (fr, pos)
     ctx = Context(model, config.karpenter_version, dict(config.cluster), dict(config.options),
                   config.karpenter_version_source)
 
@@ -212,7 +315,7 @@ def evaluate(results: list[FileResult], config: Config, *,
 
     # Which document each finding belongs to, for annotation suppressions.
     finding_doc: dict[int, tuple] = {}
-    for r, v in run_rules(model, ctx, rules):
+    for r, v in run_rules(model, ctx, rules, precomputed, needs_model):
         f = emit(r, v.doc.source.path, v.span, v.message, res=v.resource, fix=v.fix, severity=v.severity,
                  source=v.doc.source)
         finding_doc[id(f)] = _doc_key(v.doc)

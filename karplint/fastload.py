@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from karplint.document import Document, NodeInfo
-from karplint.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_NODES, LoadLimitExceeded, Problem,
+from karplint.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES, LoadLimitExceeded, Problem,
                              _expand_lists, resolve_scalar)
 from karplint.source import SourceFile, Span
 
@@ -441,6 +441,14 @@ def load_fast(src: SourceFile, text: str):
     positions = _FilePositions(text)
     marks = _Marks(text)
     for index, node in enumerate(roots):
+        if index >= MAX_DOCUMENTS:
+            if node is None:
+                return None
+            sm = node.start_mark
+            problems.append(Problem(
+                "KPL004", f"more than {MAX_DOCUMENTS:,} YAML documents in one file; the rest is not checked",
+                Span.point(sm.line + 1, sm.column + 1, sm.index)))
+            break
         if node is None:
             continue
         builder = _DataBuilder(marks)
