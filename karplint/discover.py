@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,16 +40,51 @@ class MissingPath(Exception):
 
 
 def _matches(rel: str, patterns: list[str]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    for pat in patterns:
-        pat = pat.rstrip("/")
-        if fnmatch.fnmatchcase(rel, pat) or fnmatch.fnmatchcase(name, pat):
+    return _Matcher.of(patterns).matches(rel)
+
+
+class _Matcher:
+    """`_matches` for one list of patterns, compiled once: the same answers, a regex per check instead of a
+    loop over patterns, and the per-component check memoised (directory names repeat across files)."""
+
+    _cache: dict[tuple, "_Matcher"] = {}
+
+    @classmethod
+    def of(cls, patterns: list[str]) -> "_Matcher":
+        key = tuple(patterns)
+        m = cls._cache.get(key)
+        if m is None:
+            m = cls._cache[key] = cls(patterns)
+        return m
+
+    def __init__(self, patterns: list[str]):
+        pats = [p.rstrip("/") for p in patterns]
+
+        def union(globs: list[str]):
+            return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs)) if globs else None
+
+        self.exact = union(pats)  # rel or its name matches pat
+        self.slash = union([p + "/*" for p in pats])  # rel matches pat/*
+        self.part = union([p for p in pats if "/" not in p])  # a component matches a slash-less pat
+        self.prefixes = tuple(p + "/" for p in pats)
+        self.parts: dict[str, bool] = {}
+
+    def matches(self, rel: str) -> bool:
+        if self.exact is None:
+            return False
+        if self.exact.match(rel) or self.exact.match(rel.rsplit("/", 1)[-1]) or self.slash.match(rel):
             return True
-        if "/" not in pat and any(fnmatch.fnmatchcase(part, pat) for part in rel.split("/")):
+        if rel.startswith(self.prefixes):
             return True
-        if fnmatch.fnmatchcase(rel, pat + "/*") or rel.startswith(pat + "/"):
-            return True
-    return False
+        if self.part is not None:
+            parts = self.parts
+            for part in rel.split("/"):
+                hit = parts.get(part)
+                if hit is None:
+                    hit = parts[part] = self.part.match(part) is not None
+                if hit:
+                    return True
+        return False
 
 
 class _GitIgnore:
@@ -57,6 +93,7 @@ class _GitIgnore:
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.specs: dict[str, object] = {}
+        self.chains: dict[str, list] = {}
         self._pathspec = None
         if enabled:
             try:
@@ -79,23 +116,39 @@ class _GitIgnore:
             self.specs[directory] = spec
         return self.specs[directory]
 
+    def _chain(self, directory: str) -> list:
+        """(directory, spec) for each .gitignore from `directory` up to the repository root, nearest first
+        (memoised per directory, built from the parent's)."""
+        chain = self.chains.get(directory)
+        if chain is None:
+            spec = self._spec(directory)
+            own = [(directory, spec)] if spec is not None else []
+            parent = os.path.dirname(directory)
+            if parent == directory or os.path.exists(os.path.join(directory, ".git")):
+                chain = own
+            else:
+                chain = own + self._chain(parent)
+            self.chains[directory] = chain
+        return chain
+
     def ignored(self, abspath: str, is_dir: bool) -> bool:
         if not self.enabled:
             return False
-        path = Path(abspath)
-        for directory in path.parents:
-            spec = self._spec(str(directory))
-            if spec is not None:
-                rel = os.path.relpath(abspath, directory).replace(os.sep, "/")
-                if spec.match_file(rel + ("/" if is_dir else "")):
-                    return True
-            if (directory / ".git").exists():
-                break
+        for directory, spec in self._chain(os.path.dirname(abspath)):
+            prefix = directory.rstrip(os.sep) + os.sep
+            if abspath.startswith(prefix):
+                rel = abspath[len(prefix):]
+            else:  # pragma: no cover - not a normalised path
+                rel = os.path.relpath(abspath, directory)
+            if spec.match_file(rel.replace(os.sep, "/") + ("/" if is_dir else "")):
+                return True
         return False
 
 
 def _chart_root(abspath: str) -> str | None:
     """The Helm chart directory when `abspath` is under `<chart>/templates/`."""
+    if "templates" not in abspath:
+        return None
     parts = Path(abspath).parts
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] == "templates":
@@ -127,14 +180,22 @@ def discover(
     root = exclude_root or os.getcwd()
     seen: set[str] = set()
     charts: dict[str, tuple[str, list[str]]] = {}
+    matcher = _Matcher.of(patterns)
 
     def rel_for_exclude(abspath: str) -> str:
         rel = os.path.relpath(abspath, root).replace(os.sep, "/")
         return rel
 
-    def add_file(display: str, abspath: str, explicit: bool) -> None:
+    def add_file(display: str, abspath: str, explicit: bool, real_dir: str | None = None) -> None:
         try:
-            st = os.stat(abspath)
+            st = None
+            if real_dir is not None:  # walking: one lstat tells a plain file (the common case) from a link
+                lst = os.lstat(abspath)
+                if not stat.S_ISLNK(lst.st_mode):
+                    st = lst
+            if st is None:
+                real_dir = None
+                st = os.stat(abspath)
         except OSError as exc:
             if os.path.islink(abspath):
                 result.problems.append(PathProblem(display, "dangling or looping symbolic link; not followed"))
@@ -146,7 +207,10 @@ def discover(
                     else "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
             result.problems.append(PathProblem(display, f"not a regular file ({kind}); not read"))
             return
-        real = os.path.realpath(abspath)
+        if real_dir is not None:
+            real = os.path.join(real_dir, os.path.basename(abspath))  # = realpath(abspath): not a link
+        else:
+            real = os.path.realpath(abspath)
         if real in seen:
             return
         seen.add(real)
@@ -186,15 +250,19 @@ def discover(
                         continue
                     keep.append(d)
                 dirnames[:] = keep
+                # Per-directory parts of the per-file paths (relpath is slow and the same for every file here).
+                rel_dir = os.path.relpath(dirpath, abspath)
+                root_rel_dir = rel_for_exclude(dirpath)
                 for name in sorted(filenames):
-                    full = os.path.join(dirpath, name)
-                    rel = os.path.relpath(full, abspath)
-                    display = os.path.normpath(os.path.join(given, rel))
                     if not name.lower().endswith(EXTENSIONS):
                         continue
-                    if _matches(rel_for_exclude(full), patterns) or gitignore.ignored(full, False):
+                    full = os.path.join(dirpath, name)
+                    rel = name if rel_dir == "." else os.path.join(rel_dir, name)
+                    display = os.path.normpath(os.path.join(given, rel))
+                    excl_rel = name if root_rel_dir == "." else f"{root_rel_dir}/{name}"
+                    if matcher.matches(excl_rel) or gitignore.ignored(full, False):
                         continue
-                    add_file(display, full, explicit=False)
+                    add_file(display, full, explicit=False, real_dir=real_dir)
                 # directories named *.yaml are walked like any directory, never read as files
         else:
             if force_exclude and (_matches(rel_for_exclude(abspath), patterns) or gitignore.ignored(abspath, False)):

@@ -112,7 +112,7 @@ class _Fallback(Exception):
 
 # Each nesting level costs libyaml's recursive composer C stack; beyond a few thousand it crashes the process.
 # A document cannot nest deeper than the number of characters that can open a collection.
-_SAFE_OPENERS = 4000
+_SAFE_OPENERS = 5000
 # `%` directives (`%YAML 1.1` changes the resolver); tabs (libyaml accepts tab separation where ruamel reports
 # "found character '\\t' that cannot start any token"); NEL/LS/PS (both count them as line breaks, the
 # positions of the rest of karplint do not).
@@ -120,14 +120,12 @@ _UNSAFE = re.compile(r"^%|[\t\x85\u2028\u2029]", re.M)
 
 
 def _nesting_could_be_deep(text: str) -> bool:
-    n = text.count("[") + text.count("{")
-    if n > _SAFE_OPENERS:
-        return True
-    return n + text.count("-") + text.count(":") + text.count("?") > _SAFE_OPENERS and _event_depth(text) > 1000
+    n = text.count("[") + text.count("{") + text.count("-") + text.count(":") + text.count("?")
+    return n > _SAFE_OPENERS and _event_depth(text) > 1000
 
 
-def _event_depth(text: str) -> int:
-    """Deepest collection nesting, from libyaml's (iterative) parser events."""
+def _event_depth(text: str, limit: int = 1000) -> int:
+    """Deepest collection nesting (up to just over `limit`), from libyaml's (iterative) parser events."""
     from yaml.events import CollectionEndEvent, CollectionStartEvent
 
     loader = _Loader(text)
@@ -141,6 +139,8 @@ def _event_depth(text: str) -> int:
                 depth += 1
                 if depth > best:
                     best = depth
+                    if best > limit:
+                        break
             elif isinstance(ev, CollectionEndEvent):
                 depth -= 1
     except Exception:  # noqa: BLE001 - a syntax error: the reference loader reports it
