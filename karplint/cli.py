@@ -225,11 +225,86 @@ def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug."
     typer.echo(doc.text if doc else r.summary)
 
 
+# `karplint check ...` without typer's argument handling, which imports pydantic and builds type adapters
+# (about half the start-up of a small check). Only the options below are recognised; anything else (--help,
+# an option added to `check` but not here, a bad value) goes through typer as before, with the same result.
+_FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    # parameter: (flags, kind) - kind: flag, str, list, int, or an Enum's name
+    "output_format": (("--output-format", "-f"), "OutputFormat"),
+    "output": (("--output", "-o"), "path"),
+    "select": (("--select",), "list"),
+    "extend_select": (("--extend-select",), "list"),
+    "ignore": (("--ignore",), "list"),
+    "fail_on": (("--fail-on",), "Level"),
+    "exit_zero": (("--exit-zero",), "flag"),
+    "karpenter_version": (("--karpenter-version",), "str"),
+    "config": (("--config",), "str"),
+    "exclude": (("--exclude",), "list"),
+    "no_respect_gitignore": (("--no-respect-gitignore",), "flag"),
+    "force_exclude": (("--force-exclude",), "flag"),
+    "stdin_filename": (("--stdin-filename",), "str"),
+    "quiet": (("--quiet", "-q"), "flag"),
+    "jobs": (("--jobs", "-j"), "int"),
+    "no_cache": (("--no-cache",), "flag"),
+}
+
+
+def _fast_check(argv: list[str]) -> int | None:
+    """Run `check` with `argv` parsed by argparse; None when typer must handle the command line."""
+    import argparse
+    import inspect
+
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    params = inspect.signature(check).parameters
+    if set(params) != set(_FAST_CHECK_OPTIONS) | {"paths"}:  # `check` changed: let typer parse
+        return None
+    parser = argparse.ArgumentParser(prog="karplint check", add_help=False, exit_on_error=False)
+    parser.add_argument("paths", nargs="*")
+    for dest, (flags, kind) in _FAST_CHECK_OPTIONS.items():
+        if kind == "flag":
+            parser.add_argument(*flags, dest=dest, action="store_true")
+        elif kind == "list":
+            parser.add_argument(*flags, dest=dest, action="append")
+        else:
+            parser.add_argument(*flags, dest=dest)
+    parser.error = lambda message: (_ for _ in ()).throw(ValueError(message))  # type: ignore[method-assign]
+    try:
+        ns = parser.parse_intermixed_args(argv)
+        kwargs = vars(ns)
+        for dest, (_flags, kind) in _FAST_CHECK_OPTIONS.items():
+            value = kwargs[dest]
+            if value is None:
+                continue
+            if kind == "OutputFormat":
+                kwargs[dest] = OutputFormat(value)
+            elif kind == "Level":
+                kwargs[dest] = Level(value)
+            elif kind == "int":
+                kwargs[dest] = int(value)
+                if kwargs[dest] < 1:
+                    return None
+            elif kind == "path":
+                kwargs[dest] = Path(value)
+        kwargs["paths"] = kwargs["paths"] or None
+    except (ValueError, argparse.ArgumentError, SystemExit):
+        return None
+    try:
+        check(**kwargs)
+    except typer.Exit as exc:
+        return exc.exit_code
+    return 0
+
+
 def main() -> None:
     if sys.argv[1:] == ["--version"]:  # fast path: no imports beyond the version
         sys.stdout.write(f"karplint {__version__}\n")
         return
     try:
+        if sys.argv[1:2] == ["check"]:
+            code = _fast_check(sys.argv[2:])
+            if code is not None:
+                sys.exit(code)
         app(prog_name="karplint")
     except SystemExit:
         raise

@@ -10,11 +10,23 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.nodes import ScalarNode
+
+# ruamel.yaml is imported on first use of the reference loader (most files take the libyaml path, and
+# start-up time matters): `_ruamel()` binds these names.
+MarkedYAMLError = YAMLError = MappingNode = ScalarNode = SequenceNode = None  # type: ignore[assignment,misc]
+
+
+def _ruamel() -> None:
+    global MarkedYAMLError, YAMLError, MappingNode, ScalarNode, SequenceNode
+    if MappingNode is None:
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: F811
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode  # noqa: F811
 
 from karplint.document import Document, NodeInfo
 from karplint.source import SourceFile, Span
@@ -93,6 +105,9 @@ _yaml_c = None
 def _yaml() -> YAML:
     global _yaml_c
     if _yaml_c is None:
+        from ruamel.yaml import YAML
+
+        _ruamel()
         try:
             _yaml_c = YAML(typ="safe", pure=False)
         except Exception:  # pragma: no cover - no C extension
@@ -267,6 +282,7 @@ def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
 
 def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Document], list[Problem]]:
     """ruamel.yaml: the reference for every answer (`load` may take the libyaml path)."""
+    _ruamel()
     docs: list[Document] = []
     problems: list[Problem] = []
     if text is None:

@@ -7,7 +7,6 @@ Workers are forked (cheap: the rules are already imported) and get files in chun
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 
@@ -56,6 +55,8 @@ def _work(chunk: list[tuple[int, str, str | None, bytes | None]]) -> list[tuple[
 
 
 def _context():
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 

@@ -1,0 +1,130 @@
+"""Cold, warm (cached) and parallel runs give identical findings; the cache never holds cross-file verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from karplint.cache import Cache
+from karplint.engine import InputFile, check, selected_rules
+from karplint.rules.base import REGISTRY, rule
+from karplint.testing import make_config
+
+SHARED = Path(os.environ.get("KARPLINT_SHARED", Path(__file__).parents[2].parent / "shared"))
+CORPUS = SHARED / "corpus"
+
+
+def _run(args, cache_dir, cwd):
+    env = dict(os.environ, KARPLINT_CACHE_DIR=str(cache_dir))
+    env.pop("KARPLINT_NO_CACHE", None)
+    proc = subprocess.run([sys.executable, "-m", "karplint", "check", *args, "--output-format", "json",
+                           "--exit-zero"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["findings"]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS} (set KARPLINT_SHARED)")
+def test_corpus_cold_warm_parallel_identical(tmp_path):
+    cache = tmp_path / "cache"
+    cold = _run(["corpus", "--jobs", "1"], cache, SHARED)
+    assert list(cache.glob("*.pack")), "the cold run wrote no cache"
+    warm = _run(["corpus", "--jobs", "1"], cache, SHARED)
+    parallel = _run(["corpus", "--jobs", "2", "--no-cache"], cache, SHARED)
+    parallel_warm = _run(["corpus", "--jobs", "2"], cache, SHARED)
+    assert cold, "the corpus has findings"
+    assert warm == cold
+    assert parallel == cold
+    assert parallel_warm == cold
+
+
+# ------------------------------------------------------------------ engine-level: rules across files, guards
+
+NODEPOOL = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec: {{}}\n"
+
+
+@pytest.fixture()
+def probe_rules():
+    """A run-scope rule counting NodePools across files and a resource rule that (wrongly) reads ctx.model."""
+
+    @rule("KPL698", "perf-probe-run", category="input", severity="info", summary="test probe")
+    def run_probe(model, ctx):
+        pools = list(model.nodepools())
+        for res in pools:
+            yield ctx.violation(res, ("metadata", "name"), f"one of {len(pools)} NodePools")
+
+    @rule("KPL699", "perf-probe-model", category="input", severity="info", summary="test probe",
+          kinds=("NodePool",))
+    def model_probe(res, ctx):
+        others = [r.name for r in ctx.model.nodepools() if r.name != res.name]
+        yield ctx.violation(res, ("metadata", "name"), f"others: {','.join(sorted(others))}")
+
+    yield
+    del REGISTRY["KPL698"], REGISTRY["KPL699"]
+
+
+def _findings(report):
+    return [(f.file, f.line, f.column, f.code, f.message) for f in report.findings]
+
+
+def _inputs(tmp_path, names):
+    out = []
+    for name in names:
+        p = tmp_path / f"{name}.yaml"
+        if not p.exists():
+            p.write_text(NODEPOOL.format(name=name))
+        out.append(InputFile(str(p), str(p)))
+    return out
+
+
+def test_cross_file_rules_stay_correct_with_cache(tmp_path, probe_rules):
+    cfg = make_config({"select": ["KPL698", "KPL699"]})
+    cache_dir = tmp_path / "cache"
+    first = check(_inputs(tmp_path, ["a", "b"]), cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    assert [m for *_, m in _findings(first)] == ["one of 2 NodePools", "others: b",
+                                                 "one of 2 NodePools", "others: a"]
+    # a third file appears: the cached files' verdicts must change
+    inputs = _inputs(tmp_path, ["a", "b", "c"])
+    cached = check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    uncached = check(inputs, cfg)
+    parallel = check(inputs * 30, cfg, jobs=2)  # enough files for the worker pool
+    assert _findings(cached) == _findings(uncached)
+    assert "others: b,c" in [m for *_, m in _findings(cached)]
+    assert _findings(parallel) == _findings(check(inputs * 30, cfg))
+
+
+def test_corrupt_cache_is_ignored(tmp_path):
+    cfg = make_config()
+    p = tmp_path / "np.yaml"
+    p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
+    inputs = [InputFile(str(p), str(p))]
+    expected = _findings(check(inputs, cfg))
+    cache = Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache")
+    assert _findings(check(inputs, cfg, cache=cache)) == expected
+    pack = cache.path
+    assert pack.exists()
+    pack.write_bytes(pack.read_bytes()[:50])  # truncated by a crash
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+    entries = pickle.loads(pack.read_bytes())  # rewritten whole
+    key, _blob = entries[str(p)]
+    entries[str(p)] = (key, b"garbage")  # a corrupt entry
+    pack.write_bytes(pickle.dumps(entries))
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+
+
+def test_cache_is_keyed_by_content_and_configuration(tmp_path):
+    p = tmp_path / "np.yaml"
+    p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
+    inputs = [InputFile(str(p), str(p))]
+    old = make_config(karpenter_version="0.37.0")
+    new = make_config()
+    assert Cache.for_run(old, selected_rules(old), tmp_path).path != Cache.for_run(new, selected_rules(new), tmp_path).path
+    assert _findings(check(inputs, new, cache=Cache.for_run(new, selected_rules(new), tmp_path))) != []
+    p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
+    cached = check(inputs, new, cache=Cache.for_run(new, selected_rules(new), tmp_path))
+    assert _findings(cached) == _findings(check(inputs, new))
