@@ -3,7 +3,8 @@
 Cross-resource rules look at the whole run. Because a run can hold files of unrelated projects (a monorepo, a
 docs tree), they are conservative: a nodeClassRef is "missing" only when the run has EC2NodeClasses and none
 has that name; duplicate names count only inside one file (one `kubectl apply` unit; per-environment copies in
-different directories are normal); overlapping NodePools only inside one directory.
+different directories are normal); overlapping NodePools only inside one file (example directories hold
+alternative versions of one pool).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from karplint.labels import AMI_FAMILY_LABELS, suggest_label_key
 from karplint.model import Model, Resource
 from karplint.rules.base import rule
 from karplint.rules._catalog import (
-    NODECLASS_GROUP, NODECLASS_KIND, WORKLOAD_KINDS, ami_family, is_placeholder, nodeclass_ref,
+    WORKLOAD_KINDS, ami_family, is_placeholder, nodeclass_ref,
     nodeclass_ref_path, nodeclasses_by_name, pod_spec, refers_to_ec2nodeclass, resolve_nodeclass,
 )
 
@@ -30,6 +31,16 @@ CLUSTER_SCOPED_KINDS = frozenset({
 })
 
 REQUIREMENT_OWNERS = ("NodePool", "NodeClaim")
+
+# Node class kinds of Karpenter providers: group -> kind (a nodeClassRef must name a pair of this table, or a
+# group and kind it does not know at all, which is some other provider's business).
+NODECLASS_KINDS_BY_GROUP: dict[str, str] = {
+    "karpenter.k8s.aws": "EC2NodeClass",  # aws/karpenter-provider-aws
+    "eks.amazonaws.com": "NodeClass",  # EKS Auto Mode
+    "karpenter.azure.com": "AKSNodeClass",  # Azure/karpenter-provider-azure
+    "karpenter.kwok.sh": "KWOKNodeClass",  # kubernetes-sigs/karpenter kwok test provider
+}
+GROUPS_BY_NODECLASS_KIND = {kind: group for group, kind in NODECLASS_KINDS_BY_GROUP.items()}
 
 
 def _requirements_path(res: Resource) -> Path:
@@ -64,7 +75,8 @@ def unknown_nodeclass(model: Model, ctx) -> Iterator:
 
 
 @rule("KPL602", "nodeclassref-group-kind", category="references", severity="error",
-      summary="A nodeClassRef whose group or kind is not karpenter.k8s.aws / EC2NodeClass",
+      summary="A nodeClassRef whose group and kind do not belong together (e.g. EC2NodeClass outside "
+              "karpenter.k8s.aws)",
       kinds=REQUIREMENT_OWNERS)
 def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
     if res.group != "karpenter.sh":
@@ -73,27 +85,34 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
     if ref is None:
         return
     base = nodeclass_ref_path(res)
-    group = ref.get("group")
-    # Missing or empty values and a `/` in the group are the CRD's to reject (KPL1xx); here: well-formed but
-    # pointing at a kind the AWS provider does not serve.
-    if isinstance(group, str) and group and "/" not in group and not is_placeholder(group) \
-            and group != NODECLASS_GROUP:
-        yield ctx.violation(res, base + ("group",),
-                            f"nodeClassRef.group is `{group}`; the AWS provider only serves "
-                            f"`{NODECLASS_GROUP}` (the {res.kind} never becomes ready)")
-    api_version = ref.get("apiVersion")
-    if isinstance(api_version, str) and api_version and not is_placeholder(api_version):
-        ref_group = api_version.rpartition("/")[0]
-        if ref_group != NODECLASS_GROUP:
-            yield ctx.violation(res, base + ("apiVersion",),
-                                f"nodeClassRef.apiVersion is `{api_version}`; EC2NodeClasses are served as "
-                                f"`{NODECLASS_GROUP}/{res.version}`")
     kind = ref.get("kind")
-    if isinstance(kind, str) and kind and not is_placeholder(kind) and kind != NODECLASS_KIND:
-        hint = " (kinds are case-sensitive)" if kind.lower() == NODECLASS_KIND.lower() else ""
+    if "group" in ref:
+        group, group_path, what = ref.get("group"), base + ("group",), "group"
+    else:  # v1beta1: apiVersion: karpenter.k8s.aws/v1beta1
+        api_version = ref.get("apiVersion")
+        group = api_version.rpartition("/")[0] if isinstance(api_version, str) else None
+        group_path, what = base + ("apiVersion",), "apiVersion"
+    # Missing or empty values and a `/` in the group are the CRD's to reject (KPL1xx).
+    group_ok = isinstance(group, str) and group and "/" not in group and not is_placeholder(group)
+    kind_ok = isinstance(kind, str) and kind and not is_placeholder(kind)
+    if not kind_ok:
+        return
+    right_kind = NODECLASS_KINDS_BY_GROUP.get(group) if group_ok else None
+    right_group = GROUPS_BY_NODECLASS_KIND.get(kind)
+    case_fix = next((k for k in GROUPS_BY_NODECLASS_KIND if k.lower() == kind.lower() and k != kind), None)
+    if case_fix is not None and (right_kind is None or right_kind == case_fix):
         yield ctx.violation(res, base + ("kind",),
-                            f"nodeClassRef.kind is `{kind}`, not `{NODECLASS_KIND}`{hint}; the AWS provider "
-                            f"resolves no such class")
+                            f"nodeClassRef.kind is `{kind}`; kinds are case-sensitive: `{case_fix}` "
+                            "(no node class of this kind exists, the pool never becomes ready)")
+        return
+    if group_ok and right_group is not None and right_group != group:
+        yield ctx.violation(res, group_path,
+                            f"nodeClassRef {what} names group `{group}`, but {kind} belongs to `{right_group}` "
+                            "(no node class is found, the pool never becomes ready)")
+    elif right_kind is not None and right_kind != kind:
+        yield ctx.violation(res, base + ("kind",),
+                            f"nodeClassRef.kind is `{kind}`, but the node class kind of `{group}` is "
+                            f"`{right_kind}` (no node class is found, the pool never becomes ready)")
 
 
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
@@ -119,8 +138,9 @@ def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
         if os.path.dirname(nc.doc.path) not in dirs_with_owners:
             continue  # its NodePools are probably managed beside it, outside this run
         yield ctx.violation(nc, ("metadata", "name"),
-                            f"EC2NodeClass `{nc.name}` is not referenced by any NodePool of the checked files; "
-                            "nothing launches nodes from it")
+                            f"EC2NodeClass `{nc.name}` is not referenced by any NodePool of the checked files (its "
+                            "directory has NodePools); unless a NodePool elsewhere uses it, it is dead "
+                            "configuration")
 
 
 @rule("KPL604", "duplicate-resource-name", category="references", severity="error",
@@ -258,6 +278,8 @@ def _read_requirements(items, base: Path, what: str) -> list[_Requirement] | Non
 
 def _describe(req: _Requirement, doc) -> str:
     line = doc.span(req.path).line
+    if req.what == "label":
+        return f"label `{req.key}: {req.values[0]}` (line {line})"
     if req.operator in ("Exists", "DoesNotExist"):
         body = req.operator
     else:
@@ -358,18 +380,14 @@ def unsatisfiable_requirements(res: Resource, ctx) -> Iterator:
 # ---------------------------------------------------------------------------------------------- label keys
 
 def _label_key_sites(res: Resource) -> Iterator[tuple[str, Path, str]]:
-    """(key, path, on) of every node-label key a resource names: requirements, labels, selectors."""
+    """(key, path, on) of every node-label key a resource refers to: requirements, selectors, topology keys."""
     if res.kind in REQUIREMENT_OWNERS and res.group == "karpenter.sh":
         items = res.get(_requirements_path(res))
         if isinstance(items, list):
             for i, item in enumerate(items):
                 if isinstance(item, dict) and isinstance(item.get("key"), str):
                     yield item["key"], _requirements_path(res) + (i, "key"), "value"
-        labels = res.get(("spec", "template", "metadata", "labels"))
-        if isinstance(labels, dict):
-            for k in labels:
-                yield k, ("spec", "template", "metadata", "labels", k), "key"
-        return
+        return  # template labels define custom labels; only references to labels are checked
     found = pod_spec(res)
     if found is None:
         return
@@ -418,7 +436,7 @@ def _label_key_sites(res: Resource) -> Iterator[tuple[str, Path, str]]:
 
 
 @rule("KPL606", "misspelt-label-key", category="references", severity="error",
-      summary="A requirement, label, nodeSelector or topology key that is a misspelling of a well-known label",
+      summary="A requirement, nodeSelector, affinity or topology key that misspells a well-known node label",
       kinds=REQUIREMENT_OWNERS + WORKLOAD_KINDS)
 def misspelt_label_key(res: Resource, ctx) -> Iterator:
     for key, path, on in _label_key_sites(res):
@@ -487,11 +505,12 @@ def _pool_signature(res: Resource) -> tuple | None:
     if label_sig is None:
         return None
     weight = res.get(("spec", "weight"))
-    return (req_sig, taint_sig, label_sig, weight if isinstance(weight, int) else 0)
+    kubelet = repr(spec.get("kubelet"))  # v1beta1: node configuration (maxPods...) changes what fits
+    return (req_sig, taint_sig, label_sig, weight if isinstance(weight, int) else 0, kubelet)
 
 
 @rule("KPL608", "overlapping-nodepools", category="references", severity="info",
-      summary="Two NodePools with identical requirements, labels and taints and the same weight")
+      summary="Two NodePools of one file with identical requirements, labels and taints and the same weight")
 def overlapping_nodepools(model: Model, ctx) -> Iterator:
     groups: dict[tuple, list[Resource]] = {}
     for res in model.nodepools():
@@ -499,7 +518,7 @@ def overlapping_nodepools(model: Model, ctx) -> Iterator:
             continue
         sig = _pool_signature(res)
         if sig is not None:
-            groups.setdefault((os.path.dirname(res.doc.path),) + sig, []).append(res)
+            groups.setdefault((res.doc.path,) + sig, []).append(res)
     for pools in groups.values():
         first = pools[0]
         for other in pools[1:]:

@@ -129,6 +129,8 @@ def nodepool_without_limits(res: Resource, ctx) -> Iterator:
         return
     if res.get(("spec", "replicas")) is not None:
         return  # static pool: its size is `replicas`
+    if not res.name or not isinstance(res.get(("spec", "template", "spec", "nodeClassRef")), dict):
+        return  # a fragment (docs snippet, patch): the schema rules report what is missing
     limits = res.get(("spec", "limits"))
     if isinstance(limits, dict) and limits or isinstance(limits, str):
         return
