@@ -87,11 +87,13 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
     base = nodeclass_ref_path(res)
     kind = ref.get("kind")
     if "group" in ref:
-        group, group_path, what = ref.get("group"), base + ("group",), "group"
+        group, group_path = ref.get("group"), base + ("group",)
+        said = f"nodeClassRef.group is `{group}`"
     else:  # v1beta1: apiVersion: karpenter.k8s.aws/v1beta1
         api_version = ref.get("apiVersion")
         group = api_version.rpartition("/")[0] if isinstance(api_version, str) else None
-        group_path, what = base + ("apiVersion",), "apiVersion"
+        group_path = base + ("apiVersion",)
+        said = f"nodeClassRef.apiVersion `{api_version}` names group `{group}`"
     # Missing or empty values and a `/` in the group are the CRD's to reject (KPL1xx).
     group_ok = isinstance(group, str) and group and "/" not in group and not is_placeholder(group)
     kind_ok = isinstance(kind, str) and kind and not is_placeholder(kind)
@@ -105,14 +107,15 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
                             f"nodeClassRef.kind is `{kind}`; kinds are case-sensitive: `{case_fix}` "
                             "(no node class of this kind exists, the pool never becomes ready)")
         return
-    if group_ok and right_group is not None and right_group != group:
-        yield ctx.violation(res, group_path,
-                            f"nodeClassRef {what} names group `{group}`, but {kind} belongs to `{right_group}` "
-                            "(no node class is found, the pool never becomes ready)")
-    elif right_kind is not None and right_kind != kind:
+    if right_kind is not None and right_kind != kind:
+        elsewhere = f"; `{kind}` belongs to `{right_group}`" if right_group else ""
         yield ctx.violation(res, base + ("kind",),
                             f"nodeClassRef.kind is `{kind}`, but the node class kind of `{group}` is "
-                            f"`{right_kind}` (no node class is found, the pool never becomes ready)")
+                            f"`{right_kind}`{elsewhere} (no node class is found, the pool never becomes ready)")
+    elif group_ok and right_group is not None and right_group != group:
+        yield ctx.violation(res, group_path,
+                            f"{said}, but {kind} belongs to `{right_group}` "
+                            "(no node class is found, the pool never becomes ready)")
 
 
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
@@ -233,7 +236,7 @@ class _KeyState:
         if self.must_exist and self.must_not_exist:
             return "requires the label to exist and to be absent"
         if self.lo is not None and self.hi is not None and self.lo > self.hi:
-            return f"leaves an empty integer range (> {self.lo - 1} and < {self.hi + 1})"
+            return f"leaves an empty integer range (at least {self.lo} and at most {self.hi})"
         allowed = self.values if self.values is not None else (set(universe) if universe is not None else None)
         if allowed is None:
             return None
