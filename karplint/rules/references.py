@@ -3,13 +3,13 @@
 Cross-resource rules look at the whole run. Because a run can hold files of unrelated projects (a monorepo, a
 docs tree), they are conservative: a nodeClassRef is "missing" only when the run has EC2NodeClasses and none
 has that name; duplicate names count only inside one file (one `kubectl apply` unit; per-environment copies in
-different directories are normal); overlapping NodePools only inside one file (example directories hold
+different directories are normal); unreferenced classes only in files whose NodePools or other classes are in
+use; overlapping NodePools only inside one file (example directories hold
 alternative versions of one pool).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -119,30 +119,31 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
 
 
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
-      summary="An EC2NodeClass that no NodePool or NodeClaim of the run references")
+      summary="An EC2NodeClass that no NodePool or NodeClaim of the run references, in a file the run uses")
 def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
     owners = [r for r in model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh")]
     if not owners:
         return  # NodePools live elsewhere
     referenced: set[str] = set()
-    dirs_with_owners: set[str] = set()
+    files_with_owners = {res.doc.path for res in owners}
     for res in owners:
         ref = nodeclass_ref(res)
-        dirs_with_owners.add(os.path.dirname(res.doc.path))
         if ref is None:
             continue
         name = ref.get("name")
         if not isinstance(name, str) or is_placeholder(name):
             return  # a templated reference could point anywhere
         referenced.add(name)
-    for nc in model.nodeclasses():
-        if nc.name is None or is_placeholder(nc.name) or nc.name in referenced:
+    classes = [nc for nc in model.nodeclasses() if nc.name is not None and not is_placeholder(nc.name)]
+    # A file is "in use" by this run when it holds NodePools or a class they reference; classes of other files
+    # (a standalone example, a class for pools managed elsewhere) are left alone.
+    files_in_use = files_with_owners | {nc.doc.path for nc in classes if nc.name in referenced}
+    for nc in classes:
+        if nc.name in referenced or nc.doc.path not in files_in_use:
             continue
-        if os.path.dirname(nc.doc.path) not in dirs_with_owners:
-            continue  # its NodePools are probably managed beside it, outside this run
         yield ctx.violation(nc, ("metadata", "name"),
-                            f"EC2NodeClass `{nc.name}` is not referenced by any NodePool of the checked files (its "
-                            "directory has NodePools); unless a NodePool elsewhere uses it, it is dead "
+                            f"EC2NodeClass `{nc.name}` is not referenced by any NodePool of the checked files, "
+                            "although its file is in use; unless a NodePool elsewhere uses it, it is dead "
                             "configuration")
 
 
@@ -494,6 +495,8 @@ def _pool_signature(res: Resource) -> tuple | None:
     spec = res.get(("spec", "template", "spec"))
     if not isinstance(spec, dict) or res.get(("spec", "replicas")) is not None:
         return None
+    if not isinstance(spec.get("requirements"), list):
+        return None  # a fragment (requirements are required): nothing to compare
     reqs = _read_requirements(spec.get("requirements"), (), "")
     if reqs is None:
         return None

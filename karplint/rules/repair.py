@@ -36,6 +36,8 @@ REPAIR_BYPASSES = (
     ("NodePool", ("spec", "disruption", "budgets"), "disruption budgets"),
 )
 
+AUTO_MODE_NODECLASS_GROUP = "eks.amazonaws.com"
+
 _ASSUMED = "`[cluster] node-repair = true` says Karpenter replaces unhealthy nodes"
 
 
@@ -59,6 +61,11 @@ def _is_blanket(t: dict) -> bool:
 
 def _non_daemonset(res: Resource) -> bool:
     return res.kind != "DaemonSet" and pod_spec(res) is not None
+
+
+def _auto_mode(pool: Resource) -> bool:
+    """EKS Auto Mode pools run on AWS's managed Karpenter, whose repair the `[cluster]` setting does not describe."""
+    return pool.get(("spec", "template", "spec", "nodeClassRef", "group")) == AUTO_MODE_NODECLASS_GROUP
 
 
 def _duration(seconds: int) -> str:
@@ -149,21 +156,22 @@ def node_repair_assumption(model: Model, ctx) -> Iterator:
     if ctx.cluster.get("node-repair") is not True:
         return
     version = ctx.karpenter_version
-    pools = list(model.nodepools())
+    pools = [p for p in model.nodepools() if not _auto_mode(p)]
+    # The release facts concern the whole cluster: reported once, on the run's first NodePool.
     if version < NODE_REPAIR_GATE:
-        for pool in pools:
+        if pools:
             yield ctx.violation(
-                pool, ("metadata", "name"),
+                pools[0], ("metadata", "name"),
                 f"{_ASSUMED}, but Karpenter {version} has no node repair (the alpha NodeRepair feature gate "
-                f"exists from v{NODE_REPAIR_GATE}); broken nodes of {pool} stay until replaced by hand")
+                f"exists from v{NODE_REPAIR_GATE}): broken nodes stay until replaced by hand (reported once for "
+                "the run)")
         return
-    if version < READY_UNKNOWN_REPAIR:
-        for pool in pools:
-            yield ctx.violation(
-                pool, ("metadata", "name"),
-                f"{_ASSUMED}, but Karpenter {version} repairs only Ready=False nodes: a node whose kubelet "
-                f"stopped reporting (Ready=Unknown) is repaired from v{READY_UNKNOWN_REPAIR}. Also make sure the "
-                "alpha NodeRepair feature gate (off by default) is enabled")
+    if version < READY_UNKNOWN_REPAIR and pools:
+        yield ctx.violation(
+            pools[0], ("metadata", "name"),
+            f"{_ASSUMED}, but Karpenter {version} repairs only Ready=False nodes: a node whose kubelet stopped "
+            f"reporting (Ready=Unknown) is repaired from v{READY_UNKNOWN_REPAIR}; also make sure the alpha "
+            "NodeRepair feature gate (off by default) is enabled (reported once for the run)")
     for kind, path, what in REPAIR_BYPASSES:
         if kind == "pod":
             for res in model.workloads():
@@ -175,7 +183,7 @@ def node_repair_assumption(model: Model, ctx) -> Iterator:
                         "are not protected from it", on="key")
             continue
         for res in model.of_kind(kind):
-            if kind == "NodePool" and res.group != "karpenter.sh":
+            if kind == "NodePool" and (res.group != "karpenter.sh" or _auto_mode(res)):
                 continue
             if path is not None and res.get(path) is None:
                 continue

@@ -132,14 +132,26 @@ def test_templated_reference_is_opaque():
     assert not [f for f in lint(files) if f.code in ("KPL601", "KPL603")]
 
 
-def test_unreferenced_class_in_another_directory_is_not_reported():
-    files = {"pools/a.yaml": pool(), "classes/c.yaml": (FIXTURES / "refs_classes.yaml").read_text()}
-    assert not [f for f in lint(files) if f.code == "KPL603"]
+def test_unreferenced_class_only_in_files_in_use():
+    classes = (FIXTURES / "refs_classes.yaml").read_text()
+    in_use = {"pools/a.yaml": pool(), "classes/c.yaml": classes}
+    assert [(f.file, f.line) for f in lint(in_use) if f.code == "KPL603"] == [
+        ("classes/c.yaml", 17), ("classes/c.yaml", 31), ("classes/c.yaml", 44)]
+    standalone = {"pools/a.yaml": pool(ref="other"), "classes/c.yaml": classes,
+                  "other.yaml": classes.split("---")[0].replace("name: default", "name: other")}
+    assert not [f for f in lint(standalone) if f.code == "KPL603"]
 
 
 def test_duplicates_only_within_one_file():
     assert not [f for f in lint({"dev/np.yaml": pool(), "prod/np.yaml": pool()}) if f.code == "KPL604"]
     assert [c for c in codes(lint(pool() + "---\n" + pool())) if c[0] == "KPL604"] == [("KPL604", 18, 9)]
+
+
+def test_fragments_without_requirements_do_not_overlap():
+    text = pool("a").replace("      requirements:\n        []\n", "") + "---\n" + \
+        pool("b").replace("      requirements:\n        []\n", "")
+    assert "requirements" not in text
+    assert not [f for f in lint(text) if f.code == "KPL608"]
 
 
 def test_overlap_needs_equal_weight():

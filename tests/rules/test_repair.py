@@ -73,3 +73,20 @@ def test_node_repair_messages_name_the_assumption():
     old = [f for f in lint(text, config={"cluster": {"node-repair": True}}, karpenter_version="0.37.0")
            if f.code == "KPL504"]
     assert "v1.1.0" in old[0].message
+
+
+def test_release_facts_are_reported_once_per_run():
+    text = (FIXTURES / "repair_nodes.yaml").read_text(encoding="utf-8")
+    second = text.split("---")[0].replace("name: default", "name: second")
+    found = [f for f in lint({"a.yaml": text, "b.yaml": second}, config={"cluster": {"node-repair": True}},
+                             karpenter_version="1.1.0")
+             if f.code == "KPL504" and "Ready=Unknown" in f.message]
+    assert [(f.file, f.line) for f in found] == [("a.yaml", 5)]
+
+
+def test_auto_mode_pools_are_not_about_the_configured_karpenter():
+    text = (FIXTURES / "repair_nodes.yaml").read_text(encoding="utf-8").split("---")[0]
+    text = text.replace("group: karpenter.k8s.aws", "group: eks.amazonaws.com").replace(
+        "kind: EC2NodeClass", "kind: NodeClass")
+    assert not [f for f in lint(text, config={"cluster": {"node-repair": True}}, karpenter_version="1.1.0")
+                if f.code == "KPL504"]
