@@ -104,14 +104,16 @@ def userdata_not_verified(res, ctx):
                          f"cannot verify the kubelet flags passed to bootstrap.sh: `{w.raw}` depends on "
                          f"{', '.join(f'`{u}`' for u in w.unknown) or 'a runtime expansion'}, which is not "
                          "assigned earlier in this script")
-        elif any(w.splits for w in ba.call.args):
-            w = next(w for w in ba.call.args if w.splits)
+        elif any(w.splits and not _TF_INTERPOLATION.search(w.raw) for w in ba.call.args):
+            w = next(w for w in ba.call.args if w.splits and not _TF_INTERPOLATION.search(w.raw))
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
                          f"cannot verify the bootstrap.sh arguments: the unquoted `{w.raw}` may expand to several "
                          "words at run time")
     if a.family == ct.CUSTOM:
         taints, _part = a.registered_taints
-        if taints is None and not any(ba.kubelet_fails for ba in a.bootstraps):
+        broken = any(ba.kubelet_fails or ba.call.aborts_at is not None or ba.call.help is not None
+                     for ba in a.bootstraps)
+        if taints is None and not broken:
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
             if unanalysed:
                 p = unanalysed[0]
@@ -222,10 +224,16 @@ def bootstrap_argument_error(res, ctx):
             if id(w) in equals_words:
                 continue  # KPL201
             hint = ""
-            prev_idx = ba.call.args.index(w) - 1 if w in ba.call.args else -1
-            if prev_idx >= 0 and any(u.value is ba.call.args[prev_idx] for us in call.options.values() for u in us):
-                hint = (" It directly follows an option's value: was the value meant to include it (quote the whole "
-                        "value, e.g. --kubelet-extra-args '--a=1 --b=2')?")
+            args = ba.call.args
+            prev_idx = next((k for k, x in enumerate(args) if x is w), 0) - 1
+            owner = next((u for us in call.options.values() for u in us if prev_idx >= 0 and u.value is args[prev_idx]),
+                         None)
+            if owner is not None and owner.value.value in VALUE_OPTIONS:
+                hint = (f" It was meant as the value of `{owner.value.value}`, which `{owner.option.value}` took as "
+                        "its own value.")
+            elif owner is not None:
+                hint = (f" It directly follows the value of `{owner.option.value}`: if it belongs to that value, quote "
+                        "the whole value as one word (e.g. --kubelet-extra-args '--a=1 --b=2').")
             yield ctx.at(res, res.doc, view.span(w.start, w.end),
                          f"bootstrap.sh ignores `{w.value}`: only the first positional word (the cluster name "
                          f"`{cluster.value if cluster else ''}`) is used.{hint}")
