@@ -115,7 +115,9 @@ def userdata_not_verified(res, ctx):
                      for ba in a.bootstraps)
         if taints is None and not broken:
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
-            if unanalysed:
+            if a.mime is not None and not a.mime.parts:
+                why = "its MIME structure could not be split into parts"
+            elif unanalysed:
                 p = unanalysed[0]
                 why = (f"its {p.kind} part was not analysed for registration taints")
             elif a.bootstraps:
@@ -223,6 +225,8 @@ def bootstrap_argument_error(res, ctx):
         for w in call.positionals[1:]:
             if id(w) in equals_words:
                 continue  # KPL201
+            if w.value.strip(" \t\r") == "" and w is call.args[-1]:
+                continue  # `\ ` at the end of a line: the broken continuation is reported below
             hint = ""
             args = ba.call.args
             prev_idx = next((k for k, x in enumerate(args) if x is w), 0) - 1
@@ -640,7 +644,7 @@ def unrendered_template_in_userdata(res, ctx):
     if a is None:
         return
     path = res.doc.source.path.lower()
-    if path.endswith(TEMPLATE_SUFFIXES) or "/templates/" in path.replace("\\", "/"):
+    if path.endswith(TEMPLATE_SUFFIXES) or "templates" in path.replace("\\", "/").split("/")[:-1]:
         return  # clearly a template file: it is rendered before use
     for part in a.shell_parts:
         text = part.view.text

@@ -208,7 +208,8 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     view = part.view
     if script.parser != "bashlex":
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
-        at = max(0, min(at, max(0, len(view.text) - 1)))
+        if not 0 <= at < len(view.text.rstrip()):
+            at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
         analysis.notes.append(Note(
             "shell-parse",
             f"the shell parser could not parse this script ({script.parse_error}); commands were found by a "
