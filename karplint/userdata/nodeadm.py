@@ -26,6 +26,7 @@ from typing import Any, Iterable
 
 from karplint.document import Document
 from karplint.source import SourceFile
+from karplint.userdata.kubelet import Taint, kubelet_flag_error, parse_kubelet_args, parse_taints, validate_taint
 
 API_VERSION = "node.eks.aws/v1alpha1"
 KIND = "NodeConfig"
@@ -131,16 +132,6 @@ class Issue:
     message: str
     start: int
     end: int
-
-
-@dataclass(frozen=True)
-class Taint:
-    key: str
-    value: str
-    effect: str
-
-    def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
 @dataclass
@@ -409,60 +400,22 @@ def _check_register_with_taints(ncd: NodeConfigDoc) -> None:
                 ncd.fatal = True
         if not all(isinstance(x, str) or x is None for x in (key, value, effect)):
             continue
-        problem = taint_field_problem(key or "", value or "", effect or "", config_path=True)
-        if problem:
-            sev = "error"
-            ncd.issues.append(Issue("taint-invalid", sev, f"registerWithTaints[{i}]: {problem}", si, ei))
+        if _dynamic(key) or _dynamic(value) or _dynamic(effect):
+            continue
+        problems = validate_taint(key or "", value or "", effect or "")
+        if problems:
+            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}]: {'; '.join(problems)}: "
+                                    "the kubelet rejects its configuration and never starts", si, ei))
+        elif not effect:
+            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}] has no effect: the kubelet "
+                                    "accepts it but the API server rejects the Node (spec.taints[].effect: Required "
+                                    "value)", si, ei))
         k = (key, effect)
         if k in seen and effect:
             ncd.issues.append(Issue("taint-invalid", "error",
                                     f"registerWithTaints[{i}] repeats key {key!r} and effect {effect} of item "
                                     f"{seen[k]}: the kubelet rejects duplicated taints", si, ei))
         seen.setdefault(k, i)
-
-
-# --------------------------------------------------------------------------------------------- kubelet taint rules
-# kubernetes/kubernetes pkg/util/taints/taints.go (`userdata.md` §3). Kept here as the config-path validator
-# (`CheckTaintValidation`); the flag path uses karplint.userdata.kubelet.parse_taints.
-
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-
-
-def taint_key_problem(key: str) -> str | None:
-    parts = key.split("/")
-    if len(parts) > 2 or not key:
-        return f"invalid taint key {key!r}: a qualified name is [prefix/]name"
-    if len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return (f"invalid taint key {key!r}: the prefix must be a lowercase DNS-1123 subdomain "
-                    "(a-z, 0-9, '-', '.')")
-    else:
-        name = parts[0]
-    if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name):
-        return (f"invalid taint key {key!r}: the name must be 63 characters or less, alphanumeric, '-', '_' or '.', "
-                "starting and ending with an alphanumeric character")
-    return None
-
-
-def taint_field_problem(key: str, value: str, effect: str, *, config_path: bool = False) -> str | None:
-    problem = taint_key_problem(key)
-    if problem:
-        return problem
-    if value and (len(value) > 63 or not _LABEL_VALUE.match(value)):
-        return (f"invalid taint value {value!r}: 63 characters or less, alphanumeric, '-', '_' or '.', starting and "
-                "ending with an alphanumeric character")
-    if not effect:
-        if config_path:
-            return ("taint without effect: the kubelet accepts it but the API server rejects the Node "
-                    "(spec.taints[].effect: Required value)")
-        return "invalid taint spec: no effect"
-    if effect not in TAINT_EFFECTS:
-        return f"invalid taint effect {effect!r}: must be one of NoSchedule, PreferNoSchedule, NoExecute (case-sensitive)"
-    return None
 
 
 # --------------------------------------------------------------------------------------------- flags
@@ -506,79 +459,31 @@ def split_env_words(line: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class FlagUse:
-    name: str  # without dashes, `_` normalised to `-`
+class UserFlag:
+    """A kubelet flag as the kubelet sees it, with the `kubelet.flags` item (and document) it came from."""
+
+    name: str  # normalised (no dashes, `_` -> `-`)
     value: str | None
-    item: int  # index of the flags item it came from (-1: Karpenter's)
+    item: int
+    doc: int
 
 
-def parse_kubelet_words(words: Iterable[tuple[str, int]]) -> list[FlagUse]:
-    """pflag-style: `--name=value` or `--name value` (the next word is taken as the value, even `-x`)."""
-    out: list[FlagUse] = []
-    seq = list(words)
-    i = 0
-    while i < len(seq):
-        word, item = seq[i]
-        if word.startswith("--") and len(word) > 2:
-            name, eq, value = word[2:].partition("=")
-            name = name.replace("_", "-")
-            if eq:
-                out.append(FlagUse(name, value, item))
-            elif name in _BOOL_FLAGS:
-                out.append(FlagUse(name, "true", item))
-            elif i + 1 < len(seq):
-                out.append(FlagUse(name, seq[i + 1][0], item))
-                i += 1
-            else:
-                out.append(FlagUse(name, None, item))
-        i += 1
-    return out
-
-
-# kubelet boolean flags (take no separate value word); only the few seen in userData.
-_BOOL_FLAGS = frozenset({"v", "fail-swap-on", "cpu-cfs-quota", "protect-kernel-defaults", "register-node",
-                         "serialize-image-pulls", "rotate-certificates", "enable-controller-attach-detach"})
-
-
-def flag_uses(docs: Iterable[NodeConfigDoc]) -> list[FlagUse]:
-    """Flags in the order nodeadm appends them, as the kubelet sees them (cut at newlines, re-split by systemd)."""
-    words: list[tuple[str, int]] = []
-    cut = False
-    for d in docs:
+def kubelet_argv(docs: Iterable[NodeConfigDoc]) -> list[tuple[str, int, int]]:
+    """The argv words nodeadm's flags become, in order, as (word, item index, document index): items are joined
+    on one env-file line (cut at the first newline anywhere) and re-split by systemd 252."""
+    words: list[tuple[str, int, int]] = []
+    for di, d in enumerate(docs):
         for f in d.flags:
-            if cut:
-                break
-            words.extend((w, f.index) for w in split_env_words(f.effective))
-            if f.lost or "\n" in f.text:
-                cut = True
-    return parse_kubelet_words(words)
+            words.extend((w, f.index, di) for w in split_env_words(f.effective))
+            if "\n" in f.text:
+                return words
+    return words
 
 
-def parse_taint_list(value: str) -> tuple[list[Taint], str | None]:
-    """`--register-with-taints` value with kubelet's rules: (taints, error message or None)."""
-    if value == "":
-        return [], None
-    taints: list[Taint] = []
-    seen = set()
-    for spec in value.split(","):
-        if spec.endswith("-"):
-            continue  # a removal: parsed and silently discarded
-        parts = spec.split(":")
-        if len(parts) != 2:
-            return taints, f"invalid taint spec: {spec}"
-        left, effect = parts
-        kv = left.split("=")
-        if len(kv) > 2:
-            return taints, f"invalid taint spec: {spec}"
-        key, val = kv[0], (kv[1] if len(kv) == 2 else "")
-        problem = taint_field_problem(key, val, effect)
-        if problem:
-            return taints, problem
-        if (key, effect) in seen:
-            return taints, "duplicated taints with the same key and effect"
-        seen.add((key, effect))
-        taints.append(Taint(key, val, effect))
-    return taints, None
+def user_flags(docs: Iterable[NodeConfigDoc]) -> list[UserFlag]:
+    argv = kubelet_argv(docs)
+    parsed = parse_kubelet_args([w for w, _, _ in argv])
+    return [UserFlag(u.name, u.value, argv[u.index][1], argv[u.index][2]) for u in parsed.uses]
 
 
 # --------------------------------------------------------------------------------------------- merging
@@ -656,25 +561,22 @@ def registration(user_docs: list[NodeConfigDoc], karpenter_config: dict | None =
     if any(d.fatal for d in user_docs):
         return Registration(None, "error", "nodeadm cannot decode a NodeConfig")
     configs = [d.data for d in user_docs] + ([karpenter_config] if karpenter_config else [])
-    rwt_flag: FlagUse | None = None
-    doc_of_flag: int | None = None
-    for di, d in enumerate(user_docs):
-        for use in flag_uses([d]):
-            if use.name == "register-with-taints":
-                rwt_flag, doc_of_flag = use, di
-        if any(f.lost for f in d.flags):
-            break  # later documents' flags follow the cut on the same env line
+    rwt_flag: UserFlag | None = None
+    for use in user_flags(user_docs):
+        if use.name == "register-with-taints":
+            rwt_flag = use  # pflag: the last one wins
     if rwt_flag is not None:
         if rwt_flag.value is None:
             return Registration(None, "error", "flag needs an argument: --register-with-taints", rwt_flag.item,
-                                doc_of_flag)
-        if _dynamic(rwt_flag.value) or "$" in rwt_flag.value:
-            return Registration(None, "flags", None, rwt_flag.item, doc_of_flag)
-        taints, err = parse_taint_list(rwt_flag.value)
-        if err:
-            return Registration(None, "error", f'failed to parse kubelet flag: invalid argument "{rwt_flag.value}" '
-                                f'for "--register-with-taints" flag: {err}', rwt_flag.item, doc_of_flag)
-        return Registration(taints, "flags", None, rwt_flag.item, doc_of_flag)
+                                rwt_flag.doc)
+        if "$" in rwt_flag.value:
+            return Registration(None, "flags", None, rwt_flag.item, rwt_flag.doc)
+        taints, errors = parse_taints(rwt_flag.value)
+        fatal = [e for e in errors if e.fatal]
+        if fatal:
+            return Registration(None, "error", kubelet_flag_error("--register-with-taints", rwt_flag.value,
+                                                                  fatal[0].message), rwt_flag.item, rwt_flag.doc)
+        return Registration(list(taints), "flags", None, rwt_flag.item, rwt_flag.doc)
     merged = merge_nodeconfigs(configs)
     rwt = (((merged.get("spec") or {}).get("kubelet") or {}).get("config") or {}).get("registerWithTaints")
     if rwt is None:
