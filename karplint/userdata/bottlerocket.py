@@ -24,6 +24,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as _toml  # type: ignore[no-redef]
 
 from karplint.userdata.kubelet import parse_taints, validate_taint
+from karplint.userdata.placeholders import Placeholder
 
 # --------------------------------------------------------------------------------------------- data tables
 
@@ -665,6 +666,8 @@ def _toml_string(s: str) -> str:
 
 
 def _toml_value(v: Any) -> str:
+    if isinstance(v, Placeholder):
+        return str(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
