@@ -27,6 +27,7 @@ from typing import Any, Iterable
 from karplint.document import Document
 from karplint.source import SourceFile
 from karplint.userdata.kubelet import Taint, kubelet_flag_error, parse_kubelet_args, parse_taints, validate_taint
+from karplint.userdata.systemd import split_exec_252
 
 API_VERSION = "node.eks.aws/v1alpha1"
 KIND = "NodeConfig"
@@ -422,40 +423,8 @@ def _check_register_with_taints(ncd: NodeConfigDoc) -> None:
 
 
 def split_env_words(line: str) -> list[str]:
-    """Words of `$NODEADM_KUBELET_ARGS` in `ExecStart` under systemd 252 (`extract_first_word` RELAX|UNQUOTE):
-    separators space/TAB/LF/CR, quotes removed anywhere in a word, unbalanced quotes tolerated, `\\x` -> `x`."""
-    words: list[str] = []
-    cur: list[str] = []
-    in_word = False
-    quote: str | None = None
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if quote:
-            if c == quote:
-                quote = None
-            elif c == "\\" and quote == '"' and i + 1 < len(line):
-                i += 1
-                cur.append(line[i])
-            else:
-                cur.append(c)
-        elif c in " \t\n\r":
-            if in_word:
-                words.append("".join(cur))
-                cur, in_word = [], False
-        elif c in "'\"":
-            quote, in_word = c, True
-        elif c == "\\" and i + 1 < len(line):
-            i += 1
-            cur.append(line[i])
-            in_word = True
-        else:
-            cur.append(c)
-            in_word = True
-        i += 1
-    if in_word:
-        words.append("".join(cur))
-    return words
+    """Words of `$NODEADM_KUBELET_ARGS` in `ExecStart` under systemd 252 (quotes removed, unbalanced tolerated)."""
+    return [w.value for w in split_exec_252(line).words]
 
 
 @dataclass(frozen=True)
