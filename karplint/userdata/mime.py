@@ -70,6 +70,7 @@ class MimeDocument:
     problems: list[MimeProblem] = field(default_factory=list)
     closed: bool = False  # a closing `--boundary--` was seen
     headers_end: int = 0  # offset where the body starts
+    last_delimiter: tuple[int, int] | None = None  # offsets of the last delimiter line seen
 
     @property
     def ok(self) -> bool:
@@ -206,6 +207,7 @@ def parse_mime(text: str) -> MimeDocument:
         is_delim, is_close = _is_delimiter(text[pos:le], boundary)
         if is_delim:
             seen_delimiter = True
+            doc.last_delimiter = (pos, le)
             if current is not None:
                 close_part(pos)
                 current = None
@@ -237,6 +239,7 @@ def parse_mime(text: str) -> MimeDocument:
             f'boundary "{boundary}" never appears as a "--{boundary}" line: the document has no parts '
             "(multipart: NextPart: EOF)", h.start, h.end))
     elif not doc.closed:
+        at = doc.last_delimiter or (max(0, n - 1), n)
         doc.problems.append(MimeProblem(
-            NO_CLOSING_BOUNDARY, f'no closing "--{boundary}--" line', max(0, n - 1), n))
+            NO_CLOSING_BOUNDARY, f'no closing "--{boundary}--" line', at[0], at[1]))
     return doc

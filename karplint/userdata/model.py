@@ -116,6 +116,7 @@ class UserDataAnalysis:
     family: str | None
     family_source: str
     content: ct.Content
+    ami_os: str | None = None  # the family of an alias AMI (Custom + `alias: bottlerocket@latest` -> Bottlerocket)
     mime: MimeDocument | None = None
     parts: list[Part] = field(default_factory=list)
     bootstraps: list[BootstrapAnalysis] = field(default_factory=list)
@@ -165,6 +166,7 @@ def analyze(res) -> UserDataAnalysis | None:
         family, source = ct.family_of(res)
         try:
             result = analyze_text(text, family, source)
+            result.ami_os = ct.alias_family(res) or family
         except Exception as exc:  # a library bug must never become a traceback in a lint run
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
             result.notes.append(Note("internal", f"userData analysis failed ({type(exc).__name__}: {exc}); "

@@ -36,6 +36,7 @@ class Word:
     quoted: bool = False  # any quoting or escaping was removed
     variables: tuple[str, ...] = ()  # variables substituted from earlier assignments
     unknown: tuple[str, ...] = ()  # expansions left unresolved (their text)
+    splits: bool = False  # an unresolved unquoted expansion: bash may split it into several words
 
     def value_span(self, i: int, j: int) -> tuple[int, int]:
         """Script offsets covering value[i:j] (for a finding inside the value)."""
@@ -234,6 +235,7 @@ class _Unquoted:
     quoted: bool
     variables: list[str]
     unknown: list[str]
+    splits: bool = False
 
 
 def _expansion(raw: str, i: int) -> tuple[int, str | None, str]:
@@ -266,11 +268,12 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
     quoted = False
     variables: list[str] = []
     unknown: list[str] = []
+    splits = False
     n = len(raw)
     i = 0
 
     def expand(at: int, in_double: bool) -> int:
-        nonlocal dynamic
+        nonlocal dynamic, splits
         end, name, text = _expansion(raw, at)
         if not text:  # literal $
             out.append("$")
@@ -283,6 +286,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             variables.append(name)
         else:
             dynamic = True
+            splits = splits or not in_double
             unknown.append(text)
             out.extend(text)
             offs.extend(range(base + at, base + end))
@@ -358,6 +362,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             j = raw.find("`", i + 1)
             j = n if j == -1 else j + 1
             dynamic = True
+            splits = True
             unknown.append(raw[i:j])
             out.extend(raw[i:j])
             offs.extend(range(base + i, base + j))
@@ -366,13 +371,13 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
         out.append(c)
         offs.append(base + i)
         i += 1
-    return _Unquoted("".join(out), offs, dynamic, quoted, variables, unknown)
+    return _Unquoted("".join(out), offs, dynamic, quoted, variables, unknown, splits)
 
 
 def make_word(raw: str, start: int, env: Env | None = None) -> Word:
     u = unquote(raw, start, env)
     return Word(raw, start, start + len(raw), u.value, u.offsets, u.dynamic, u.quoted, tuple(u.variables),
-                tuple(u.unknown))
+                tuple(u.unknown), u.splits)
 
 
 # ------------------------------------------------------------------------------------------------ scanner
