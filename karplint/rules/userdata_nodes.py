@@ -178,8 +178,12 @@ def nodeconfig_invalid_taint(res, ctx):
     if reg.source == "error" and reg.flag_doc is not None and reg.error:
         item = next((f for f in docs[reg.flag_doc].flags if f.index == reg.flag_item), None)
         if item is not None:
+            hint = ""
+            if ", " in item.effective:
+                hint = ("; the space after a comma makes systemd split the value into two argv words (remove the "
+                        "spaces between taints)")
             yield ctx.at(res, res.doc, owners[reg.flag_doc].view.span(item.start, item.end),
-                         f"the kubelet exits: {reg.error}")
+                         f"the kubelet exits: {reg.error}{hint}")
 
 
 # --------------------------------------------------------------------------------------------- Bottlerocket
