@@ -15,12 +15,16 @@ from karplint.userdata import content as ct
 from karplint.userdata import nodeadm, windows
 from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
 from karplint.userdata.model import Part, UserDataAnalysis, analyze
+from karplint.versions import Version
 
 KINDS = ("EC2NodeClass",)
 
 # Families whose userData may hold a NodeConfig nodeadm reads (None: no amiFamily and no alias).
 NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
 UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
+# karpenter.md §2, §4-§5: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
+REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
+KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
 
 
 def _analysis(res) -> UserDataAnalysis | None:
@@ -70,22 +74,23 @@ def al2023_register_with_taints_flag(res, ctx):
             continue
         later = i < len(uses) - 1
         reg = nodeadm.registration(docs)
-        if later:
-            outcome = "a later --register-with-taints replaces it, and that one"
-        else:
-            outcome = "the kubelet"
+        outcome = "a later --register-with-taints replaces it, and that one" if later else "the kubelet"
+        lost = ["the NodePool's taints and startupTaints"]
+        if ctx.karpenter_version >= REGISTRATION_TAINT_SINCE:
+            if reg.taints is None or later or not nodeadm.has_unregistered_taint(reg.taints):
+                lost.insert(0, UNREGISTERED)
         if reg.error and not later:
             what = f"{outcome} exits ({reg.error}), so the node never registers"
         elif reg.taints is not None and not later:
             taints = ", ".join(str(t) for t in reg.taints) or "no taints"
-            what = f"{outcome} registers with only [{taints}]"
+            what = f"{outcome} registers with only [{taints}], without {' and '.join(lost)}"
         else:
-            what = f"{outcome} registers with the flag's taints only"
+            what = f"{outcome} registers with the flag's taints only, without {' and '.join(lost)}"
         yield ctx.at(res, res.doc, part.view.span(item.start, item.end),
                      "--register-with-taints in kubelet.flags overrides the registerWithTaints of Karpenter's "
-                     f"NodeConfig (command-line flags beat config drop-ins): {what}, without {UNREGISTERED} and "
-                     "without the NodePool's taints and startupTaints (aws/karpenter-provider-aws#7486); declare the "
-                     "taints in the NodePool (spec.template.spec.taints or startupTaints) instead")
+                     f"NodeConfig (command-line flags beat config drop-ins): {what} "
+                     "(aws/karpenter-provider-aws#7486); declare the taints in the NodePool "
+                     "(spec.template.spec.taints or startupTaints) instead")
 
 
 @rule("KPL231", "al2023-nodeconfig-overridden", category="userdata", severity="warning",
@@ -94,6 +99,8 @@ def al2023_nodeconfig_overridden(res, ctx):
     analysis = _analysis(res)
     if analysis is None or analysis.family != ct.AL2023:
         return
+    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     owned = dict(nodeadm.KARPENTER_NODECONFIG_OWNS)
     kubelet = res.get(("spec", "kubelet"))
     if isinstance(kubelet, dict):

@@ -121,3 +121,18 @@ def test_no_fix_without_block_list_or_literal_block():
     text = (FIXTURES / "custom_nodeconfig.yaml").read_text()
     nc = next(r for r in model_of(text).nodeclasses() if r.name == "custom-flag")
     assert unregistered_taint_fix(nc) is None
+
+
+def test_version_gating():
+    text = (FIXTURES / "al2023_flags.yaml").read_text()
+    old = [f for f in lint({"a.yaml": text}, karpenter_version="0.37.0") if f.code in ("KPL230", "KPL231")]
+    assert [f.code for f in old] == ["KPL230"]  # Karpenter's NodeConfig came first before v1.0
+    assert "karpenter.sh/unregistered" not in old[0].message  # no registration taint before v1.0
+
+
+def test_flag_keeping_the_unregistered_taint_still_loses_nodepool_taints():
+    text = (FIXTURES / "al2023_flags.yaml").read_text().replace(
+        "node.cilium.io/agent-not-ready=true:NoExecute", "karpenter.sh/unregistered:NoExecute")
+    (f,) = [f for f in lint({"a.yaml": text}) if f.code == "KPL230"]
+    assert "without the NodePool's taints and startupTaints" in f.message
+    assert "without karpenter.sh/unregistered" not in f.message
