@@ -103,7 +103,7 @@ def userdata_not_verified(res, ctx):
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
                          f"cannot verify the kubelet flags passed to bootstrap.sh: `{w.raw}` depends on "
                          f"{', '.join(f'`{u}`' for u in w.unknown) or 'a runtime expansion'}, which is not "
-                         "assigned earlier in this script")
+                         "assigned unconditionally earlier in this script")
         elif any(w.splits and not _TF_INTERPOLATION.search(w.raw) for w in ba.call.args):
             w = next(w for w in ba.call.args if w.splits and not _TF_INTERPOLATION.search(w.raw))
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
@@ -115,7 +115,9 @@ def userdata_not_verified(res, ctx):
                      for ba in a.bootstraps)
         if taints is None and not broken:
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
-            if unanalysed:
+            if a.mime is not None and not a.mime.parts:
+                why = "its MIME structure could not be split into parts"
+            elif unanalysed:
                 p = unanalysed[0]
                 why = (f"its {p.kind} part was not analysed for registration taints")
             elif a.bootstraps:
@@ -223,6 +225,8 @@ def bootstrap_argument_error(res, ctx):
         for w in call.positionals[1:]:
             if id(w) in equals_words:
                 continue  # KPL201
+            if w.value.strip(" \t\r") == "" and w is call.args[-1]:
+                continue  # `\ ` at the end of a line: the broken continuation is reported below
             hint = ""
             args = ba.call.args
             prev_idx = next((k for k, x in enumerate(args) if x is w), 0) - 1
@@ -337,36 +341,34 @@ def invalid_register_with_taints(res, ctx):
             yield ctx.at(res, res.doc, kw.span(),
                          f"--register-with-taints is given {len(uses)} times: the kubelet keeps only the last one, "
                          f"so `{earlier.value}` is not registered", severity="warning")
-        kw = ba.taint_word
-        if kw is None:
-            continue
-        value = flags.last("register-with-taints").value
-        base = ba.taint_value_offset
-        for err in ba.taint_errors:
-            hint = _TAINT_HINTS.get(err.kind)
-            if err.kind == kl.REMOVAL:
-                msg = f"{err.message}: the node registers without it"
-            else:
-                msg = kl.kubelet_flag_error("--register-with-taints", value, err.message)
-                if len(msg) > 260:
-                    msg = msg[:257] + "..."
-                if hint:
-                    msg = f"{hint}: kubelet exits with {msg}"
-                if err.kind == kl.BAD_EFFECT:
-                    effect = value[err.start:err.end]
-                    meant = kl.near_miss_effect(effect)
-                    if meant:
-                        msg += f" (did you mean {meant}?)"
-            start, end = base + err.start, base + max(err.end, err.start + 1)
-            if err.kind == kl.EMPTY_SPEC and err.start > 0:
-                start, end = base + err.start - 1, base + err.start  # point at the comma
-            yield ctx.at(res, res.doc, kw.span(start, end), msg, fix=_taint_fix(ba, kw, err))
+        for kw, base, value, errors in ba.taint_uses:
+            for err in errors:
+                yield _taint_violation(res, ctx, ba, kw, base, value, err)
 
 
-def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, err: kl.TaintError) -> Fix | None:
+def _taint_violation(res, ctx, ba: BootstrapAnalysis, kw: KubeletWord, base: int, value: str, err: kl.TaintError):
+    hint = _TAINT_HINTS.get(err.kind)
+    if err.kind == kl.REMOVAL:
+        msg = f"{err.message}: the node registers without it"
+    else:
+        msg = kl.kubelet_flag_error("--register-with-taints", value, err.message)
+        if len(msg) > 260:
+            msg = msg[:257] + "..."
+        if hint:
+            msg = f"{hint}: kubelet exits with {msg}"
+        if err.kind == kl.BAD_EFFECT:
+            meant = kl.near_miss_effect(value[err.start:err.end])
+            if meant:
+                msg += f" (did you mean {meant}?)"
+    start, end = base + err.start, base + max(err.end, err.start + 1)
+    if err.kind == kl.EMPTY_SPEC and err.start > 0:
+        start, end = base + err.start - 1, base + err.start  # point at the comma
+    return ctx.at(res, res.doc, kw.span(start, end), msg, fix=_taint_fix(ba, kw, base, err))
+
+
+def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, base: int, err: kl.TaintError) -> Fix | None:
     """Safe fixes: drop a trailing comma / the space after a comma / literal quotes (syntax only)."""
     view = ba.view
-    base = ba.taint_value_offset
     if ba.extra_args is None or ba.extra_args.variables or not view.exact:
         return None
     edits: list[Edit] = []
@@ -642,7 +644,7 @@ def unrendered_template_in_userdata(res, ctx):
     if a is None:
         return
     path = res.doc.source.path.lower()
-    if path.endswith(TEMPLATE_SUFFIXES) or "/templates/" in path.replace("\\", "/"):
+    if path.endswith(TEMPLATE_SUFFIXES) or "templates" in path.replace("\\", "/").split("/")[:-1]:
         return  # clearly a template file: it is rendered before use
     for part in a.shell_parts:
         text = part.view.text

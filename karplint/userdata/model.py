@@ -87,7 +87,10 @@ class BootstrapAnalysis:
     taints: list[Taint] | None = None  # effective --register-with-taints (last wins); None if not given/unknown
     taint_word: KubeletWord | None = None  # the word holding the effective taint value
     taint_value_offset: int = 0  # where the value starts inside taint_word
-    taint_errors: list[TaintError] = field(default_factory=list)
+    taint_errors: list[TaintError] = field(default_factory=list)  # of the effective (last) value
+    # every --register-with-taints occurrence: (word, value offset in word, value, errors). pflag calls Set() for
+    # each occurrence, so an invalid earlier value still makes the kubelet exit although the last one wins.
+    taint_uses: list[tuple[KubeletWord, int, str, list[TaintError]]] = field(default_factory=list)
     labels: list[tuple[KubeletWord, int, Label]] = field(default_factory=list)
     label_errors: list[tuple[KubeletWord, int, LabelError]] = field(default_factory=list)
     unverifiable: bool = False  # the extra args contain expansions we could not resolve
@@ -205,7 +208,8 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     view = part.view
     if script.parser != "bashlex":
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
-        at = max(0, min(at, max(0, len(view.text) - 1)))
+        if not 0 <= at < len(view.text.rstrip()):
+            at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
         analysis.notes.append(Note(
             "shell-parse",
             f"the shell parser could not parse this script ({script.parse_error}); commands were found by a "
@@ -249,17 +253,18 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
     ba.kubelet_argv = argv
     flags = parse_kubelet_args([w.value for w in argv])
     ba.flags = flags
-    taint_use = flags.last("register-with-taints")
-    if taint_use is not None and taint_use.value is not None:
-        kw = argv[taint_use.value_index]
-        ba.taint_word = kw
-        ba.taint_value_offset = taint_use.value_offset
-        taints, errors = parse_taints(taint_use.value)
-        ba.taint_errors = errors
+    taint_uses = [u for u in flags.all("register-with-taints") if u.value is not None]
+    for use in taint_uses:
+        taints, errors = parse_taints(use.value)
+        kw = argv[use.value_index]
+        ba.taint_uses.append((kw, use.value_offset, use.value, errors))
         if any(e.fatal for e in errors):
             ba.kubelet_fails = True
-        else:
-            ba.taints = taints
+    if taint_uses:
+        kw, offset, value, errors = ba.taint_uses[-1]
+        ba.taint_word, ba.taint_value_offset, ba.taint_errors = kw, offset, errors
+        if not ba.kubelet_fails:
+            ba.taints = parse_taints(value)[0]
     for use in flags.all("node-labels"):
         if use.value is None:
             continue

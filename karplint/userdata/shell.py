@@ -87,6 +87,7 @@ class Assignment:
     exported: bool
     offset: int
     in_command: bool  # a prefix of a command (`A=b cmd`): only that command sees it
+    top_level: bool = True  # not inside if/case/loop/function/subshell, not after && or ||
 
 
 @dataclass
@@ -529,6 +530,7 @@ class _Scanner:
         return i
 
 
+_DEPTH_CHANGE = {"if": 1, "while": 1, "until": 1, "{": 1, "fi": -1, "done": -1, "}": -1}
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _DECLARE = {"export", "declare", "typeset", "local", "readonly"}
 
@@ -552,8 +554,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
                 break
             if a.name == name and not a.in_command:
                 found = a
-        if found is None or found.value.dynamic:
-            return None
+        if found is None or found.value.dynamic or not found.top_level:
+            return None  # unknown, or assigned conditionally: its value at run time is not known
         return found.value.value
 
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -566,11 +568,15 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
     current: list[_Token] = []
     case_state: list[str] = []  # stack: "subject" (before `in`), "pattern", "body"
     pipe_prev: Command | None = None
+    depth = 0  # nesting in compound commands (if/loops/case/braces/subshells)
+    conditional = False  # the current command follows && or ||
 
     def flush(next_op: str | None) -> None:
-        nonlocal current, pipe_prev
+        nonlocal current, pipe_prev, depth, conditional
         toks = current
         current = []
+        top = depth <= 0 and not conditional
+        conditional = next_op in ("&&", "||")
         words = [t for t in toks if t.kind == "word"]
         redirects = [t.redirect for t in toks if t.kind == "redir"]
         if not words and not redirects:
@@ -581,9 +587,11 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             words = words[1:]
         if words and words[0].text in ("for", "select"):
             pipe_prev = None
+            depth += 1  # closed by `done`
             return  # `for x in a b c` lists values, not a command
         if words and words[0].text == "function":
             pipe_prev = None
+            depth += 1 if words[-1].text == "{" else 0
             return
         built_words: list[Word] = []
         prefix: list[Word] = []
@@ -598,7 +606,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             if argv_started and declare and split:
                 name, vstart = split
                 value = make_word(t.text[vstart:], t.start + vstart, env)
-                assignments.append(Assignment(name, w, value, built_words[0].value == "export", t.start, False))
+                assignments.append(Assignment(name, w, value, built_words[0].value == "export", t.start, False,
+                                              top and built_words[0].value != "local"))
             if not argv_started:
                 declare = w.value in _DECLARE
             argv_started = True
@@ -608,7 +617,7 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
         for w in prefix:
             name, vstart = _split_assignment(w)
             value = make_word(w.raw[vstart:], w.start + vstart, env)
-            assignments.append(Assignment(name, w, value, False, w.start, bool(built_words)))
+            assignments.append(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
             cmd = Command(built_words, prefix, redirects, start, end, line_of(start),
                           pipe_prev if pipe_prev is not None else None)
@@ -628,12 +637,14 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
         if case_state and case_state[-1] == "pattern":
             if t.kind == "word" and t.text == "esac":
                 case_state.pop()
+                depth -= 1
             elif t.kind == "op" and t.text == ")":
                 case_state[-1] = "body"
             i += 1
             continue
         if t.kind == "word" and not current and t.text == "case":
             case_state.append("subject")
+            depth += 1
             i += 1
             continue
         if case_state and case_state[-1] == "body" and t.kind == "op" and t.text in (";;", ";&"):
@@ -643,11 +654,13 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             continue
         if case_state and case_state[-1] == "body" and t.kind == "word" and t.text == "esac" and not current:
             case_state.pop()
+            depth -= 1
             i += 1
             continue
         if t.kind == "word" and t.text in _RESERVED_PREFIX and not [x for x in current if x.kind != "op"]:
             # `then cmd`, `do cmd`, `fi`, `done`: the keyword separates commands
             flush(None)
+            depth += _DEPTH_CHANGE.get(t.text, 0)
             i += 1
             continue
         if t.kind in ("word", "redir"):
@@ -661,6 +674,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             continue
         # operator or newline
         flush(t.text if t.kind == "op" else None)
+        if t.kind == "op" and t.text in ("(", ")"):
+            depth += 1 if t.text == "(" else -1
         i += 1
     flush(None)
     return commands, assignments, scanner.unterminated
