@@ -272,3 +272,7 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         labels = parse_node_labels(use.value)
         ba.labels.extend((kw, use.value_offset, lab) for lab in labels)
         ba.label_errors.extend((kw, use.value_offset, e) for e in validate_node_labels(labels))
+
+
+# The nodeadm / Bottlerocket part analysers register themselves on import (karplint/userdata/analysers.py).
+from karplint.userdata import analysers as _analysers  # noqa: E402,F401
