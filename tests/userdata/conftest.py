@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from ud_helpers import SHARED
+from .ud_helpers import SHARED
 
 
 @pytest.fixture
