@@ -405,11 +405,21 @@ def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, base: int, err: kl.TaintE
             i += 1
         return Fix("remove the space after the comma", "safe", tuple(edits)) if edits else None
     if err.kind == kl.QUOTES:
-        lo, hi = base + err.start, base + err.end
+        value = kw.value[base:]  # the whole taint spec around the error (the error may cover only the effect)
+        spec_start = value.rfind(",", 0, err.start) + 1
+        spec_end = value.find(",", err.start)
+        lo, hi = base + spec_start, base + (len(value) if spec_end == -1 else spec_end)
+        word_start = ba.extra_args.start
         for i in range(lo, min(hi, len(kw.value))):
             if kw.value[i] in "\"'":
-                rng = _file_range(view, kw.offsets[i], kw.offsets[i] + 1)
-                if rng is None or view.text[kw.offsets[i]] not in "\"'":
+                o = kw.offsets[i]
+                if view.text[o] not in "\"'":
+                    return None
+                s = o
+                while s > word_start and view.text[s - 1] == "\\":
+                    s -= 1  # the quote reached the kubelet escaped (\\" in the script): remove the escapes too
+                rng = _file_range(view, s, o + 1)
+                if rng is None:
                     return None
                 edits.append(Edit(rng[0], rng[1], ""))
         # also a quote just before the spec (e.g. `"a:NoSchedule"`)

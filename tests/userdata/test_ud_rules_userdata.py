@@ -183,3 +183,25 @@ def test_corpus_userdata_files_do_not_crash(shared):
         text = (shared / "corpus" / row["corpus_path"]).read_text(encoding="utf-8", errors="replace")
         found = lint({row["corpus_path"]: text})
         assert not [f for f in found if f.code == "KPL006"], row["corpus_path"]
+
+
+def test_crlf_file_spans_and_fixes():
+    text = nodeclass(userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args='--register-with-taints="
+                              "karpenter.sh/unregistered:NoExecute,'").replace("\n", "\r\n")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL206", 12, 5), ("KPL201", 12, 29)]
+    fixed = apply_edits(text, found[1].fix.edits)
+    (f,) = ud_findings(fixed)
+    assert (f.code, f.line, f.column, at(fixed, f)) == ("KPL204", 12, 109, ",")
+    assert apply_edits(fixed, f.fix.edits).endswith("unregistered:NoExecute'\r\n")
+
+
+def test_escaped_quotes_reaching_the_kubelet_are_removed_with_their_escapes():
+    # '\\"' in single quotes: systemd C-unescapes \\ to \ and then keeps \" as a literal quote
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "'--register-with-taints=\\\\\"karpenter.sh/unregistered:NoExecute\\\\\"'")
+    (f,) = ud_findings(text)
+    assert f.code == "KPL204" and "literal quote" in f.message
+    fixed = apply_edits(text, f.fix.edits)
+    assert "'--register-with-taints=karpenter.sh/unregistered:NoExecute'" in fixed
+    assert ud_findings(fixed) == []
