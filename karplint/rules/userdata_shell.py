@@ -704,3 +704,45 @@ def custom_userdata_wrong_for_ami(res, ctx):
                  f"amiSelectorTerms selects a {a.ami_os} AMI, but this userData is {a.content.kind} "
                  f"({a.content.reason}); {what}, so the node gets none of these settings and does not join the "
                  f"cluster as intended")
+
+
+# ------------------------------------------------------------------------------------------------ KPL214
+
+BOOTSTRAP_DROPIN = "30-kubelet-extra-args.conf"  # what bootstrap.sh writes --kubelet-extra-args into
+_ENV_EXTRA_ARGS = re.compile(r"^[ \t]*Environment[ \t]*=.*\bKUBELET_EXTRA_ARGS=", re.M)
+
+
+@rule("KPL214", "kubelet-dropin-overrides-extra-args", category="userdata", severity="error",
+      summary="A kubelet drop-in that sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's "
+              "30-kubelet-extra-args.conf, replacing the flags passed with --kubelet-extra-args", kinds=NODECLASS)
+def kubelet_dropin_overrides_extra_args(res, ctx):
+    from karplint.userdata.shell import KUBELET_DROPIN_DIR, file_writes
+
+    a = _analysis(res)
+    if a is None or not _runs_al2_bootstrap(a):
+        return
+    for part in a.shell_parts:
+        for fw in file_writes(part.script, KUBELET_DROPIN_DIR):
+            name = fw.path[len(KUBELET_DROPIN_DIR):]
+            m = _ENV_EXTRA_ARGS.search(fw.content)
+            if m is None or "/" in name or not name.endswith(".conf") or name <= BOOTSTRAP_DROPIN:
+                continue
+            if a.family == ct.AL2:
+                whose = ("Karpenter's bootstrap.sh call passes the NodePool labels, taints, "
+                         "karpenter.sh/unregistered:NoExecute and --max-pods in KUBELET_EXTRA_ARGS")
+                sev = None
+            elif any(b.extra_args is not None for b in a.bootstraps if b.part is part):
+                whose = "the bootstrap.sh call's --kubelet-extra-args end up in KUBELET_EXTRA_ARGS"
+                sev = "warning"
+            else:
+                continue
+            literal = "$KUBELET_EXTRA_ARGS" in fw.content and not fw.expanded
+            note = (" systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not append to "
+                    "the earlier value either." if literal or "\\$KUBELET_EXTRA_ARGS" in fw.content else "")
+            start = fw.content_start + m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+            line_end = fw.content.find("\n", m.start())
+            end = fw.content_start + (len(fw.content) if line_end == -1 else line_end)
+            yield ctx.at(res, res.doc, part.view.span(start, end),
+                         f"{fw.path} sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's {BOOTSTRAP_DROPIN}, so its "
+                         f"value replaces bootstrap.sh's: {whose}, and those flags are lost.{note} Add the flags "
+                         "to --kubelet-extra-args (or spec.kubelet) instead", severity=sev)

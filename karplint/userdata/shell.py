@@ -842,3 +842,50 @@ def kubelet_config_writes(script: ShellScript) -> list[ConfigWrite]:
             if is_kubelet_config(a.value):
                 out.append(ConfigWrite(cmd, a.value, name + (" -i" if name == "sed" else ""), a.start, a.end))
     return out
+
+
+KUBELET_DROPIN_DIR = "/etc/systemd/system/kubelet.service.d/"
+
+
+@dataclass
+class FileWrite:
+    """Text a command writes into a file: a heredoc (`cat <<EOF > f`, `tee f <<EOF`) or echo/printf arguments."""
+
+    cmd: Command
+    path: str
+    content: str
+    content_start: int  # script offset of the content (exact for heredocs; the first argument for echo/printf)
+    expanded: bool  # the shell expands $ in the content (unquoted heredoc, double-quoted echo)
+
+
+def file_writes(script: ShellScript, path_prefix: str = "") -> list[FileWrite]:
+    """Files written with literal content, for paths starting with `path_prefix`."""
+    out = []
+    for cmd in script.commands:
+        heredoc = next((r for r in cmd.redirects if r.op in ("<<", "<<-") and r.heredoc_body), None)
+        targets = [r.target.value for r in cmd.redirects
+                   if r.op in (">", ">>", ">|") and r.target is not None and not r.target.dynamic]
+        p = program(cmd)
+        name = p[1].value.rsplit("/", 1)[-1] if p else ""
+        if name == "tee" and p:
+            targets += [w.value for w in cmd.words[p[0] + 1:] if not w.value.startswith("-")]
+        targets = [t for t in targets if t.startswith(path_prefix)]
+        if not targets:
+            continue
+        if heredoc is not None:
+            s, e = heredoc.heredoc_body
+            content, start, expanded = script.text[s:e], s, not heredoc.heredoc_quoted
+        elif name in ("echo", "printf") and p and len(cmd.words) > p[0] + 1:
+            args = cmd.words[p[0] + 1:]
+            if args and args[0].value.startswith("-"):
+                args = args[1:]
+            if not args:
+                continue
+            content = " ".join(w.value for w in args).replace("\\n", "\n") if name == "printf" else \
+                " ".join(w.value for w in args)
+            start, expanded = args[0].start, True
+        else:
+            continue
+        for t in targets:
+            out.append(FileWrite(cmd, t, content, start, expanded))
+    return out

@@ -205,3 +205,10 @@ def test_escaped_quotes_reaching_the_kubelet_are_removed_with_their_escapes():
     fixed = apply_edits(text, f.fix.edits)
     assert "'--register-with-taints=karpenter.sh/unregistered:NoExecute'" in fixed
     assert ud_findings(fixed) == []
+
+
+def test_dropin_overriding_kubelet_extra_args():
+    text = fixture_text("al2_dropin.yaml")
+    (f,) = ud_findings(text)
+    assert (f.code, f.line, f.column, f.severity) == ("KPL214", 13, 5, "error")
+    assert at(text, f).startswith('Environment="KUBELET_EXTRA_ARGS=') and "does not expand" in f.message
