@@ -736,9 +736,16 @@ def kubelet_dropin_overrides_extra_args(res, ctx):
                 sev = "warning"
             else:
                 continue
-            literal = "$KUBELET_EXTRA_ARGS" in fw.content and not fw.expanded
-            note = (" systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not append to "
-                    "the earlier value either." if literal or "\\$KUBELET_EXTRA_ARGS" in fw.content else "")
+            mentions = re.search(r"\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
+            escaped = re.search(r"\\\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
+            if mentions and (escaped or not fw.expanded):
+                note = (" systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not append "
+                        "to the earlier value either.")
+            elif mentions:
+                note = (" The shell expands `$KUBELET_EXTRA_ARGS` while writing the file, before bootstrap.sh has set "
+                        "it, so it is empty there and appends nothing.")
+            else:
+                note = ""
             start = fw.content_start + m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
             line_end = fw.content.find("\n", m.start())
             end = fw.content_start + (len(fw.content) if line_end == -1 else line_end)
