@@ -132,6 +132,19 @@ class UserDataAnalysis:
         return [p for p in self.parts if p.script is not None]
 
     @property
+    def last_bootstrap(self) -> BootstrapAnalysis | None:
+        """The bootstrap.sh call that configures the kubelet last (its drop-in is the one in effect)."""
+        return self.bootstraps[-1] if self.bootstraps else None
+
+    @property
+    def kubelet_argv(self) -> list[str] | None:
+        """The extra kubelet argv of the last bootstrap.sh call after systemd 219 (None: unknown or no call)."""
+        ba = self.last_bootstrap
+        if ba is None or ba.unverifiable or ba.flags is None:
+            return None
+        return [w.value for w in ba.kubelet_argv]
+
+    @property
     def registered_taints(self) -> tuple[list[Taint] | None, Part | None]:
         """(taints the node's kubelet registers, the part that decides) for userData Karpenter does not merge.
 
@@ -227,6 +240,7 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
         _analyse_extra_args(ba)
         if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
             continue  # unknown, or the node never gets a kubelet: other findings say so
+        part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
         if ba.taints is not None:
             part.registered_taints = ba.taints
             part.registered_taints_span = ba.taint_word.span() if ba.taint_word else ba.command_span

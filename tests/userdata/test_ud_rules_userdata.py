@@ -212,3 +212,22 @@ def test_dropin_overriding_kubelet_extra_args():
     (f,) = ud_findings(text)
     assert (f.code, f.line, f.column, f.severity) == ("KPL214", 13, 5, "error")
     assert at(text, f).startswith('Environment="KUBELET_EXTRA_ARGS=') and "does not expand" in f.message
+
+
+def test_analysis_summary_properties():
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.model import analyze
+
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--node-labels=\"a=b\" "
+                              "--register-with-taints=karpenter.sh/unregistered:NoExecute --node-labels=c=d'")
+    docs, _ = load(decode("t.yaml", text.encode()))
+    res = as_resource(docs[0])
+    a = analyze(res)
+    assert analyze(res) is a  # cached
+    assert a.family == "Custom" and a.content.kind == "shell"
+    assert a.kubelet_argv == ["--node-labels=a=b", "--register-with-taints=karpenter.sh/unregistered:NoExecute",
+                              "--node-labels=c=d"]
+    taints, part = a.registered_taints
+    assert [str(t) for t in taints] == ["karpenter.sh/unregistered:NoExecute"]
+    assert [(lab.key, lab.value) for lab in part.node_labels] == [("a", "b"), ("c", "d")]
