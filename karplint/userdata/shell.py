@@ -619,8 +619,7 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             value = make_word(w.raw[vstart:], w.start + vstart, env)
             assignments.append(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
-            cmd = Command(built_words, prefix, redirects, start, end, line_of(start),
-                          pipe_prev if pipe_prev is not None else None)
+            cmd = Command(built_words, prefix, redirects, start, end, line_of(start), pipe_prev)
             commands.append(cmd)
             pipe_prev = cmd if next_op == "|" else None
         else:
@@ -799,7 +798,8 @@ KUBELET_CONFIG_FILES = (
     re.compile(r"^/etc/eks/kubelet/environment$"),
     re.compile(r"^/etc/sysconfig/kubelet$"),
 )
-_EDITORS = {"sed", "jq", "tee", "cp", "mv", "install", "yq", "crudini", "echo", "cat", "printf", "ln"}
+# Programs that write the files named in their arguments (echo/cat/jq write only through redirections).
+_FILE_WRITERS = {"sed", "tee", "cp", "mv", "install", "crudini", "ln"}
 
 
 def is_kubelet_config(path: str) -> bool:
@@ -827,16 +827,13 @@ def kubelet_config_writes(script: ShellScript) -> list[ConfigWrite]:
             continue
         i, w = p
         name = w.value.rsplit("/", 1)[-1]
-        if name not in _EDITORS:
+        if name not in _FILE_WRITERS:
             continue
         args = cmd.words[i + 1:]
         if name == "sed" and not any(a.value.startswith("-i") or a.value == "--in-place" or
                                      a.value.startswith("--in-place=") for a in args):
-            continue
-        if name in ("echo", "printf", "cat", "jq", "yq") and name != "jq":
-            continue  # only their redirections write (handled above)
-        if name == "jq":
-            continue
+            continue  # sed without -i writes to stdout
+        # sed/tee/crudini may name several files; cp/mv/install/ln write their last argument
         targets = args if name in ("sed", "tee", "crudini") else args[-1:]
         for a in targets:
             if is_kubelet_config(a.value):
