@@ -590,7 +590,7 @@ _MIME_ERRORS = (mm.MISSING_COLON, mm.NOT_MULTIPART, mm.NO_MEDIA_TYPE, mm.NO_BOUN
 
 @rule("KPL210", "malformed-mime-userdata", category="userdata", severity="error",
       summary="MIME userData Karpenter cannot split: no blank line after the headers, non-multipart type, "
-              "boundary never used (missing closing boundary: info)", kinds=NODECLASS)
+              "boundary never used, last part not terminated (closing boundary missing: info)", kinds=NODECLASS)
 def malformed_mime_userdata(res, ctx):
     a = _analysis(res)
     if a is None or a.mime is None:
@@ -600,9 +600,19 @@ def malformed_mime_userdata(res, ctx):
         span = a.text.span(p.start, max(p.end, p.start + 1))
         if p.kind == mm.NO_CLOSING_BOUNDARY:
             yield ctx.at(res, res.doc, span,
-                         f"{p.message}: the last part runs to the end of the userData; cloud-init accepts this, "
-                         "but stricter MIME readers do not. End the document with the closing boundary",
-                         severity="info")
+                         f"{p.message}: Karpenter and cloud-init accept this, but end the document with the closing "
+                         "boundary so that appending a part cannot break it", severity="info")
+            continue
+        if p.kind == mm.UNTERMINATED_PART:
+            if karpenter_parses:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; Karpenter reads every part to merge its own, so it cannot merge this "
+                             "userData and fails to launch nodes for this EC2NodeClass. End the document with the "
+                             "closing boundary line")
+            else:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; cloud-init accepts it, but end the document with the closing boundary "
+                             "line", severity="info")
             continue
         if p.kind == mm.MISSING_COLON:
             msg = (f"no blank line after the MIME headers: the next line is read as a header "
