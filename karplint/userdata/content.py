@@ -71,7 +71,24 @@ def family_of(res) -> tuple[str | None, str]:
                 fam = ALIAS_FAMILIES.get(alias.split("@", 1)[0].strip().lower())
                 if fam:
                     return fam, "alias"
+    if getattr(res, "version", None) == "v1beta1":
+        return AL2, "default"  # v1beta1 EC2NodeClass: amiFamily defaults to AL2 (v1 requires it or an alias)
     return None, "none"
+
+
+def alias_family(res) -> str | None:
+    """The OS family of the AMI named by an `amiSelectorTerms[].alias` (`bottlerocket@latest` -> Bottlerocket).
+
+    With `amiFamily: Custom` this is what actually reads the userData."""
+    terms = res.get(("spec", "amiSelectorTerms"))
+    if isinstance(terms, list):
+        for term in terms:
+            alias = term.get("alias") if isinstance(term, dict) else None
+            if isinstance(alias, str) and "@" in alias:
+                fam = ALIAS_FAMILIES.get(alias.split("@", 1)[0].strip().lower())
+                if fam:
+                    return fam
+    return None
 
 
 @dataclass

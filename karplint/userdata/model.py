@@ -87,11 +87,16 @@ class BootstrapAnalysis:
     taints: list[Taint] | None = None  # effective --register-with-taints (last wins); None if not given/unknown
     taint_word: KubeletWord | None = None  # the word holding the effective taint value
     taint_value_offset: int = 0  # where the value starts inside taint_word
-    taint_errors: list[TaintError] = field(default_factory=list)
+    taint_errors: list[TaintError] = field(default_factory=list)  # of the effective (last) value
+    # every --register-with-taints occurrence: (word, value offset in word, value, errors). pflag calls Set() for
+    # each occurrence, so an invalid earlier value still makes the kubelet exit although the last one wins.
+    taint_uses: list[tuple[KubeletWord, int, str, list[TaintError]]] = field(default_factory=list)
     labels: list[tuple[KubeletWord, int, Label]] = field(default_factory=list)
     label_errors: list[tuple[KubeletWord, int, LabelError]] = field(default_factory=list)
     unverifiable: bool = False  # the extra args contain expansions we could not resolve
     kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
+    # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
+    flag_names_only: KubeletFlags | None = None
 
     @property
     def view(self) -> UserDataText:
@@ -116,6 +121,7 @@ class UserDataAnalysis:
     family: str | None
     family_source: str
     content: ct.Content
+    ami_os: str | None = None  # the family of an alias AMI (Custom + `alias: bottlerocket@latest` -> Bottlerocket)
     mime: MimeDocument | None = None
     parts: list[Part] = field(default_factory=list)
     bootstraps: list[BootstrapAnalysis] = field(default_factory=list)
@@ -124,6 +130,19 @@ class UserDataAnalysis:
     @property
     def shell_parts(self) -> list[Part]:
         return [p for p in self.parts if p.script is not None]
+
+    @property
+    def last_bootstrap(self) -> BootstrapAnalysis | None:
+        """The bootstrap.sh call that configures the kubelet last (its drop-in is the one in effect)."""
+        return self.bootstraps[-1] if self.bootstraps else None
+
+    @property
+    def kubelet_argv(self) -> list[str] | None:
+        """The extra kubelet argv of the last bootstrap.sh call after systemd 219 (None: unknown or no call)."""
+        ba = self.last_bootstrap
+        if ba is None or ba.unverifiable or ba.flags is None:
+            return None
+        return [w.value for w in ba.kubelet_argv]
 
     @property
     def registered_taints(self) -> tuple[list[Taint] | None, Part | None]:
@@ -165,6 +184,7 @@ def analyze(res) -> UserDataAnalysis | None:
         family, source = ct.family_of(res)
         try:
             result = analyze_text(text, family, source)
+            result.ami_os = ct.alias_family(res) or family
         except Exception as exc:  # a library bug must never become a traceback in a lint run
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
             result.notes.append(Note("internal", f"userData analysis failed ({type(exc).__name__}: {exc}); "
@@ -203,7 +223,8 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     view = part.view
     if script.parser != "bashlex":
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
-        at = max(0, min(at, max(0, len(view.text) - 1)))
+        if not 0 <= at < len(view.text.rstrip()):
+            at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
         analysis.notes.append(Note(
             "shell-parse",
             f"the shell parser could not parse this script ({script.parse_error}); commands were found by a "
@@ -219,6 +240,7 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
         _analyse_extra_args(ba)
         if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
             continue  # unknown, or the node never gets a kubelet: other findings say so
+        part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
         if ba.taints is not None:
             part.registered_taints = ba.taints
             part.registered_taints_span = ba.taint_word.span() if ba.taint_word else ba.command_span
@@ -235,6 +257,9 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         return
     if word.dynamic:
         ba.unverifiable = True
+        from karplint.userdata.systemd import split_exec_252
+
+        ba.flag_names_only = parse_kubelet_args([w.value for w in split_exec_252(word.value).words])
         return
     result = kubelet_extra_args_219(word.value)
     ba.systemd = result
@@ -247,17 +272,18 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
     ba.kubelet_argv = argv
     flags = parse_kubelet_args([w.value for w in argv])
     ba.flags = flags
-    taint_use = flags.last("register-with-taints")
-    if taint_use is not None and taint_use.value is not None:
-        kw = argv[taint_use.value_index]
-        ba.taint_word = kw
-        ba.taint_value_offset = taint_use.value_offset
-        taints, errors = parse_taints(taint_use.value)
-        ba.taint_errors = errors
+    taint_uses = [u for u in flags.all("register-with-taints") if u.value is not None]
+    for use in taint_uses:
+        taints, errors = parse_taints(use.value)
+        kw = argv[use.value_index]
+        ba.taint_uses.append((kw, use.value_offset, use.value, errors))
         if any(e.fatal for e in errors):
             ba.kubelet_fails = True
-        else:
-            ba.taints = taints
+    if taint_uses:
+        kw, offset, value, errors = ba.taint_uses[-1]
+        ba.taint_word, ba.taint_value_offset, ba.taint_errors = kw, offset, errors
+        if not ba.kubelet_fails:
+            ba.taints = parse_taints(value)[0]
     for use in flags.all("node-labels"):
         if use.value is None:
             continue
@@ -265,3 +291,7 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         labels = parse_node_labels(use.value)
         ba.labels.extend((kw, use.value_offset, lab) for lab in labels)
         ba.label_errors.extend((kw, use.value_offset, e) for e in validate_node_labels(labels))
+
+
+# The nodeadm / Bottlerocket part analysers register themselves on import (karplint/userdata/analysers.py).
+from karplint.userdata import analysers as _analysers  # noqa: E402,F401

@@ -36,6 +36,7 @@ class Word:
     quoted: bool = False  # any quoting or escaping was removed
     variables: tuple[str, ...] = ()  # variables substituted from earlier assignments
     unknown: tuple[str, ...] = ()  # expansions left unresolved (their text)
+    splits: bool = False  # an unresolved unquoted expansion: bash may split it into several words
 
     def value_span(self, i: int, j: int) -> tuple[int, int]:
         """Script offsets covering value[i:j] (for a finding inside the value)."""
@@ -86,6 +87,7 @@ class Assignment:
     exported: bool
     offset: int
     in_command: bool  # a prefix of a command (`A=b cmd`): only that command sees it
+    top_level: bool = True  # not inside if/case/loop/function/subshell, not after && or ||
 
 
 @dataclass
@@ -234,6 +236,7 @@ class _Unquoted:
     quoted: bool
     variables: list[str]
     unknown: list[str]
+    splits: bool = False
 
 
 def _expansion(raw: str, i: int) -> tuple[int, str | None, str]:
@@ -266,11 +269,12 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
     quoted = False
     variables: list[str] = []
     unknown: list[str] = []
+    splits = False
     n = len(raw)
     i = 0
 
     def expand(at: int, in_double: bool) -> int:
-        nonlocal dynamic
+        nonlocal dynamic, splits
         end, name, text = _expansion(raw, at)
         if not text:  # literal $
             out.append("$")
@@ -283,6 +287,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             variables.append(name)
         else:
             dynamic = True
+            splits = splits or not in_double
             unknown.append(text)
             out.extend(text)
             offs.extend(range(base + at, base + end))
@@ -358,6 +363,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             j = raw.find("`", i + 1)
             j = n if j == -1 else j + 1
             dynamic = True
+            splits = True
             unknown.append(raw[i:j])
             out.extend(raw[i:j])
             offs.extend(range(base + i, base + j))
@@ -366,13 +372,13 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
         out.append(c)
         offs.append(base + i)
         i += 1
-    return _Unquoted("".join(out), offs, dynamic, quoted, variables, unknown)
+    return _Unquoted("".join(out), offs, dynamic, quoted, variables, unknown, splits)
 
 
 def make_word(raw: str, start: int, env: Env | None = None) -> Word:
     u = unquote(raw, start, env)
     return Word(raw, start, start + len(raw), u.value, u.offsets, u.dynamic, u.quoted, tuple(u.variables),
-                tuple(u.unknown))
+                tuple(u.unknown), u.splits)
 
 
 # ------------------------------------------------------------------------------------------------ scanner
@@ -524,6 +530,7 @@ class _Scanner:
         return i
 
 
+_DEPTH_CHANGE = {"if": 1, "while": 1, "until": 1, "{": 1, "fi": -1, "done": -1, "}": -1}
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _DECLARE = {"export", "declare", "typeset", "local", "readonly"}
 
@@ -547,8 +554,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
                 break
             if a.name == name and not a.in_command:
                 found = a
-        if found is None or found.value.dynamic:
-            return None
+        if found is None or found.value.dynamic or not found.top_level:
+            return None  # unknown, or assigned conditionally: its value at run time is not known
         return found.value.value
 
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -561,11 +568,15 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
     current: list[_Token] = []
     case_state: list[str] = []  # stack: "subject" (before `in`), "pattern", "body"
     pipe_prev: Command | None = None
+    depth = 0  # nesting in compound commands (if/loops/case/braces/subshells)
+    conditional = False  # the current command follows && or ||
 
     def flush(next_op: str | None) -> None:
-        nonlocal current, pipe_prev
+        nonlocal current, pipe_prev, depth, conditional
         toks = current
         current = []
+        top = depth <= 0 and not conditional
+        conditional = next_op in ("&&", "||")
         words = [t for t in toks if t.kind == "word"]
         redirects = [t.redirect for t in toks if t.kind == "redir"]
         if not words and not redirects:
@@ -576,9 +587,11 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             words = words[1:]
         if words and words[0].text in ("for", "select"):
             pipe_prev = None
+            depth += 1  # closed by `done`
             return  # `for x in a b c` lists values, not a command
         if words and words[0].text == "function":
             pipe_prev = None
+            depth += 1 if words[-1].text == "{" else 0
             return
         built_words: list[Word] = []
         prefix: list[Word] = []
@@ -593,7 +606,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             if argv_started and declare and split:
                 name, vstart = split
                 value = make_word(t.text[vstart:], t.start + vstart, env)
-                assignments.append(Assignment(name, w, value, built_words[0].value == "export", t.start, False))
+                assignments.append(Assignment(name, w, value, built_words[0].value == "export", t.start, False,
+                                              top and built_words[0].value != "local"))
             if not argv_started:
                 declare = w.value in _DECLARE
             argv_started = True
@@ -603,10 +617,9 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
         for w in prefix:
             name, vstart = _split_assignment(w)
             value = make_word(w.raw[vstart:], w.start + vstart, env)
-            assignments.append(Assignment(name, w, value, False, w.start, bool(built_words)))
+            assignments.append(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
-            cmd = Command(built_words, prefix, redirects, start, end, line_of(start),
-                          pipe_prev if pipe_prev is not None else None)
+            cmd = Command(built_words, prefix, redirects, start, end, line_of(start), pipe_prev)
             commands.append(cmd)
             pipe_prev = cmd if next_op == "|" else None
         else:
@@ -623,12 +636,14 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
         if case_state and case_state[-1] == "pattern":
             if t.kind == "word" and t.text == "esac":
                 case_state.pop()
+                depth -= 1
             elif t.kind == "op" and t.text == ")":
                 case_state[-1] = "body"
             i += 1
             continue
         if t.kind == "word" and not current and t.text == "case":
             case_state.append("subject")
+            depth += 1
             i += 1
             continue
         if case_state and case_state[-1] == "body" and t.kind == "op" and t.text in (";;", ";&"):
@@ -638,11 +653,13 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             continue
         if case_state and case_state[-1] == "body" and t.kind == "word" and t.text == "esac" and not current:
             case_state.pop()
+            depth -= 1
             i += 1
             continue
         if t.kind == "word" and t.text in _RESERVED_PREFIX and not [x for x in current if x.kind != "op"]:
             # `then cmd`, `do cmd`, `fi`, `done`: the keyword separates commands
             flush(None)
+            depth += _DEPTH_CHANGE.get(t.text, 0)
             i += 1
             continue
         if t.kind in ("word", "redir"):
@@ -656,6 +673,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             continue
         # operator or newline
         flush(t.text if t.kind == "op" else None)
+        if t.kind == "op" and t.text in ("(", ")"):
+            depth += 1 if t.text == "(" else -1
         i += 1
     flush(None)
     return commands, assignments, scanner.unterminated
@@ -779,7 +798,8 @@ KUBELET_CONFIG_FILES = (
     re.compile(r"^/etc/eks/kubelet/environment$"),
     re.compile(r"^/etc/sysconfig/kubelet$"),
 )
-_EDITORS = {"sed", "jq", "tee", "cp", "mv", "install", "yq", "crudini", "echo", "cat", "printf", "ln"}
+# Programs that write the files named in their arguments (echo/cat/jq write only through redirections).
+_FILE_WRITERS = {"sed", "tee", "cp", "mv", "install", "crudini", "ln"}
 
 
 def is_kubelet_config(path: str) -> bool:
@@ -807,18 +827,62 @@ def kubelet_config_writes(script: ShellScript) -> list[ConfigWrite]:
             continue
         i, w = p
         name = w.value.rsplit("/", 1)[-1]
-        if name not in _EDITORS:
+        if name not in _FILE_WRITERS:
             continue
         args = cmd.words[i + 1:]
         if name == "sed" and not any(a.value.startswith("-i") or a.value == "--in-place" or
                                      a.value.startswith("--in-place=") for a in args):
-            continue
-        if name in ("echo", "printf", "cat", "jq", "yq") and name != "jq":
-            continue  # only their redirections write (handled above)
-        if name == "jq":
-            continue
+            continue  # sed without -i writes to stdout
+        # sed/tee/crudini may name several files; cp/mv/install/ln write their last argument
         targets = args if name in ("sed", "tee", "crudini") else args[-1:]
         for a in targets:
             if is_kubelet_config(a.value):
                 out.append(ConfigWrite(cmd, a.value, name + (" -i" if name == "sed" else ""), a.start, a.end))
+    return out
+
+
+KUBELET_DROPIN_DIR = "/etc/systemd/system/kubelet.service.d/"
+
+
+@dataclass
+class FileWrite:
+    """Text a command writes into a file: a heredoc (`cat <<EOF > f`, `tee f <<EOF`) or echo/printf arguments."""
+
+    cmd: Command
+    path: str
+    content: str
+    content_start: int  # script offset of the content (exact for heredocs; the first argument for echo/printf)
+    expanded: bool  # the shell expands $ in the content (unquoted heredoc, double-quoted echo)
+
+
+def file_writes(script: ShellScript, path_prefix: str = "") -> list[FileWrite]:
+    """Files written with literal content, for paths starting with `path_prefix`."""
+    out = []
+    for cmd in script.commands:
+        heredoc = next((r for r in cmd.redirects if r.op in ("<<", "<<-") and r.heredoc_body), None)
+        targets = [r.target.value for r in cmd.redirects
+                   if r.op in (">", ">>", ">|") and r.target is not None and not r.target.dynamic]
+        p = program(cmd)
+        name = p[1].value.rsplit("/", 1)[-1] if p else ""
+        if name == "tee" and p:
+            targets += [w.value for w in cmd.words[p[0] + 1:] if not w.value.startswith("-")]
+        targets = [t for t in targets if t.startswith(path_prefix)]
+        if not targets:
+            continue
+        if heredoc is not None:
+            s, e = heredoc.heredoc_body
+            content, start, expanded = script.text[s:e], s, not heredoc.heredoc_quoted
+        elif name in ("echo", "printf") and p and len(cmd.words) > p[0] + 1:
+            args = cmd.words[p[0] + 1:]
+            if args and args[0].value.startswith("-"):
+                args = args[1:]
+            if not args:
+                continue
+            content = " ".join(w.value for w in args).replace("\\n", "\n") if name == "printf" else \
+                " ".join(w.value for w in args)
+            start, expanded = args[0].start, True
+        else:
+            continue
+        for t in targets:
+            out.append(FileWrite(cmd, t, content, start, expanded))
     return out

@@ -133,8 +133,10 @@ def split_exec_252(value: str) -> ExecSplit:
         out.words.append(SplitWord("".join(chars), offs, start, i))
 
 
-def _cunescape(word: str) -> str | None:
-    out = []
+def cunescape(word: str) -> tuple[str, list[int]] | None:
+    """systemd `cunescape`: (text, index in `word` of each output character), or None for an invalid escape."""
+    out: list[str] = []
+    offs: list[int] = []
     i = 0
     while i < len(word):
         c = word[i]
@@ -142,20 +144,29 @@ def _cunescape(word: str) -> str | None:
             e = word[i + 1]
             if e in _CUNESCAPE:
                 out.append(_CUNESCAPE[e])
+                offs.append(i)
                 i += 2
                 continue
             if e == "x" and re.match(r"[0-9a-fA-F]{2}", word[i + 2:i + 4]):
                 out.append(chr(int(word[i + 2:i + 4], 16)))
+                offs.append(i)
                 i += 4
                 continue
             if re.match(r"[0-7]{3}", word[i + 1:i + 4]):
                 out.append(chr(int(word[i + 1:i + 4], 8)))
+                offs.append(i)
                 i += 4
                 continue
             return None  # invalid escape: the word is rejected
         out.append(c)
+        offs.append(i)
         i += 1
-    return "".join(out)
+    return "".join(out), offs
+
+
+def _cunescape(word: str) -> str | None:
+    r = cunescape(word)
+    return None if r is None else r[0]
 
 
 @dataclass
@@ -242,13 +253,15 @@ def kubelet_extra_args_219(value: str) -> ExtraArgsResult:
         res.reason = f"systemd 219 rejects the Environment= line: {env.error}"
         res.reason_at = max(0, (env.error_at or 0) - len("'KUBELET_EXTRA_ARGS="))
         return res
-    unescaped = env.assignments["KUBELET_EXTRA_ARGS"]
-    if unescaped != value:
-        # C-unescaping changed the text; offsets below then only approximate the source positions
-        value_for_split = unescaped
-    else:
-        value_for_split = value
-    split = split_exec_219(value_for_split)
+    unescaped, index = cunescape(value)  # the Environment= word was C-unescaped: keep each char's source index
+    split = split_exec_219(unescaped)
+    for w in split.words:
+        w.offsets = [index[k] if k < len(index) else k for k in w.offsets]
+        w.start = index[w.start] if w.start < len(index) else w.start
+    if split.truncated_at is not None and split.truncated_at < len(index):
+        split.truncated_at = index[split.truncated_at]
+    if split.error_at is not None and split.error_at < len(index):
+        split.error_at = index[split.error_at]
     res.argv = split.words
     if split.exec_fails:
         res.exec_fails = True
