@@ -4,8 +4,7 @@ Cross-resource rules look at the whole run. Because a run can hold files of unre
 docs tree), they are conservative: a nodeClassRef is "missing" only when the run has EC2NodeClasses and none
 has that name; duplicate names count only inside one file (one `kubectl apply` unit; per-environment copies in
 different directories are normal); unreferenced classes only in files whose NodePools or other classes are in
-use; overlapping NodePools only inside one file (example directories hold
-alternative versions of one pool).
+use; overlapping NodePools only inside one file (example directories hold alternative versions of one pool).
 """
 
 from __future__ import annotations
@@ -45,11 +44,6 @@ GROUPS_BY_NODECLASS_KIND = {kind: group for group, kind in NODECLASS_KINDS_BY_GR
 
 def _requirements_path(res: Resource) -> Path:
     return ("spec", "requirements") if res.kind == "NodeClaim" else ("spec", "template", "spec", "requirements")
-
-
-def _fmt_ref(ref: dict) -> str:
-    parts = [f"{k}: {ref[k]}" for k in ("group", "kind", "apiVersion", "name") if k in ref]
-    return "{" + ", ".join(parts) + "}"
 
 
 # ---------------------------------------------------------------------------------------------- nodeClassRef
@@ -121,7 +115,7 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
       summary="An EC2NodeClass that no NodePool or NodeClaim of the run references, in a file the run uses")
 def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
-    owners = [r for r in model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh")]
+    owners = list(model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh"))
     if not owners:
         return  # NodePools live elsewhere
     referenced: set[str] = set()
@@ -131,6 +125,8 @@ def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
         if ref is None:
             continue
         name = ref.get("name")
+        if name is None:
+            continue
         if not isinstance(name, str) or is_placeholder(name):
             return  # a templated reference could point anywhere
         referenced.add(name)

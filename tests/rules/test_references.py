@@ -178,3 +178,8 @@ def test_overlap_needs_equal_weight():
 ])
 def test_label_key_suggestions(key, suggestion):
     assert suggest_label_key(key) == suggestion
+
+
+def test_corpus_regressions_stay_quiet():
+    text = (FIXTURES / "corpus_regressions.yaml").read_text(encoding="utf-8")
+    assert [c for c in codes(lint(text)) if c[0][:4] in ("KPL5", "KPL6", "KPL7")] == []
