@@ -27,8 +27,8 @@ class Agent:
     images: tuple[str, ...]  # image repository suffixes ("cilium/cilium" matches quay.io/cilium/cilium:v1.16)
     charts: tuple[str, ...]  # Helm chart names that install it
     linux_only: bool
-    severity_missing: str  # how bad a missing startup taint is
     sources: tuple[str, ...]
+    missing: str = ""  # what goes wrong on nodes without the startup taint
     cni: bool = False
 
 
@@ -45,8 +45,9 @@ AGENTS: tuple[Agent, ...] = (
         images=("cilium/cilium",),
         charts=("cilium",),
         linux_only=True,
-        severity_missing="error",
         cni=True,
+        missing="pods can start before the Cilium agent is ready and get unmanaged networking, and when the agent "
+                "taints the node Karpenter launches extra nodes (aws/karpenter-provider-aws#6355)",
         sources=(
             "aws/karpenter-provider-aws#6355 (unknown agent taint -> extra nodes)",
             "Karpenter docs concepts/nodepools.md (startupTaints example, NoExecute) and faq.md (NoSchedule)",
@@ -64,7 +65,8 @@ AGENTS: tuple[Agent, ...] = (
         images=("aws-ebs-csi-driver", "ebs-csi-driver"),
         charts=("aws-ebs-csi-driver",),
         linux_only=False,
-        severity_missing="warning",
+        missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
+                "their volumes fail to attach or mount until it has",
         sources=(
             "facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
             "kubernetes-sigs/aws-ebs-csi-driver#1949 (CSINode allocatable set before removing the startup taint)",
@@ -80,7 +82,8 @@ AGENTS: tuple[Agent, ...] = (
         images=("aws-efs-csi-driver", "efs-csi-driver"),
         charts=("aws-efs-csi-driver",),
         linux_only=True,
-        severity_missing="warning",
+        missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
+                "their volumes fail to attach or mount until it has",
         sources=("facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",),
     ),
     Agent(
@@ -93,7 +96,8 @@ AGENTS: tuple[Agent, ...] = (
         images=("aws-fsx-csi-driver", "fsx-csi-driver"),
         charts=("aws-fsx-csi-driver",),
         linux_only=True,
-        severity_missing="warning",
+        missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
+                "their volumes fail to attach or mount until it has",
         sources=(
             "facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
             "aws/karpenter-provider-aws#5293 (FSx agent taint under `taints` blocks provisioning)",

@@ -51,7 +51,7 @@ def _loc(doc: Document) -> str:
 
 def _describe(res: Resource) -> str:
     ns = f"{res.namespace}/" if res.namespace else ""
-    return f"{res.kind} {ns}{res.name or '<unnamed>'} ({_loc(res.doc)})"
+    return f"{res.kind} {ns}{res.name or '<unnamed>'} at {_loc(res.doc)}"
 
 
 def _containers(spec: dict) -> Iterator[dict]:
@@ -127,7 +127,7 @@ def _helm_installs(model: Model) -> list[ChartInstall]:
                 if isinstance(dep, dict) and isinstance(dep.get("name"), str):
                     version = dep.get("version")
                     out.append(ChartInstall(dep["name"], str(version) if version is not None else None, None, None, doc,
-                                            f"Chart.yaml dependency {dep['name']} ({doc.path}:{doc.span(('dependencies', i)).line})"))
+                                            f"Chart.yaml dependency {dep['name']} at {doc.path}:{doc.span(('dependencies', i)).line}"))
     return out
 
 

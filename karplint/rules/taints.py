@@ -36,7 +36,7 @@ def _agent_runs_on(found: Found, np: Resource) -> bool:
 
 def _origin(found: Found) -> str:
     if found.from_cluster:
-        return f"{found.agent.title} is assumed installed from `cni = \"{found.agent.name}\"` in [cluster]"
+        return f"{found.agent.title} is assumed installed (from `cni = \"{found.agent.name}\"` in [cluster])"
     return f"{found.agent.title} is installed ({found.where})"
 
 
@@ -82,13 +82,12 @@ def _missing(model: Model, ctx, want_cni: bool):
             if f.taint_key in keys or f.taint_key in {t["key"] for _, t in _taints(np, TAINTS)}:
                 continue  # present, or under `taints` (KPL302)
             effect, why = _effect_for(f)
+            consequence = f.agent.missing
             if f.applies_effect:
-                consequence = (f"the agent taints new nodes with `{f.taint_key}:{f.applies_effect}` until it is ready; "
-                               "Karpenter does not know that taint, sees pending pods as unschedulable on the new node "
-                               "and keeps launching extra nodes (aws/karpenter-provider-aws#6355)")
-            else:
-                consequence = ("pods can start on new nodes before the agent is ready, and if anything taints the node "
-                               f"with `{f.taint_key}` Karpenter launches extra nodes (aws/karpenter-provider-aws#6355)")
+                consequence = (f"the agent taints not-ready nodes with `{f.taint_key}:{f.applies_effect}` "
+                               f"({f.effect_source}); Karpenter does not know that taint, sees pending pods as "
+                               "unschedulable on the new node and keeps launching extra nodes "
+                               "(aws/karpenter-provider-aws#6355)")
             path = STARTUP if np.doc.exact(STARTUP) else TEMPLATE_SPEC
             yield ctx.violation(
                 np, path,
