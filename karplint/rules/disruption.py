@@ -229,7 +229,7 @@ def disruption_disabled_by_budget(res, ctx):
         which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
                  else "Drifted, Empty and Underutilized")
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
-                            f"budget `nodes: {nodes!r}` with no schedule blocks voluntary disruption ({which}) "
+                            f"budget `nodes: \"{nodes}\"` with no schedule blocks voluntary disruption ({which}) "
                             "permanently: nodes are never consolidated or replaced on drift (expiration, "
                             "interruption and repair still apply); intended? (aws/karpenter-provider-aws#6383)")
 
@@ -364,7 +364,7 @@ def tgp_too_long(res, ctx):
         return
     yield ctx.violation(
         res, TGP,
-        f"terminationGracePeriod {res.get(TGP)} ({format_seconds(tgp)}) is above {bound_text} "
+        f"terminationGracePeriod {res.get(TGP)} is above {bound_text} "
         "(option max-termination-grace-period): a draining node may live that long after expiry or drift, and a "
         "node's lifetime is up to expireAfter + terminationGracePeriod")
 
