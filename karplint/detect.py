@@ -35,7 +35,7 @@ class Found:
     agent: Agent
     where: str  # human description: "DaemonSet kube-system/cilium in deploy/cilium.yaml:1"
     resource: Resource | None = None
-    pod_spec: dict | None = None  # the DaemonSet's pod spec, when a DaemonSet was seen
+    pod_specs: list = field(default_factory=list)  # pod specs of the DaemonSets seen running it (Linux, Windows…)
     taint_key: str = ""
     applies_effect: str | None = None  # effect the agent itself applies, when its configuration is visible
     effect_source: str = ""
@@ -196,8 +196,10 @@ def _scan(model: Model, cluster: dict) -> dict[str, Found]:
         for agent in AGENTS:
             by_name = res.name in agent.daemonsets
             by_image = any(_image_repo_matches(c.get("image"), agent.images) for c in _containers(spec))
-            if (by_name or by_image) and agent.name not in found:
-                found[agent.name] = Found(agent, _describe(res), res, spec)
+            if by_name or by_image:
+                if agent.name not in found:
+                    found[agent.name] = Found(agent, _describe(res), res)
+                found[agent.name].pod_specs.append(spec)
     # Helm installs
     for inst in _helm_installs(model):
         for agent in AGENTS:

@@ -24,6 +24,13 @@ def _line_end(text: str, offset: int) -> int:
     return len(text) if i == -1 else i + 1
 
 
+def _after(text: str, end: int) -> int:
+    """Where a new line goes after content ending at `end` (block scalars' spans already end at a line start)."""
+    if end > 0 and text[end - 1] == "\n":
+        return end
+    return _line_end(text, end)
+
+
 def _newline(doc: Document) -> str:
     return "\r\n" if doc.source.newline == "\r\n" else "\n"
 
@@ -74,7 +81,7 @@ def add_mapping_entry(doc: Document, map_path: Path, lines: list[str]) -> Edit |
         return None
     text = _text(doc)
     nl = _newline(doc)
-    at = _line_end(text, end)
+    at = _after(text, end)
     pad = " " * indent
     body = "".join(pad + line + nl for line in lines)
     if at == len(text) and not text.endswith("\n"):
@@ -101,7 +108,7 @@ def append_sequence_item(doc: Document, seq_path: Path, item_lines: list[str]) -
     if end is None:
         return None
     nl = _newline(doc)
-    at = _line_end(text, end)
+    at = _after(text, end)
     out = " " * dash_col + "-" + " " * (key_col - dash_col - 1) + item_lines[0] + nl
     out += "".join(" " * key_col + line + nl for line in item_lines[1:])
     if at == len(text) and not text.endswith("\n"):
@@ -124,7 +131,7 @@ def remove_sequence_item(doc: Document, seq_path: Path, index: int) -> Edit | No
     end = content_end(doc, tuple(seq_path) + (index,)) if isinstance(seq[index], (dict, list)) else item.span.end_offset
     if end is None:
         return None
-    stop = _line_end(text, end)
+    stop = _after(text, end)
     if len(seq) == 1:
         holder = doc.exact(tuple(seq_path))
         if holder is None or holder.key_span is None:

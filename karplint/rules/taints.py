@@ -29,8 +29,8 @@ def _taints(res: Resource, path) -> list[tuple[int, dict]]:
 def _agent_runs_on(found: Found, np: Resource) -> bool:
     if found.agent.linux_only and runs_windows(np):
         return False
-    if found.pod_spec is not None:
-        return can_land(found.pod_spec, np)
+    if found.pod_specs:
+        return any(can_land(spec, np) for spec in found.pod_specs)
     return True
 
 
