@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from karplint import cron
-from karplint.detect import target_karpenter
+from karplint.detect import deployed_karpenter, target_karpenter
 from karplint.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource
@@ -121,19 +121,31 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
       summary="The deployed or targeted Karpenter release has a known bug that this configuration hits",
       kinds=("NodePool", "Provisioner"))
 def known_buggy_release(res, ctx):
-    version, where, explicit = target_karpenter(ctx)
-    if not explicit:
-        return
-    for bug in BUGGY_RELEASES:
-        if not V(bug.first) <= version <= V(bug.last):
-            continue
-        path = bug.affects(res)
-        if path is None:
-            continue
-        yield ctx.violation(
-            res, path,
-            f"{where}: in Karpenter {bug.first}–{bug.last} {bug.what} ({', '.join(bug.sources)}); "
-            f"upgrade to {bug.fixed} or later", on="key")
+    for version, where in _versions_in_play(ctx):
+        for bug in BUGGY_RELEASES:
+            if not V(bug.first) <= version <= V(bug.last):
+                continue
+            path = bug.affects(res)
+            if path is None:
+                continue
+            yield ctx.violation(
+                res, path,
+                f"{where}: in Karpenter {bug.first}–{bug.last} {bug.what} ({', '.join(bug.sources)}); "
+                f"upgrade to {bug.fixed} or later", on="key")
+
+
+def _versions_in_play(ctx) -> list[tuple[Version, str]]:
+    """The explicit target, else every distinct release deployed in the run (a monorepo may hold several)."""
+    if ctx.version_source != "default":
+        version, where, _ = target_karpenter(ctx)
+        return [(version, where)]
+    found = deployed_karpenter(ctx.model)
+    if found is None:
+        return []
+    out: dict[Version, str] = {}
+    for version, where in found.all:
+        out.setdefault(version, f"Karpenter {version} from {where}")
+    return list(out.items())
 
 
 # ------------------------------------------------------------------------------------------ budgets
