@@ -33,7 +33,7 @@ from typing import Iterable, TextIO
 from karplint.config import Config
 from karplint.engine import InputFile, Report, check
 from karplint.findings import Edit, Finding, Fix
-from karplint.loader import Problem, _yaml, _yaml_text
+from karplint.loader import Problem, _yaml, _yaml_text, load
 from karplint.source import SourceFile
 
 MAX_PASSES = 10
@@ -184,7 +184,15 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
     broken = {f.file for f in report.findings if f.code in UNFIXABLE_INPUT}
     for item in base:
         src = report.sources.get(item.display)
-        if src is not None and item.data is not None and item.display not in broken:
+        if src is None or item.data is None or item.display in broken:
+            continue
+        if not any(applicable(f, unsafe) and f.file == item.display for f in report.findings):
+            continue
+        try:  # input problems hidden by the rule selection still make a file unfixable
+            problems = load(src)[1]
+        except Exception:  # noqa: BLE001
+            continue
+        if not any(p.code in UNFIXABLE_INPUT for p in problems):
             files[item.display] = FileFix(item.display, item.abspath, item.data, src, src.text)
     notes: list[str] = []
     history: dict[str, set[str]] = {d: {ff.text} for d, ff in files.items()}
@@ -226,6 +234,7 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
         report = check(_inputs_for(base, files), config, extra_problems=extra_problems)
     for ff in files.values():
         if ff.error:
+            ff.text = ff.source.text
             notes.append(f"{ff.display}: fixes not applied, file left unchanged: {ff.error}")
     return FixOutcome(report, list(files.values()), notes, base, list(extra_problems))
 
@@ -245,7 +254,7 @@ def _writable(path: str) -> str | None:
         return exc.strerror or str(exc)
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file"
-    if not os.access(real, os.W_OK):
+    if not os.access(real, os.W_OK) or not st.st_mode & 0o222:  # no write bit: read-only, even for root
         return "file is read-only"
     if not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
         return "its directory is not writable"
@@ -303,8 +312,9 @@ def write_fixes(outcome: FixOutcome, config: Config) -> list[str]:
         try:
             atomic_write(ff.abspath, ff.encoded(), expected=ff.original)
         except WriteError as exc:
-            ff.error = f"cannot write: {exc}"
             note = f"{ff.display}: {ff.count} fix(es) not applied, file left unchanged: {exc}"
+            ff.error = f"cannot write: {exc}"
+            ff.text = ff.source.text
             failed.append(note)
             outcome.notes.append(note)
     if failed:
