@@ -16,7 +16,8 @@ from karplint.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource
 from karplint.placement import can_land
-from karplint.rules import _edits, rule
+from karplint import yamledit
+from karplint.rules import rule
 from karplint.versions import V, Version
 
 DISRUPTION = ("spec", "disruption")
@@ -60,9 +61,10 @@ def consolidate_after_required(res, ctx):
         return
     fix = None
     if disruption:
-        edit = _edits.add_mapping_entry(res.doc, DISRUPTION, ["consolidateAfter: 0s"])
-        if edit is not None:
-            fix = Fix("add `consolidateAfter: 0s` (Karpenter's default when it defaults the field)", "safe", (edit,))
+        after = "consolidationPolicy" if "consolidationPolicy" in disruption else None
+        edits = yamledit.insert_entry(res.doc, DISRUPTION, "consolidateAfter", "0s", after=after)
+        if edits:
+            fix = Fix("add `consolidateAfter: 0s` (Karpenter's default when it defaults the field)", "safe", edits)
     yield ctx.violation(
         res, DISRUPTION,
         "spec.disruption.consolidateAfter is required whenever `disruption` is written: every released v1 CRD "
@@ -438,9 +440,9 @@ def removed_disruption_annotation(model, ctx):
                 continue
             fix = None
             if replacement not in ann:
-                edit = _edits.rename_key(res.doc, path + (key,), replacement)
-                if edit is not None:
-                    fix = Fix(f"rename `{key}` to `{replacement}`", "safe", (edit,))
+                edits = yamledit.rename_key(res.doc, path + (key,), replacement)
+                if edits:
+                    fix = Fix(f"rename `{key}` to `{replacement}`", "safe", edits)
             yield ctx.violation(
                 res, path + (key,),
                 f"`{key}` was deprecated in v{deprecated} and removed in v{removed}; {where} ignores it, so this "

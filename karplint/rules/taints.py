@@ -12,6 +12,7 @@ from karplint.findings import Fix
 from karplint.model import Model, Resource
 from karplint.placement import can_land, runs_windows, tolerates
 from karplint.rules import rule
+from karplint import yamledit
 from karplint.rules import _edits
 
 TEMPLATE_SPEC = ("spec", "template", "spec")
@@ -48,26 +49,19 @@ def _effect_for(found: Found) -> tuple[str, str]:
                                 "linted files; use the effect your installation applies")
 
 
-def _add_startup_taint_fix(res: Resource, key: str, effect: str, value=None) -> Fix | None:
-    item = [f"key: {key}"] + ([f"value: {_scalar(value)}"] if value not in (None, "") else []) + [f"effect: {effect}"]
-    doc = res.doc
-    if isinstance(res.get(STARTUP), list) and res.get(STARTUP):
-        edit = _edits.append_sequence_item(doc, STARTUP, item)
-    elif res.get(STARTUP) is None and not (doc.exact(STARTUP)) and isinstance(res.get(TEMPLATE_SPEC), dict):
-        lines = ["startupTaints:", f"  - {item[0]}"] + [f"    {line}" for line in item[1:]]
-        edit = _edits.add_mapping_entry(doc, TEMPLATE_SPEC, lines)
-    else:
-        edit = None
-    if edit is None:
+def _add_startup_taint_edits(res: Resource, key: str, effect: str, value=None):
+    item = {"key": key}
+    if value not in (None, ""):
+        item["value"] = str(value)
+    item["effect"] = effect
+    return yamledit.append_item(res.doc, STARTUP, item)
+
+
+def _add_startup_taint_fix(res: Resource, key: str, effect: str) -> Fix | None:
+    edits = _add_startup_taint_edits(res, key, effect)
+    if not edits:
         return None
-    return Fix(f"add `{key}:{effect}` to spec.template.spec.startupTaints", "unsafe", (edit,))
-
-
-def _scalar(value) -> str:
-    text = str(value)
-    if text.lower() in ("true", "false", "yes", "no", "on", "off", "null", "~", "") or text[:1].isdigit():
-        return f'"{text}"'
-    return text
+    return Fix(f"add `{key}:{effect}` to spec.template.spec.startupTaints", "unsafe", edits)
 
 
 def _missing(model: Model, ctx, want_cni: bool):
@@ -137,24 +131,21 @@ def agent_taint_in_taints(model, ctx):
 
 def _move_fix(np: Resource, index: int, taint: dict) -> Fix | None:
     doc = np.doc
-    remove = _edits.remove_sequence_item(doc, TAINTS, index)
-    if remove is None:
-        return None
     effect = taint.get("effect")
     if not isinstance(effect, str):
         return None
+    taints = np.get(TAINTS)
+    if len(taints) == 1:
+        remove = yamledit.delete_entry(doc, TAINTS, prune=False)
+    else:
+        edit = _edits.remove_sequence_item(doc, TAINTS, index)
+        remove = (edit,) if edit is not None else None
     same = [t for _, t in _taints(np, STARTUP) if t["key"] == taint["key"] and t.get("effect") == effect]
-    edits = [remove]
-    if not same:
-        add = _add_startup_taint_fix(np, taint["key"], effect, taint.get("value"))
-        if add is None:
-            return None
-        edits.extend(add.edits)
-    edits.sort(key=lambda e: e.start)
-    for a, b in zip(edits, edits[1:]):
-        if b.start < a.end:
-            return None
-    return Fix(f"move `{taint['key']}` from spec.template.spec.taints to startupTaints", "unsafe", tuple(edits))
+    add = () if same else _add_startup_taint_edits(np, taint["key"], effect, taint.get("value"))
+    edits = yamledit.combine(remove, add)
+    if not edits:
+        return None
+    return Fix(f"move `{taint['key']}` from spec.template.spec.taints to startupTaints", "unsafe", edits)
 
 
 @rule("KPL303", "agent-taint-effect-mismatch", category="taints", severity="warning",

@@ -1,4 +1,4 @@
-"""Golden before/after pairs for the fixes of KPL301, KPL302, KPL304, KPL401 and KPL811."""
+"""Golden before/after pairs (tests/fixtures/fixes/<case>/) for the fixes of KPL301, KPL302, KPL304, KPL401, KPL811."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from karplint.testing import lint
 
 FIXES = Path(__file__).resolve().parents[1] / "fixtures" / "fixes"
-CODES = ("KPL301", "KPL302", "KPL304", "KPL401", "KPL811")
+CASES = sorted(p.name for p in FIXES.iterdir() if p.is_dir() and p.name[:6] in
+               ("KPL301", "KPL302", "KPL304", "KPL401", "KPL811"))
 
 
 def apply(text: str, code: str) -> str:
@@ -23,9 +24,10 @@ def apply(text: str, code: str) -> str:
     return text
 
 
-@pytest.mark.parametrize("code", CODES)
-def test_fix_golden(code):
-    before = (FIXES / code / "before.yaml").read_text()
-    after = (FIXES / code / "after.yaml").read_text()
+@pytest.mark.parametrize("case", CASES)
+def test_fix_golden(case):
+    code = case[:6]
+    before = (FIXES / case / "before.yaml").read_text()
+    after = (FIXES / case / "after.yaml").read_text()
     assert apply(before, code) == after
     assert [f for f in lint({"after.yaml": after}, config={"select": [code]})] == []
