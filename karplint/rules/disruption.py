@@ -10,13 +10,12 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
-from karplint import cron
+from karplint import cron, yamledit
 from karplint.detect import deployed_karpenter, target_karpenter
 from karplint.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource
 from karplint.placement import can_land
-from karplint import yamledit
 from karplint.rules import rule
 from karplint.versions import V, Version
 

@@ -6,14 +6,13 @@ Cilium), the agents table `karplint.agents`, and what the run installs (`karplin
 
 from __future__ import annotations
 
+from karplint import yamledit
 from karplint.agents import AGENTS, BY_TAINT_KEY, Agent, is_ephemeral
 from karplint.detect import Found, installed_agents
 from karplint.findings import Fix
 from karplint.model import Model, Resource
 from karplint.placement import can_land, runs_windows, tolerates
-from karplint.rules import rule
-from karplint import yamledit
-from karplint.rules import _edits
+from karplint.rules import _edits, rule
 
 TEMPLATE_SPEC = ("spec", "template", "spec")
 STARTUP = TEMPLATE_SPEC + ("startupTaints",)
@@ -70,7 +69,7 @@ def _missing(model: Model, ctx, want_cni: bool):
         if f.agent.cni != want_cni:
             continue
         for np in model.nodepools():
-            if not _agent_runs_on(f, np) or not isinstance(res_spec := np.get(TEMPLATE_SPEC), dict):
+            if not _agent_runs_on(f, np) or not isinstance(np.get(TEMPLATE_SPEC), dict):
                 continue
             keys = {t["key"] for _, t in _taints(np, STARTUP)}
             if f.taint_key in keys or f.taint_key in {t["key"] for _, t in _taints(np, TAINTS)}:
