@@ -27,6 +27,7 @@ EXPIRE = TEMPLATE_SPEC + ("expireAfter",)
 TEMPLATE_ANNOTATIONS = ("spec", "template", "metadata", "annotations")
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+AUTO_MODE_GROUP = "eks.amazonaws.com"  # nodeClassRef.group of EKS Auto Mode NodePools
 DEFAULT_EXPIRE_AFTER = "720h"  # facts §3.1
 DURATION_FORM_SINCE = V("1.12.0")  # pod do-not-disrupt "<duration>", core pkg/utils/pod/scheduling.go (facts §2, §8)
 
@@ -122,6 +123,8 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
       summary="The deployed or targeted Karpenter release has a known bug that this configuration hits",
       kinds=("NodePool", "Provisioner"))
 def known_buggy_release(res, ctx):
+    if res.get(("spec", "template", "spec", "nodeClassRef", "group")) == AUTO_MODE_GROUP:
+        return  # EKS Auto Mode runs AWS's own Karpenter, not the release deployed in the run
     for version, where in _versions_in_play(ctx):
         for bug in BUGGY_RELEASES:
             if not V(bug.first) <= version <= V(bug.last):

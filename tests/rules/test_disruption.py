@@ -174,3 +174,8 @@ spec:
     found = lint(text, config={"select": ["KPL402"]}, karpenter_version="0.27.3")
     assert codes(found) == [("KPL402", 7, 5)]
     assert "0.28.0" in found[0].message
+
+
+def test_known_buggy_release_skips_eks_auto_mode():
+    auto = NO_DISRUPTION.replace("group: karpenter.k8s.aws, kind: EC2NodeClass", "group: eks.amazonaws.com, kind: NodeClass")
+    assert lint(auto, config={"select": ["KPL402"]}, karpenter_version="1.0.2") == []
