@@ -118,9 +118,20 @@ def _helm_installs(model: Model) -> list[ChartInstall]:
                             _set_dotted(values, p["name"], p.get("value"))
                 rev = src.get("targetRevision")
                 out.append(ChartInstall(chart, str(rev) if rev is not None else None, values, res, res.doc, _describe(res)))
+    for res in model.of_kind("OCIRepository"):
+        # Flux `chartRef` to an OCI chart: oci://public.ecr.aws/karpenter/karpenter with ref.tag
+        url, ref = res.spec.get("url"), res.spec.get("ref")
+        if res.group.startswith("source.toolkit.fluxcd.io") and isinstance(url, str) and isinstance(ref, dict):
+            tag = ref.get("tag") or ref.get("semver")
+            out.append(ChartInstall(url.rstrip("/").rsplit("/", 1)[-1], str(tag) if tag is not None else None, None,
+                                    res, res.doc, _describe(res)))
     for doc in model.documents:
         if os.path.basename(doc.path) != "Chart.yaml" or not isinstance(doc.data, dict):
             continue
+        if isinstance(doc.data.get("name"), str) and doc.data.get("appVersion") is not None:
+            # The chart itself (a vendored copy of e.g. the karpenter chart): its appVersion is the release.
+            out.append(ChartInstall(doc.data["name"], str(doc.data["appVersion"]), None, None, doc,
+                                    f"Chart.yaml of chart {doc.data['name']} at {doc.path}:1"))
         deps = doc.data.get("dependencies")
         if isinstance(deps, list):
             for i, dep in enumerate(deps):

@@ -72,3 +72,13 @@ def test_detect_karpenter_version_ranges_ignored():
     m = model_of({"Chart.yaml": "apiVersion: v2\nname: x\nversion: 1.0.0\ndependencies:\n"
                                 "  - name: karpenter\n    version: \"~1.0\"\n"})
     assert deployed_karpenter(m) is None
+
+
+def test_detect_karpenter_from_vendored_chart_and_oci_repository():
+    m = model_of({"charts/karpenter/Chart.yaml": "apiVersion: v2\nname: karpenter\nversion: 1.0.6\nappVersion: 1.0.6\n"})
+    assert str(deployed_karpenter(m).version) == "1.0.6"
+    m = model_of({"oci.yaml": "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata:\n"
+                              "  name: karpenter\nspec:\n  url: oci://public.ecr.aws/karpenter/karpenter\n"
+                              "  ref:\n    tag: 1.0.3\n"})
+    found = deployed_karpenter(m)
+    assert str(found.version) == "1.0.3" and "OCIRepository" in found.where
