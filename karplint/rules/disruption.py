@@ -450,3 +450,22 @@ def removed_disruption_annotation(model, ctx):
                 f"`{key}` was deprecated in v{deprecated} and removed in v{removed}; {where} ignores it, so this "
                 f"{'pod' if site == 'pod' else 'node'} is not protected from disruption; use `{replacement}`",
                 on="key", fix=fix)
+
+
+@rule("KPL415", "do-not-disrupt-on-workload", category="disruption", severity="warning",
+      summary="karpenter.sh/do-not-disrupt on a Deployment/StatefulSet/Job's own metadata, where Karpenter never looks")
+def do_not_disrupt_on_workload(model, ctx):
+    keys = (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)
+    for pod in _pods(model):
+        if pod.meta_path == ("metadata",):
+            continue  # a bare Pod: its own metadata is the pod's
+        own = pod.res.get(("metadata", "annotations"))
+        if not isinstance(own, dict):
+            continue
+        for key in keys:
+            if key in own and key not in pod.annotations:
+                where = ".".join(pod.meta_path) + ".annotations"
+                yield ctx.violation(
+                    pod.res, ("metadata", "annotations", key),
+                    f"`{key}` on the {pod.res.kind}'s own metadata does nothing: Karpenter reads pod annotations; "
+                    f"move it to {where} so the pods carry it", on="key")

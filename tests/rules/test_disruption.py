@@ -179,3 +179,32 @@ spec:
 def test_known_buggy_release_skips_eks_auto_mode():
     auto = NO_DISRUPTION.replace("group: karpenter.k8s.aws, kind: EC2NodeClass", "group: eks.amazonaws.com, kind: NodeClass")
     assert lint(auto, config={"select": ["KPL402"]}, karpenter_version="1.0.2") == []
+
+
+def test_do_not_disrupt_on_workload_metadata():
+    text = """\
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+  annotations:
+    karpenter.sh/do-not-disrupt: "true"
+spec:
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations:
+    karpenter.sh/do-not-disrupt: "true"
+spec:
+  containers: [{name: c, image: x}]
+"""
+    found = lint(text, config={"select": ["KPL415"]})
+    assert codes(found) == [("KPL415", 6, 5)]
+    assert "spec.jobTemplate.spec.template.metadata.annotations" in found[0].message
