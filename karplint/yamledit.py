@@ -90,14 +90,13 @@ def _blank_or_comment(s: str) -> bool:
 @lru_cache(maxsize=64)
 def _anchor_offsets(text: str) -> tuple[int, ...]:
     """Offsets of every anchor and alias in the stream (the parser's view, so never fooled by scalar text)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.events import AliasEvent
 
-    from karplint.loader import _yaml_text
+    from karplint.loader import _yaml, _yaml_text
 
     out: list[int] = []
     try:
-        for ev in YAML(typ="safe", pure=True).parse(_yaml_text(text)):
+        for ev in _yaml().parse(_yaml_text(text)):
             if isinstance(ev, AliasEvent) or getattr(ev, "anchor", None):
                 out.append(ev.start_mark.index)
     except Exception:  # noqa: BLE001 - a broken stream: whatever follows the error is not editable anyway
