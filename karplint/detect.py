@@ -248,8 +248,9 @@ def _scan(model: Model, cluster: dict) -> dict[str, Found]:
                 f.effect_source = f"set-cilium-node-taints is not true in {_describe(res)}"
     # [cluster] cni
     cni = cluster.get("cni")
-    if isinstance(cni, str) and cni.strip().lower() in BY_NAME and cni.strip().lower() not in found:
-        agent = BY_NAME[cni.strip().lower()]
+    name = cni.strip().lower() if isinstance(cni, str) else ""
+    if name in BY_NAME and BY_NAME[name].cni and name not in found:
+        agent = BY_NAME[name]
         found[agent.name] = Found(agent, f"`cni = \"{cni}\"` in [cluster]", from_cluster=True)
     return found
 
