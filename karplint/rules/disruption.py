@@ -280,9 +280,16 @@ def _pods(model: Model) -> list[Pod]:
     return cache
 
 
+# Kinds whose pods run to completion: their do-not-disrupt protection ends when they finish, which is what
+# Karpenter's docs recommend it for (batch work), so they never block a node for good.
+RUN_TO_COMPLETION = ("Job", "CronJob")
+
+
 def _protected(pod: Pod) -> bool:
-    """Pods permanently protected by do-not-disrupt ("true"; a duration expires)."""
-    return pod.annotations.get(DO_NOT_DISRUPT) == "true"
+    """Long-running pods permanently protected by do-not-disrupt ("true"; a duration expires, Jobs finish)."""
+    if pod.annotations.get(DO_NOT_DISRUPT) != "true" or pod.res.kind in RUN_TO_COMPLETION:
+        return False
+    return not (pod.res.kind == "Pod" and pod.spec.get("restartPolicy") in ("Never", "OnFailure"))
 
 
 def _names(pods: list[Pod], limit: int = 3) -> str:
@@ -296,7 +303,7 @@ def _v1_pools(model: Model) -> list[Resource]:
 
 
 @rule("KPL410", "do-not-disrupt-without-tgp", category="disruption", severity="warning",
-      summary="Pods with `karpenter.sh/do-not-disrupt: \"true\"` can land on a NodePool without terminationGracePeriod")
+      summary="Long-running pods with `karpenter.sh/do-not-disrupt: \"true\"` can land on a NodePool without terminationGracePeriod")
 def do_not_disrupt_without_tgp(model, ctx):
     pools = [np for np in _v1_pools(model) if np.get(TGP) is None]
     if not pools:

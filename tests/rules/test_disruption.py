@@ -64,10 +64,10 @@ def test_do_not_disrupt_bad():
     found = run("do_not_disrupt_bad.yaml")
     assert codes(found) == [
         ("KPL414", 11, 38),  # NodePool template: only "true"
-        ("KPL411", 12, 5),  # default expireAfter, no TGP, Job/training lands on `batch`
+        ("KPL411", 12, 5),  # default expireAfter, no TGP, StatefulSet/training lands on `batch`
         ("KPL412", 36, 31),  # 10m < Deployment/api's 900s
         ("KPL413", 50, 31),  # 720h > 168h
-        ("KPL410", 60, 9),  # Job/training on `batch` without TGP
+        ("KPL410", 60, 9),  # StatefulSet/training on `batch` without TGP
         ("KPL811", 83, 9),  # do-not-evict
         ("KPL414", 98, 38),  # "forever"
     ]
@@ -208,3 +208,32 @@ spec:
     found = lint(text, config={"select": ["KPL415"]})
     assert codes(found) == [("KPL415", 6, 5)]
     assert "spec.jobTemplate.spec.template.metadata.annotations" in found[0].message
+
+
+def test_jobs_with_do_not_disrupt_finish_and_are_not_reported():
+    text = NO_DISRUPTION + """\
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: training
+spec:
+  template:
+    metadata:
+      annotations:
+        karpenter.sh/do-not-disrupt: "true"
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: once
+  annotations:
+    karpenter.sh/do-not-disrupt: "true"
+spec:
+  restartPolicy: OnFailure
+  containers: [{name: c, image: x}]
+"""
+    assert lint(text, config={"select": ["KPL410", "KPL411"]}) == []
