@@ -1,4 +1,4 @@
-"""Reference rules (KPL601-KPL608) on tests/fixtures/catalog/refs_*.yaml and small inline documents."""
+"""Reference rules (KPL601-KPL608) on tests/fixtures/catalog/references/ and small inline documents."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from karplint.labels import suggest_label_key
 from karplint.testing import codes, lint
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "references"
 
 
 def _read(*names: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Node repair rules (KPL501-KPL504) on tests/fixtures/catalog/repair_*.yaml."""
+"""Node repair rules (KPL501-KPL504) on tests/fixtures/catalog/repair/."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from karplint.testing import codes, lint
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "repair"
 
 
 def _codes(name: str, prefix: str = "KPL5", **kw) -> list[tuple[str, int, int]]:

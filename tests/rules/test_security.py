@@ -1,4 +1,4 @@
-"""Security rules (KPL701-KPL706) on tests/fixtures/catalog/security_*.yaml."""
+"""Security rules (KPL701-KPL706) on tests/fixtures/catalog/security/."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from karplint.testing import codes, lint
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "security"
 BAD = (FIXTURES / "security_bad.yaml").read_text(encoding="utf-8")
 GOOD = (FIXTURES / "security_good.yaml").read_text(encoding="utf-8")
 
