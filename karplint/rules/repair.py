@@ -150,8 +150,8 @@ def tolerates_disrupted_taint(res: Resource, ctx) -> Iterator:
 
 
 @rule("KPL504", "node-repair-assumption", category="repair", severity="info",
-      summary="[cluster] node-repair = true, but the targeted Karpenter release or these resources do not get "
-              "the repair behaviour that implies")
+      summary="The cluster setting node-repair = true, but the targeted Karpenter release or these resources "
+              "do not get the repair behaviour that implies")
 def node_repair_assumption(model: Model, ctx) -> Iterator:
     if ctx.cluster.get("node-repair") is not True:
         return

@@ -67,3 +67,33 @@ def test_hop_limit_option():
 def test_v1beta1_nodeclass_is_checked_too():
     text = BAD.replace("karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n", 1)
     assert ("KPL701", 16, 17) in _codes(text)
+
+
+def test_catalog_b_rules_are_registered():
+    from karplint.rules import get_rule
+
+    expected = {
+        "KPL501": ("tolerates-dead-node", "repair", "warning"),
+        "KPL502": ("blanket-toleration", "repair", "warning"),
+        "KPL503": ("tolerates-disrupted-taint", "repair", "warning"),
+        "KPL504": ("node-repair-assumption", "repair", "info"),
+        "KPL601": ("unknown-nodeclass", "references", "error"),
+        "KPL602": ("nodeclassref-group-kind", "references", "error"),
+        "KPL603": ("unreferenced-nodeclass", "references", "info"),
+        "KPL604": ("duplicate-resource-name", "references", "error"),
+        "KPL605": ("unsatisfiable-requirements", "references", "error"),
+        "KPL606": ("misspelt-label-key", "references", "error"),
+        "KPL607": ("requirement-contradicts-ami-family", "references", "error"),
+        "KPL608": ("overlapping-nodepools", "references", "info"),
+        "KPL701": ("imdsv1-enabled", "security", "warning"),
+        "KPL702": ("imds-hop-limit", "security", "warning"),
+        "KPL703": ("unencrypted-ebs", "security", "warning"),
+        "KPL704": ("secret-in-userdata", "security", "error"),
+        "KPL705": ("nodepool-without-limits", "security", "warning"),
+        "KPL706": ("ami-alias-latest", "security", "info"),
+    }
+    for code, (slug, category, severity) in expected.items():
+        r = get_rule(code)
+        assert (r.slug, r.category, r.severity) == (slug, category, severity), code
+    assert get_rule("KPL501").options == {"repair-window-seconds": 1800}
+    assert get_rule("KPL702").options == {"max-hop-limit": 1}
