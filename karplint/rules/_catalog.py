@@ -55,7 +55,7 @@ def nodeclass_ref(res: Resource) -> dict | None:
     return ref if isinstance(ref, dict) else None
 
 
-def refers_to_ec2nodeclass(res: Resource, ref: dict) -> bool:
+def refers_to_ec2nodeclass(ref: dict) -> bool:
     """True unless the reference names another group or kind (missing group/kind: v1beta1 defaults)."""
     group = ref.get("group")
     if group is None and isinstance(ref.get("apiVersion"), str):
@@ -76,7 +76,7 @@ def resolve_nodeclass(res: Resource, by_name: dict[str, list[Resource]]) -> Reso
     """The EC2NodeClass a NodePool/NodeClaim references: one in the same file first, else the only one in the
     run with that name; None when absent or ambiguous."""
     ref = nodeclass_ref(res)
-    if ref is None or not refers_to_ec2nodeclass(res, ref):
+    if ref is None or not refers_to_ec2nodeclass(ref):
         return None
     candidates = by_name.get(str(ref.get("name")), [])
     same_file = [c for c in candidates if c.doc.source is res.doc.source]

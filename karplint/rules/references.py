@@ -56,7 +56,7 @@ def unknown_nodeclass(model: Model, ctx) -> Iterator:
         return  # the run holds no EC2NodeClass: they live elsewhere, nothing to resolve against
     for res in model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh"):
         ref = nodeclass_ref(res)
-        if ref is None or not refers_to_ec2nodeclass(res, ref):
+        if ref is None or not refers_to_ec2nodeclass(ref):
             continue
         name = ref.get("name")
         if not isinstance(name, str) or not name or is_placeholder(name) or name in by_name:
