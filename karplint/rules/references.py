@@ -235,6 +235,8 @@ class _KeyState:
         if self.lo is not None and self.hi is not None and self.lo > self.hi:
             return f"leaves an empty integer range (at least {self.lo} and at most {self.hi})"
         allowed = self.values if self.values is not None else (set(universe) if universe is not None else None)
+        if allowed is None and self.lo is not None and self.hi is not None and self.hi - self.lo < _MAX_RANGE:
+            allowed = {str(i) for i in range(self.lo, self.hi + 1)}  # node labels carry canonical integers
         if allowed is None:
             return None
         if universe is not None and self.must_not_exist:
@@ -247,6 +249,9 @@ class _KeyState:
         if self.min_values is not None and len(remaining) < self.min_values:
             return f"leaves {len(remaining)} value(s) ({', '.join(sorted(remaining))}) but minValues is {self.min_values}"
         return None
+
+
+_MAX_RANGE = 10_000  # integer ranges up to this size are enumerated against NotIn values
 
 
 def _int(text: str) -> int | None:
