@@ -1,0 +1,231 @@
+"""The command line: `karplint check`, `karplint rules`, `karplint explain`.
+
+Exit codes: 0 no finding at or above `fail-on`; 1 at least one; 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from karplint import __version__
+
+app = typer.Typer(
+    name="karplint",
+    help="Lint Karpenter NodePools, EC2NodeClasses (userData included) and the workloads that meet them.",
+    add_completion=False,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class Level(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+def _die(message: str, code: int = 2) -> None:
+    sys.stderr.write(f"karplint: error: {message}\n")
+    raise typer.Exit(code)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"karplint {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """karplint: catch Karpenter misconfigurations before they reach a cluster."""
+
+
+def _split(values: Optional[List[str]]) -> list[str]:
+    out: list[str] = []
+    for v in values or []:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+@app.command()
+def check(
+    paths: List[str] = typer.Argument(None, help="Files or directories to check (default: .). Use - for stdin."),
+    output_format: Optional[OutputFormat] = typer.Option(
+        None, "--output-format", "-f",
+        help="Report format. Default: text, or github when GITHUB_ACTIONS=true."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    select: Optional[List[str]] = typer.Option(None, "--select",
+                                               help="Rules to run: codes, code prefixes, slugs or categories."),
+    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help="Rules to add to the selection."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rules to skip (codes, prefixes, slugs, categories)."),
+    fail_on: Optional[Level] = typer.Option(None, "--fail-on",
+                                            help="Lowest severity that makes the exit code 1 (default: warning)."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings are reported."),
+    karpenter_version: Optional[str] = typer.Option(
+        None, "--karpenter-version", help="Karpenter release the manifests target (default: 1.14.1)."),
+    config: Optional[str] = typer.Option(None, "--config", help="Configuration file (.karplint.toml or pyproject.toml)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of paths to skip (repeatable)."),
+    no_respect_gitignore: bool = typer.Option(False, "--no-respect-gitignore", help="Also check files ignored by git."),
+    force_exclude: bool = typer.Option(False, "--force-exclude",
+                                       help="Apply excludes to files named on the command line too (for pre-commit)."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
+) -> None:
+    """Check Kubernetes manifests for Karpenter misconfigurations."""
+    from karplint.config import ConfigError, load_config
+    from karplint.discover import MissingPath, discover
+    from karplint.engine import InputFile, check as run_check
+    from karplint.loader import Problem
+    from karplint.report import render
+    from karplint.rules import get_rule
+    from karplint.source import Span
+    from karplint.versions import Version
+
+    paths = list(paths or ["."])
+    if paths.count("-") > 1:
+        _die("`-` (stdin) can be given only once")
+    first = next((p for p in paths if p != "-"), None)
+    search_from = Path(first) if first else (Path(stdin_filename).parent if stdin_filename else Path.cwd())
+    try:
+        cfg = load_config(config, search_from)
+    except ConfigError as exc:
+        _die(str(exc))
+    if select:
+        cfg.select = _split(select)
+    if extend_select:
+        cfg.extend_select += _split(extend_select)
+    if ignore:
+        cfg.ignore += _split(ignore)
+    for sel in cfg.select + cfg.extend_select + cfg.ignore:
+        if sel.upper() != "ALL" and get_rule(sel) is None and not _is_prefix_or_category(sel):
+            sys.stderr.write(f"karplint: warning: `{sel}` matches no rule\n")
+    if fail_on:
+        cfg.fail_on = fail_on.value
+    if karpenter_version:
+        try:
+            cfg.karpenter_version = Version.parse(karpenter_version)
+            cfg.karpenter_version_source = "--karpenter-version"
+        except ValueError as exc:
+            _die(f"--karpenter-version: {exc}")
+    if exclude:
+        cfg.exclude += list(exclude)
+
+    try:
+        found = discover([p for p in paths if p != "-"], exclude=cfg.exclude,
+                         respect_gitignore=not no_respect_gitignore, force_exclude=force_exclude,
+                         exclude_root=cfg.root)
+    except MissingPath as exc:
+        _die(f"{exc.args[0]}: no such file or directory")
+    inputs = [InputFile(c.display, c.abspath) for c in found.files]
+    if "-" in paths:
+        inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read()))
+    extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
+    for first_template, templates in found.helm_charts.items():
+        chart = first_template.split("/templates/")[0] if "/templates/" in first_template else os.path.dirname(first_template)
+        extra.append((first_template, Problem(
+            "KPL005",
+            f"{len(templates)} Helm template file(s) in chart `{chart}` skipped: templates are not YAML until "
+            f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
+            f"{chart}/rendered.yaml -`", Span.point(1, 1))))
+
+    report = run_check(inputs, cfg, extra_problems=extra)
+
+    fmt = output_format.value if output_format else (
+        "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    color = (output is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    try:
+        if output is not None:
+            with open(output, "w", encoding="utf-8") as fh:
+                render(report, fmt, fh, color=False)
+        else:
+            render(report, fmt, sys.stdout, color=color)
+    except OSError as exc:
+        _die(f"cannot write the report: {exc.strerror}")
+    if not inputs and not found.problems:
+        sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
+    raise typer.Exit(0 if exit_zero or not report.failed() else 1)
+
+
+def _is_prefix_or_category(sel: str) -> bool:
+    from karplint.rules import all_rules
+
+    s = sel.strip()
+    return any(r.code.startswith(s.upper()) or s.lower() == r.category for r in all_rules())
+
+
+@app.command("rules")
+def rules_cmd(
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
+                                               help="text (a table) or json."),
+) -> None:
+    """List every rule: code, slug, category, default severity, fix and summary."""
+    import json
+
+    from karplint.rules import all_rules
+
+    rules = all_rules()
+    if output_format == OutputFormat.json:
+        typer.echo(json.dumps([{"code": r.code, "slug": r.slug, "category": r.category, "severity": r.severity,
+                                "fix": r.fix, "summary": r.summary} for r in rules], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("code", "slug", "category", "severity", "fix", "summary"):
+        table.add_column(col, overflow="fold")
+    for r in rules:
+        table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
+    tty = sys.stdout.isatty()
+    Console(no_color="NO_COLOR" in os.environ or not tty, width=None if tty else 200).print(table)
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug.")) -> None:
+    """Print a rule's documentation."""
+    from karplint.docs import rule_doc
+    from karplint.rules import get_rule
+
+    r = get_rule(code)
+    if r is None:
+        _die(f"no rule {code!r}; `karplint rules` lists them")
+    doc = rule_doc(r.code)
+    typer.echo(f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
+               + (f", fix: {r.fix}" if r.fix else "") + "\n")
+    typer.echo(doc.text if doc else r.summary)
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--version"]:  # fast path: no imports beyond the version
+        sys.stdout.write(f"karplint {__version__}\n")
+        return
+    try:
+        app(prog_name="karplint")
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("karplint: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 2 with one line, no traceback
+        sys.stderr.write(f"karplint: internal error: {type(exc).__name__}: {exc}\n")
+        if os.environ.get("KARPLINT_DEBUG"):
+            raise
+        sys.exit(2)

@@ -1,0 +1,186 @@
+"""Configuration: `[tool.karplint]` in pyproject.toml or `.karplint.toml`, overridden by CLI flags.
+
+Unknown keys and bad values raise `ConfigError` naming the key and the file (the CLI exits 2).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from karplint.findings import SEVERITIES
+from karplint.versions import LATEST, Version
+
+CONFIG_FILES = (".karplint.toml", "karplint.toml", "pyproject.toml")
+DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Config:
+    select: list[str] = field(default_factory=lambda: ["ALL"])
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    fail_on: str = "warning"
+    exclude: list[str] = field(default_factory=list)
+    karpenter_version: Version = field(default_factory=lambda: LATEST)
+    karpenter_version_source: str = "default"
+    cluster: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    path: str | None = None  # the file it came from
+    root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
+
+
+def _str_list(value: Any, key: str, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{where}: `{key}` must be a list of strings")
+
+
+# Keys of [cluster] that rules read: name -> (type, description)
+CLUSTER_KEYS: dict[str, tuple[type, str]] = {
+    "cni": (str, "the CNI plugin, e.g. \"cilium\", \"aws-vpc-cni\", \"calico\""),
+    "node-repair": (bool, "whether Karpenter's NodeRepair feature gate is enabled"),
+    "kubernetes-version": (str, "the cluster's Kubernetes minor version, e.g. \"1.31\""),
+}
+
+
+def _check_severity(value: Any, key: str, where: str) -> str:
+    if value not in SEVERITIES:
+        raise ConfigError(f"{where}: `{key}` must be one of {', '.join(SEVERITIES)} (got {value!r})")
+    return value
+
+
+def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
+    """Build a Config from a `[tool.karplint]`-shaped mapping."""
+    from karplint.rules import all_rules
+
+    cfg = base or Config()
+    known_options = {name: default for r in all_rules() for name, default in r.options.items()}
+    for key, value in raw.items():
+        if key == "select":
+            cfg.select = _str_list(value, key, where)
+        elif key == "ignore":
+            cfg.ignore = _str_list(value, key, where)
+        elif key == "extend-select":
+            cfg.extend_select = _str_list(value, key, where)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+            cfg.per_file_ignores = {g: _str_list(v, f"per-file-ignores.{g}", where) for g, v in value.items()}
+        elif key == "severity":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: `severity` must be a table of CODE = \"error|warning|info\"")
+            cfg.severity = {c.upper(): _check_severity(v, f"severity.{c}", where) for c, v in value.items()}
+        elif key == "fail-on":
+            cfg.fail_on = _check_severity(value, key, where)
+        elif key == "exclude":
+            cfg.exclude = _str_list(value, key, where)
+        elif key == "karpenter-version":
+            try:
+                cfg.karpenter_version = Version.parse(str(value))
+            except ValueError as exc:
+                raise ConfigError(f"{where}: `karpenter-version`: {exc}") from None
+            cfg.karpenter_version_source = where
+        elif key == "max-file-size":
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes")
+            cfg.max_file_size = value
+        elif key == "cluster":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: `cluster` must be a table")
+            for ck, cv in value.items():
+                if ck not in CLUSTER_KEYS:
+                    raise ConfigError(
+                        f"{where}: unknown key `cluster.{ck}` (known: {', '.join(sorted(CLUSTER_KEYS))})")
+                typ, _ = CLUSTER_KEYS[ck]
+                if not isinstance(cv, typ):
+                    raise ConfigError(f"{where}: `cluster.{ck}` must be a {typ.__name__}")
+                cfg.cluster[ck] = cv
+        elif key == "options":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: `options` must be a table")
+            for ok, ov in value.items():
+                if ok not in known_options:
+                    raise ConfigError(
+                        f"{where}: unknown key `options.{ok}` (known: {', '.join(sorted(known_options)) or 'none'})")
+                if type(ov) is not type(known_options[ok]):
+                    raise ConfigError(
+                        f"{where}: `options.{ok}` must be a {type(known_options[ok]).__name__}")
+                cfg.options[ok] = ov
+        else:
+            raise ConfigError(f"{where}: unknown configuration key `{key}`")
+    for name, default in known_options.items():
+        cfg.options.setdefault(name, default)
+    return cfg
+
+
+def read_file(path: Path) -> dict | None:
+    """The `[tool.karplint]` table of a pyproject.toml, or a whole .karplint.toml; None if absent."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    if path.name == "pyproject.toml":
+        return data.get("tool", {}).get("karplint")
+    return data
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest config file from `start` upwards."""
+    start = start.resolve()
+    if start.is_file() or not start.exists():
+        start = start.parent
+    for directory in (start, *start.parents):
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file():
+                if name != "pyproject.toml" or read_file(candidate) is not None:
+                    return candidate
+    return None
+
+
+def load_config(explicit: str | None, search_from: Path | None) -> Config:
+    path: Path | None
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"{explicit}: configuration file not found")
+    else:
+        path = find_config(search_from or Path.cwd())
+    if path is None:
+        return from_mapping({}, "defaults")
+    raw = read_file(path)
+    if raw is None:
+        if explicit:
+            raise ConfigError(f"{path}: no [tool.karplint] table")
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: configuration must be a table")
+    cfg = from_mapping(raw, str(path))
+    cfg.path = str(path)
+    cfg.root = str(path.resolve().parent)
+    return cfg
+
+
+def env_disabled_color() -> bool:
+    return "NO_COLOR" in os.environ

@@ -1,0 +1,28 @@
+"""Reporters: turn a `Report` into text, JSON, SARIF or GitHub workflow commands. They know findings, not rules."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from karplint.engine import Report
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_fixes: bool = True) -> None:
+    if fmt == "json":
+        from karplint.report.json import render_json
+
+        out.write(render_json(report))
+    elif fmt == "sarif":
+        from karplint.report.sarif import render_sarif
+
+        out.write(render_sarif(report))
+    elif fmt == "github":
+        from karplint.report.github import render_github
+
+        out.write(render_github(report))
+    else:
+        from karplint.report.text import render_text
+
+        render_text(report, out, color=color)

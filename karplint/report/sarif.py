@@ -1,0 +1,67 @@
+"""SARIF 2.1.0, for GitHub code scanning and other SARIF consumers."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from karplint import __version__
+from karplint.docs import rule_doc
+from karplint.engine import Report, is_selected
+from karplint.rules import all_rules
+
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _uri(path: str) -> str:
+    p = path.replace(os.sep, "/")
+    if os.path.isabs(path):
+        return "file://" + p
+    return p[2:] if p.startswith("./") else p
+
+
+def render_sarif(report: Report) -> str:
+    rules = [r for r in all_rules() if is_selected(r, report.config) or any(f.code == r.code for f in report.findings)]
+    index = {r.code: i for i, r in enumerate(rules)}
+    driver_rules = []
+    for r in rules:
+        doc = rule_doc(r.code)
+        entry = {
+            "id": r.code,
+            "name": r.slug,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": (doc.summary if doc and doc.summary else r.summary)},
+            "defaultConfiguration": {"level": LEVELS[report.config.severity.get(r.code, r.severity)]},
+            "properties": {"category": r.category, "tags": [r.category]},
+        }
+        if doc is not None:
+            entry["help"] = {"text": doc.text, "markdown": doc.text}
+        driver_rules.append(entry)
+    results = []
+    for f in report.findings:
+        region = {"startLine": f.span.line, "startColumn": f.span.column,
+                  "endLine": max(f.span.end_line, f.span.line),
+                  "endColumn": f.span.end_column if f.span.end_line > f.span.line
+                  else max(f.span.end_column, f.span.column + 1)}
+        location = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}, "region": region}}
+        if not os.path.isabs(f.file):
+            location["physicalLocation"]["artifactLocation"]["uriBaseId"] = "%SRCROOT%"
+        if f.resource:
+            location["logicalLocations"] = [{"fullyQualifiedName": f"{f.resource['kind']}/{f.resource['name']}",
+                                             "kind": "resource"}]
+        result = {"ruleId": f.code, "ruleIndex": index[f.code], "level": LEVELS[f.severity],
+                  "message": {"text": f.message}, "locations": [location]}
+        if f.fix is not None:
+            result["properties"] = {"fix": f.fix.to_json()["description"], "applicability": f.fix.safety}
+        results.append(result)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "karplint", "version": __version__, "semanticVersion": __version__,
+                                "rules": driver_rules}},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+        }],
+    }
+    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,113 @@
+"""Input problems, suppression bookkeeping and API-version rules: the rules the core owns."""
+
+from __future__ import annotations
+
+import difflib
+
+from karplint.rules.base import declare, rule
+from karplint.versions import KARPENTER_GROUPS, KARPENTER_KINDS, served
+
+# Findings produced by the loader and the engine (documented and selectable like any rule).
+declare("KPL001", "invalid-yaml", category="input", severity="error",
+        summary="The file is not valid YAML (syntax error, tab indentation, unclosed quote or bracket)")
+declare("KPL002", "duplicate-key", category="input", severity="error",
+        summary="A mapping defines the same key twice")
+declare("KPL003", "unreadable-file", category="input", severity="error",
+        summary="A file cannot be read as text (encoding, binary content, broken link, not a regular file)")
+declare("KPL004", "input-too-large", category="input", severity="error",
+        summary="A file exceeds a size, depth, node or alias budget and was not fully checked")
+declare("KPL005", "helm-template-skipped", category="input", severity="info",
+        summary="Helm chart templates are not YAML; lint the rendered chart instead")
+declare("KPL006", "internal-error", category="input", severity="error",
+        summary="karplint failed on this document; the rest of the run carried on")
+declare("KPL090", "unused-suppression", category="suppression", severity="info",
+        summary="A karplint suppression that suppresses nothing")
+declare("KPL091", "unknown-suppression-code", category="suppression", severity="warning",
+        summary="A karplint suppression names a rule that does not exist")
+
+
+@rule("KPL007", "malformed-resource", category="input", severity="error",
+      summary="A Kubernetes document whose apiVersion, kind, metadata or spec has the wrong type")
+def malformed_resource(model, ctx):
+    for doc in model.documents:
+        data = doc.data
+        if not isinstance(data, dict):
+            continue
+        if "apiVersion" not in data and "kind" not in data:
+            continue
+        for key in ("apiVersion", "kind"):
+            if key in data and not isinstance(data[key], str):
+                yield ctx.at(None, doc, doc.span((key,)),
+                             f"`{key}` must be a string, not {type(data[key]).__name__}")
+        kind = data.get("kind")
+        if kind in KARPENTER_KINDS and isinstance(data.get("apiVersion"), str):
+            if "metadata" in data and not isinstance(data["metadata"], dict):
+                yield ctx.at(None, doc, doc.span(("metadata",)), "`metadata` must be a mapping")
+            if "spec" in data and not isinstance(data["spec"], dict):
+                yield ctx.at(None, doc, doc.span(("spec",)),
+                             f"{kind} `spec` must be a mapping (it is {'empty' if data['spec'] is None else type(data['spec']).__name__})")
+
+
+@rule("KPL008", "non-mapping-document", category="input", severity="info",
+      summary="A YAML document that is a scalar or a list, not a Kubernetes object")
+def non_mapping_document(model, ctx):
+    for doc in model.documents:
+        if doc.data is not None and not isinstance(doc.data, dict) and not doc.base:
+            what = "a list" if isinstance(doc.data, list) else "a scalar"
+            yield ctx.at(None, doc, doc.span(()), f"document {doc.index + 1} is {what}, not a Kubernetes object; skipped")
+
+
+
+@rule("KPL801", "removed-api-version", category="deprecation", severity="error",
+      summary="A Karpenter apiVersion that the targeted Karpenter release does not serve",
+      kinds=tuple(KARPENTER_KINDS))
+def removed_api_version(res, ctx):
+    if res.group not in KARPENTER_GROUPS or KARPENTER_KINDS.get(res.kind) != res.group:
+        return
+    ok, removed_in, hint = served(res.group, res.version, res.kind, ctx.karpenter_version)
+    if ok:
+        return
+    target = f"Karpenter {ctx.karpenter_version}"
+    if removed_in:
+        msg = f"{res.api_version} {res.kind} is not served by {target} (removed in {removed_in}); {hint}"
+    else:
+        msg = f"{res.api_version} {res.kind} is not served by {target} ({hint})"
+    yield ctx.violation(res, ("apiVersion",), msg)
+
+
+_KNOWN_VERSIONS = {
+    "karpenter.sh": ("v1", "v1beta1", "v1alpha5", "v1alpha1"),
+    "karpenter.k8s.aws": ("v1", "v1beta1", "v1alpha1"),
+}
+
+
+@rule("KPL802", "wrong-api-group", category="deprecation", severity="error",
+      summary="A Karpenter kind under the wrong API group, or a misspelt Karpenter apiVersion or kind")
+def wrong_api_group(model, ctx):
+    kinds_lower = {k.lower(): k for k in KARPENTER_KINDS}
+    for res in model.resources:
+        group, version, kind = res.group, res.version, res.kind
+        expected = KARPENTER_KINDS.get(kind)
+        if expected is None and kind.lower() in kinds_lower and (group in KARPENTER_GROUPS or "karpenter" in group):
+            right = kinds_lower[kind.lower()]
+            yield ctx.violation(res, ("kind",), f"unknown kind {kind!r}: kinds are case-sensitive, did you mean {right!r}?")
+            continue
+        if expected is None:
+            if group in KARPENTER_GROUPS:
+                close = difflib.get_close_matches(kind, list(KARPENTER_KINDS), n=1, cutoff=0.7)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                yield ctx.violation(res, ("kind",), f"{group} has no kind {kind!r}{hint}")
+            continue
+        if group != expected:
+            what = f"`{res.api_version}`" if group else f"`{res.api_version}` (no API group)"
+            yield ctx.violation(
+                res, ("apiVersion",),
+                f"{kind} belongs to the API group {expected}, not {what}; the API server has no such resource "
+                f"(use apiVersion: {expected}/v1)")
+            continue
+        if version not in _KNOWN_VERSIONS[group]:
+            close = difflib.get_close_matches(version, _KNOWN_VERSIONS[group], n=1, cutoff=0.5)
+            hint = f"; did you mean {group}/{close[0]}?" if close else ""
+            yield ctx.violation(res, ("apiVersion",), f"{group} has no version {version!r}{hint}")
+
+
