@@ -82,7 +82,20 @@ def _references_old_self(src: str) -> bool:
     return re.search(r"\boldSelf\b", _strip_strings(src)) is not None
 
 
+_RULES_AT: dict[int, tuple[dict, tuple]] = {}
+
+
 def _rules_at(schema: dict, scope: str) -> tuple[CelRule, ...]:
+    """The rules at one schema node (cached: bundled schemas are shared, read-only and live for the process)."""
+    hit = _RULES_AT.get(id(schema))
+    if hit is not None and hit[0] is schema and (not hit[1] or hit[1][0].scope == scope):
+        return hit[1]
+    rules = _read_rules(schema, scope)
+    _RULES_AT[id(schema)] = (schema, rules)
+    return rules
+
+
+def _read_rules(schema: dict, scope: str) -> tuple[CelRule, ...]:
     out = []
     for r in schema.get("x-kubernetes-validations") or ():
         if isinstance(r, dict) and isinstance(r.get("rule"), str):
@@ -138,22 +151,56 @@ class _RustEngine:
 
     def __init__(self):
         logging.getLogger("cel").setLevel(logging.CRITICAL)  # it logs every failed Python callback on stderr
-        import cel  # noqa: PLC0415 - imported on first use (pulls in prompt_toolkit)
-
-        self._cel = cel
-        self._functions = dict(celext.FUNCTIONS)
+        self._cel = _load_rust_extension()
 
     def compile(self, src: str) -> Callable[[dict], Any]:
         try:
             prog = self._cel.compile(src)
         except Exception as exc:  # noqa: BLE001 - any parse error
             raise Unsupported(f"does not compile: {_first_line(exc)}") from None
-        functions = self._functions
+        # only the functions this rule calls: the engine converts every Python callable of the context per call
+        called = functions_called(src)
+        functions = {name: fn for name, fn in celext.FUNCTIONS.items() if name.rpartition(".")[2] in called}
 
         def run(variables: dict) -> Any:
-            return prog.execute({**variables, **functions})
+            return prog.execute({**variables, **functions} if functions else variables)
 
         return run
+
+
+def _load_rust_extension():
+    """The compiled `cel.cel` module. The package's __init__ also imports its interactive CLI (prompt_toolkit, ~0.6 s),
+    so the extension is loaded by itself when possible (and registered, so a later `import cel` reuses it)."""
+    if "cel.cel" in sys.modules:
+        return sys.modules["cel.cel"]
+    if "cel" in sys.modules:
+        import cel  # noqa: PLC0415
+
+        return cel
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        spec = importlib.util.find_spec("cel")
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError("no module named 'cel'")
+        for folder in spec.submodule_search_locations:
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                path = os.path.join(folder, "cel" + suffix)
+                if os.path.isfile(path):
+                    loader = importlib.machinery.ExtensionFileLoader("cel.cel", path)
+                    module = importlib.util.module_from_spec(
+                        importlib.util.spec_from_file_location("cel.cel", path, loader=loader))
+                    loader.exec_module(module)
+                    sys.modules["cel.cel"] = module
+                    return module
+    except ImportError:
+        raise
+    except Exception:  # noqa: BLE001 - an unexpected layout: the ordinary import below
+        pass
+    import cel  # noqa: PLC0415
+
+    return cel
 
 
 class _CelpyEngine:
@@ -226,12 +273,11 @@ def _engine():
     """The CEL engine: Rust bindings when installed (Python >= 3.11), else cel-python; KARPLINT_CEL_ENGINE forces."""
     forced = os.environ.get("KARPLINT_CEL_ENGINE", "").strip().lower()
     order = [forced] if forced in _ENGINES else ["rust", "celpy"]
-    errors = []
     for key in order:
         try:
             return _ENGINES[key]()
-        except ImportError as exc:
-            errors.append(f"{key}: {exc}")
+        except ImportError:
+            continue
     return None
 
 
@@ -388,8 +434,25 @@ def evaluate(data: Any, schema: dict) -> Outcome:
     return out
 
 
+_HAS_RULES: dict[int, tuple[dict, bool]] = {}
+
+
+def _has_rules(schema: Any) -> bool:
+    """Whether the schema node or anything below it carries CEL rules (cached like _rules_at)."""
+    if not isinstance(schema, dict):
+        return False
+    hit = _HAS_RULES.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    found = bool(schema.get("x-kubernetes-validations")) \
+        or any(_has_rules(sub) for sub in (schema.get("properties") or {}).values()) \
+        or _has_rules(schema.get("items")) or _has_rules(schema.get("additionalProperties"))
+    _HAS_RULES[id(schema)] = (schema, found)
+    return found
+
+
 def _walk(value: Any, schema: dict, path: tuple, scope: str, unknown: list, out: Outcome) -> None:
-    if value is None or not isinstance(schema, dict):
+    if value is None or not _has_rules(schema):
         return
     rules = _rules_at(schema, scope)
     if rules:
@@ -544,10 +607,10 @@ def print_coverage(data: list[dict], out: TextIO | None = None, *, verbose: bool
     out = out or sys.stdout
     engine = data[0]["engine"] if data else engine_name()
     out.write(f"CEL engine: {engine}\n")
-    out.write(f"{'release':<20} {'kind':<34} {'rules':>5} {'eval':>5} {'trans':>5} {'uneval':>6} {'coverage':>9}\n")
+    out.write(f"{'release':<20} {'kind':<40} {'rules':>5} {'eval':>5} {'trans':>5} {'uneval':>6} {'coverage':>9}\n")
     for row in data:
         kind = f"{row['group']}/{row['version']} {row['kind']}"
-        out.write(f"{row['release']:<20} {kind:<34} {row['total']:>5} {row['evaluated']:>5} {row['transition']:>5} "
+        out.write(f"{row['release']:<20} {kind:<40} {row['total']:>5} {row['evaluated']:>5} {row['transition']:>5} "
                   f"{row['unevaluated']:>6} {row['coverage'] * 100:>8.1f}%\n")
     for row in data:
         for r in row["rules"]:
