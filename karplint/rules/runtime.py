@@ -176,7 +176,8 @@ def unknown_capacity_type(res, ctx):
             yield ctx.violation(
                 res, path, f"{format_path(path)}: no valid values for {req['key']} (expected one of: {allowed}; got "
                            f"{', '.join(map(str, bad))}); {_CONSEQUENCE}")
-        elif isinstance(min_values, int) and not isinstance(min_values, bool) and len(good) < min_values:
+        elif isinstance(min_values, int) and not isinstance(min_values, bool) and len(good) < min_values \
+                and len(values) >= min_values:  # fewer values than minValues at all: a CEL rule (KPL130) says so
             yield ctx.violation(
                 res, path, f"{format_path(path)}: only {len(good)} valid value(s) for {req['key']} but minValues is "
                            f"{min_values} (valid: {allowed}); {_CONSEQUENCE}")

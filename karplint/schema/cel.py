@@ -136,9 +136,8 @@ def functions_called(src: str) -> frozenset:
 @lru_cache(maxsize=None)
 def fields_selected(src: str) -> frozenset:
     """Field names the rule selects (`x.name`, `has(x.name)`, `x['name']`): what a placeholder must be under to matter."""
-    text = _STRING.sub(lambda m: m.group(0) if m.group(0)[:1] in "'\"" and len(m.group(0)) < 80 else "''", src)
-    names = set(re.findall(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()", text))
-    names |= set(re.findall(r"\[\s*['\"]([^'\"]+)['\"]\s*\]", text))
+    names = set(re.findall(r"\[\s*['\"]([^'\"]+)['\"]\s*\]", src))
+    names |= set(re.findall(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()", _strip_strings(src)))
     return frozenset(names)
 
 
