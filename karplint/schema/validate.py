@@ -7,10 +7,11 @@ What the API server does and this module mirrors (apiextensions structural schem
 * unknown fields are errors (`strict decoding error: unknown field "spec.foo"`), except below
   `x-kubernetes-preserve-unknown-fields` and in free-form maps (`additionalProperties`), and in `metadata`
   (ObjectMeta is not part of a CRD's schema and is validated elsewhere);
+* `status` is ignored (every Karpenter CRD has the status subresource: create and update drop it);
 * `null` for a field that is not `nullable` is pruned before validation (an empty `consolidateAfter:` is a missing
   one); `x-kubernetes-int-or-string` accepts an integer or a string;
-* template placeholders (`${VAR}`, `<<VAR>>`, `{{ .X }}`) make a value unknown: never a type, enum, pattern or
-  length error.
+* template placeholders (`${VAR}`, `<<VAR>>`, `{{ .X }}`) and elisions (`...`) make a value unknown: never a
+  type, enum, pattern or length error.
 
 Error classes (`SchemaError.kind`): "type", "enum", "pattern", "required", "unknown", "moved", "range", "other".
 Fields that moved between apiVersions (v1beta1 -> v1, v1alpha5 -> v1beta1) are the data table `MOVED` and turn
@@ -44,8 +45,14 @@ __all__ = [
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>|\{\{.*?\}\}|\{\{-?\s*\S|\{%.*?%\}", re.S)
 
 
+_ELISIONS = ("...", "\u2026", "<...>")
+
+
 def is_templated(value: Any) -> bool:
-    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`)."""
+    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`), or that is
+    only an elision (`...`, as documentation snippets write an omitted value)."""
+    if isinstance(value, str) and value.strip() in _ELISIONS:
+        return True
     return isinstance(value, str) and ("${" in value or "<<" in value or "{{" in value or "{%" in value) \
         and _PLACEHOLDER.search(value) is not None
 
@@ -784,7 +791,8 @@ def validate(res: Resource, release: str) -> list[SchemaError] | None:
     data = res.data
     if not isinstance(data, dict):
         return None
-    instance = _prune(data, raw)
+    # `status` is written by controllers through the status subresource: the API server ignores it on create/update.
+    instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
     run = _Run(res, release, raw)
     for e in validator.iter_errors(instance):
         run.handle(e)

@@ -20,7 +20,7 @@ def _gen():
 
 
 def _tree(base: Path) -> dict[str, bytes]:
-    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
+    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*.json"))}
 
 
 def test_no_drift(tmp_path, shared):
