@@ -39,7 +39,7 @@ def invalid_enum_value(res, ctx):
 
 @rule("KPL102", "pattern-mismatch", category="schema", severity="error",
       summary="A string does not match the format the CRD schema requires (durations, quantities, ids, ...)",
-      kinds=KINDS)
+      kinds=KINDS, fix="safe")
 def pattern_mismatch(res, ctx):
     yield from _emit(res, ctx, "pattern")
 

@@ -317,6 +317,7 @@ class Result:
 
 # Missing required fields that a catalog rule reports with more context: (group, version, kind, parent path, field)
 # -> rule code. The schema rule KPL103 stays quiet on them when that rule is registered (one finding per problem).
+# Only an absent field is deferred; a present but empty one (`consolidateAfter:`) stays KPL103's.
 DEFERRED_REQUIRED: dict[tuple, str] = {
     ("karpenter.sh", "v1", "NodePool", ("spec", "disruption"), "consolidateAfter"): "KPL401",
 }
@@ -461,7 +462,8 @@ class _Run:
             if words is None:
                 words = f"a value matching {e.validator_value}"
             msg = f'{label} "{_short(inst)}" is not valid: expected {words}'
-            self.add(SchemaError("pattern", path, "value", msg, ident=("pattern", path, _hashable(inst))))
+            fix = _group_fix(self.res.doc, path) if path[-2:] == ("nodeClassRef", "group") else None
+            self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst))))
             return
         if v in _RANGE:
             self.add(SchemaError("range", path, "value", _range_message(v, e.validator_value, inst, label),
@@ -504,8 +506,7 @@ class _Run:
         orig_parent = self.res.get(parent) if parent else self.res.data
         if isinstance(orig_parent, dict) and name in orig_parent and orig_parent[name] is None:
             msg = f"{label} is empty; a value is required"
-            self.add(SchemaError("required", path, "key", msg, ident=("required", path),
-                                 defer_to=self._deferred(parent, name)))
+            self.add(SchemaError("required", path, "key", msg, ident=("required", path)))
             return
         if not parent:
             msg = f"{label} is required"
@@ -758,6 +759,21 @@ def _when_underutilized(doc: Document, path: Path) -> Fix | None:
     at = info.span.offset + vtext.index(old)
     return Fix("rename WhenUnderutilized to WhenEmptyOrUnderutilized", "safe",
                (Edit(at, at + len(old), "WhenEmptyOrUnderutilized"),))
+
+
+def _group_fix(doc: Document, path: Path) -> Fix | None:
+    """nodeClassRef.group: karpenter.k8s.aws/v1 -> karpenter.k8s.aws (drop the version)."""
+    value, info = doc.get(path), doc.exact(path)
+    if not isinstance(value, str) or info is None or value.count("/") != 1:
+        return None
+    group, _, ver = value.partition("/")
+    if group not in _NODECLASS_KINDS or not re.fullmatch(r"v\d+(alpha\d+|beta\d+)?", ver):
+        return None
+    vtext = doc.source.text[info.span.offset:info.span.end_offset]
+    if vtext.count("/" + ver) != 1:
+        return None
+    at = info.span.offset + vtext.index("/" + ver)
+    return Fix(f"drop the version from the group ({group})", "safe", (Edit(at, at + len(ver) + 1, ""),))
 
 
 def _rename_key_fix(doc: Document, path: Path, new: str) -> Fix | None:
