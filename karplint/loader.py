@@ -237,11 +237,18 @@ def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
         if cmark is not None and mark is not None and cmark.line != mark.line:
             message += f" at line {cmark.line + 1}"
         message += ")"
-    if "\t" in src.line_text(line) and "tab" in str(exc).lower():
-        message += "; YAML forbids tabs for indentation"
+    line_text = src.line_text(line)
+    if "\t" in line_text[: col] or ("\t" in line_text and "tab" in str(exc).lower()):
+        message += "; the line contains a tab character: YAML forbids tabs for indentation"
+    elif line > 1 and src.line_text(line - 1).strip() == "..." or line_text.strip() == "...":
+        message += ("; a line `...` ends the YAML document: if it stands for omitted content (as in documentation "
+                    "snippets), remove it")
+    elif "%{" in src.text or "${" in line_text:
+        message += "; the file looks like a Terraform template (${...}, %{...}): render it first"
     elif "{{" in src.text:
         message += "; the file looks like a template ({{ ... }}): render it first, e.g. `helm template ... | karplint check -`"
-    return Problem("KPL001", message, Span.point(line, col))
+    offset = src.offset_of(line, col) if line <= len(src.line_starts()) else len(src.text)
+    return Problem("KPL001", message, Span.point(line, col, offset))
 
 
 def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:

@@ -1,0 +1,67 @@
+"""Report formats: SARIF valid against the OASIS schema, GitHub escaping, JSON ordering."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import jsonschema
+import pytest
+
+from conftest import need_shared
+from karplint.report import render
+from karplint.report.github import escape_data, escape_property
+from karplint.testing import lint_report
+
+BAD = {
+    "b.yaml": "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\n",
+    "a.yaml": "a: 1\na: 2\n---\napiVersion: karpenter.sh/v1\nkind: EC2NodeClass\nmetadata: {name: x}\n",
+}
+
+
+def _render(report, fmt: str) -> str:
+    out = io.StringIO()
+    render(report, fmt, out)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def sarif_schema():
+    return json.loads((need_shared() / "sarif" / "sarif-schema-2.1.0.json").read_text())
+
+
+@pytest.mark.parametrize("files", [BAD, {"clean.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"}],
+                         ids=["findings", "clean"])
+def test_sarif_is_valid(files, sarif_schema):
+    sarif = json.loads(_render(lint_report(files), "sarif"))
+    jsonschema.validate(sarif, sarif_schema)
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "karplint"
+    assert isinstance(run["results"], list)
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    for result in run["results"]:
+        assert ids[result["ruleIndex"]] == result["ruleId"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert {"startLine", "startColumn", "endLine", "endColumn"} <= set(region)
+
+
+def test_sarif_regions_are_exact():
+    sarif = json.loads(_render(lint_report(BAD), "sarif"))
+    got = [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["locations"][0]["physicalLocation"]["region"]["startColumn"]) for r in sarif["runs"][0]["results"]]
+    assert got == [("KPL002", "a.yaml", 2, 1), ("KPL802", "a.yaml", 4, 13), ("KPL801", "b.yaml", 1, 13)]
+
+
+def test_json_is_sorted_by_file_line_column():
+    report = json.loads(_render(lint_report(BAD), "json"))
+    keys = [(f["file"], f["line"], f["column"]) for f in report["findings"]]
+    assert keys == sorted(keys) and len(keys) == 3
+    assert report["summary"]["by_severity"] == {"error": 3, "warning": 0, "info": 0}
+
+
+def test_github_escaping():
+    assert escape_data("50%\r\nnext") == "50%25%0D%0Anext"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    out = _render(lint_report({"dir,x/a:b.yaml": "a: 1\na: 2\n"}), "github")
+    assert out.startswith("::error file=dir%2Cx/a%3Ab.yaml,line=2,col=1,")
