@@ -6,10 +6,18 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
+from conftest import need_shared
 from karplint import schema as kschema
 from karplint.versions import BUNDLED_RELEASES
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def shared() -> Path:
+    return need_shared()
 
 
 def _gen():
