@@ -20,7 +20,6 @@ import argparse
 import csv
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -120,8 +119,13 @@ def generate(crds: Path, out: Path) -> dict:
         index["releases" if typ == "release" else "snapshots"][name] = entry
     files["index.json"] = dump(index)
 
+    # Replace earlier output (every *.json below `out`); other files (README.md) stay.
     if out.exists():
-        shutil.rmtree(out)
+        for old in sorted(out.rglob("*.json"), reverse=True):
+            old.unlink()
+        for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+            if not any(d.iterdir()):
+                d.rmdir()
     for rel, text in sorted(files.items()):
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)

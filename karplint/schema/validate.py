@@ -7,10 +7,11 @@ What the API server does and this module mirrors (apiextensions structural schem
 * unknown fields are errors (`strict decoding error: unknown field "spec.foo"`), except below
   `x-kubernetes-preserve-unknown-fields` and in free-form maps (`additionalProperties`), and in `metadata`
   (ObjectMeta is not part of a CRD's schema and is validated elsewhere);
+* `status` is ignored (every Karpenter CRD has the status subresource: create and update drop it);
 * `null` for a field that is not `nullable` is pruned before validation (an empty `consolidateAfter:` is a missing
   one); `x-kubernetes-int-or-string` accepts an integer or a string;
-* template placeholders (`${VAR}`, `<<VAR>>`, `{{ .X }}`) make a value unknown: never a type, enum, pattern or
-  length error.
+* template placeholders (`${VAR}`, `<<VAR>>`, `{{ .X }}`) and elisions (`...`) make a value unknown: never a
+  type, enum, pattern or length error.
 
 Error classes (`SchemaError.kind`): "type", "enum", "pattern", "required", "unknown", "moved", "range", "other".
 Fields that moved between apiVersions (v1beta1 -> v1, v1alpha5 -> v1beta1) are the data table `MOVED` and turn
@@ -44,8 +45,14 @@ __all__ = [
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>|\{\{.*?\}\}|\{\{-?\s*\S|\{%.*?%\}", re.S)
 
 
+_ELISIONS = ("...", "\u2026", "<...>")
+
+
 def is_templated(value: Any) -> bool:
-    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`)."""
+    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`), or that is
+    only an elision (`...`, as documentation snippets write an omitted value)."""
+    if isinstance(value, str) and value.strip() in _ELISIONS:
+        return True
     return isinstance(value, str) and ("${" in value or "<<" in value or "{{" in value or "{%" in value) \
         and _PLACEHOLDER.search(value) is not None
 
@@ -310,6 +317,7 @@ class Result:
 
 # Missing required fields that a catalog rule reports with more context: (group, version, kind, parent path, field)
 # -> rule code. The schema rule KPL103 stays quiet on them when that rule is registered (one finding per problem).
+# Only an absent field is deferred; a present but empty one (`consolidateAfter:`) stays KPL103's.
 DEFERRED_REQUIRED: dict[tuple, str] = {
     ("karpenter.sh", "v1", "NodePool", ("spec", "disruption"), "consolidateAfter"): "KPL401",
 }
@@ -454,7 +462,8 @@ class _Run:
             if words is None:
                 words = f"a value matching {e.validator_value}"
             msg = f'{label} "{_short(inst)}" is not valid: expected {words}'
-            self.add(SchemaError("pattern", path, "value", msg, ident=("pattern", path, _hashable(inst))))
+            fix = _group_fix(self.res.doc, path) if path[-2:] == ("nodeClassRef", "group") else None
+            self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst))))
             return
         if v in _RANGE:
             self.add(SchemaError("range", path, "value", _range_message(v, e.validator_value, inst, label),
@@ -497,8 +506,7 @@ class _Run:
         orig_parent = self.res.get(parent) if parent else self.res.data
         if isinstance(orig_parent, dict) and name in orig_parent and orig_parent[name] is None:
             msg = f"{label} is empty; a value is required"
-            self.add(SchemaError("required", path, "key", msg, ident=("required", path),
-                                 defer_to=self._deferred(parent, name)))
+            self.add(SchemaError("required", path, "key", msg, ident=("required", path)))
             return
         if not parent:
             msg = f"{label} is required"
@@ -753,6 +761,21 @@ def _when_underutilized(doc: Document, path: Path) -> Fix | None:
                (Edit(at, at + len(old), "WhenEmptyOrUnderutilized"),))
 
 
+def _group_fix(doc: Document, path: Path) -> Fix | None:
+    """nodeClassRef.group: karpenter.k8s.aws/v1 -> karpenter.k8s.aws (drop the version)."""
+    value, info = doc.get(path), doc.exact(path)
+    if not isinstance(value, str) or info is None or value.count("/") != 1:
+        return None
+    group, _, ver = value.partition("/")
+    if group not in _NODECLASS_KINDS or not re.fullmatch(r"v\d+(alpha\d+|beta\d+)?", ver):
+        return None
+    vtext = doc.source.text[info.span.offset:info.span.end_offset]
+    if vtext.count("/" + ver) != 1:
+        return None
+    at = info.span.offset + vtext.index("/" + ver)
+    return Fix(f"drop the version from the group ({group})", "safe", (Edit(at, at + len(ver) + 1, ""),))
+
+
 def _rename_key_fix(doc: Document, path: Path, new: str) -> Fix | None:
     info = doc.exact(path)
     if info is None or info.key_span is None:
@@ -784,7 +807,8 @@ def validate(res: Resource, release: str) -> list[SchemaError] | None:
     data = res.data
     if not isinstance(data, dict):
         return None
-    instance = _prune(data, raw)
+    # `status` is written by controllers through the status subresource: the API server ignores it on create/update.
+    instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
     run = _Run(res, release, raw)
     for e in validator.iter_errors(instance):
         run.handle(e)

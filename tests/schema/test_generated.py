@@ -6,10 +6,18 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
+
+from conftest import need_shared
 from karplint import schema as kschema
 from karplint.versions import BUNDLED_RELEASES
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def shared() -> Path:
+    return need_shared()
 
 
 def _gen():
@@ -20,7 +28,7 @@ def _gen():
 
 
 def _tree(base: Path) -> dict[str, bytes]:
-    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
+    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*.json"))}
 
 
 def test_no_drift(tmp_path, shared):
