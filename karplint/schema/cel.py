@@ -384,6 +384,9 @@ def _prep(value: Any, schema: dict, path: tuple, unknown: list) -> Any:
         for k, sub in props.items():
             if k not in out and isinstance(sub, dict) and "default" in sub:
                 out[k] = _prep(copy.deepcopy(sub["default"]), sub, path + ((k, True),), unknown)
+        for k in schema.get("required") or ():
+            if k not in out:  # the structural validator reports it; a rule erring on it is not news
+                unknown.append(path + ((k, True, "missing"),))
         return out
     if isinstance(value, list):
         items = schema.get("items")
@@ -491,7 +494,7 @@ def _run(r: CelRule, value: Any, path: tuple, plain: Path, unknown: list, out: O
             error = f"rule returned {type(result).__name__}, not bool"
     except Exception as exc:  # noqa: BLE001 - every evaluation error rejects the object
         error = _k8s_error(exc)
-    if _touches_unknown(r, path, unknown):
+    if _touches_unknown(r, path, unknown, error):
         out.unknown.append((plain, r))
         return
     message = r.text
@@ -530,14 +533,20 @@ def _k8s_error(exc: BaseException) -> str:
     return text
 
 
-def _touches_unknown(r: CelRule, path: tuple, unknown: list) -> bool:
-    """Whether a placeholder or mistyped value under the rule's node can change its verdict."""
+def _touches_unknown(r: CelRule, path: tuple, unknown: list, error: str | None) -> bool:
+    """Whether a placeholder or mistyped value under the rule's node can change its verdict, or the rule erred on a
+    required field that is missing (entries ending in a 3-tuple: reported by the structural validator)."""
     if not unknown:
         return False
     n = len(path)
     names = None
+    missing_key = error[len("no such key: "):] if error and error.startswith("no such key: ") else None
     for u in unknown:
-        if len(u) < n or u[:n] != path:
+        if len(u) <= n - 1 or u[:n] != path:
+            continue
+        if len(u[-1]) == 3:
+            if missing_key is not None and u[-1][0] == missing_key and len(u) > n:
+                return True
             continue
         if names is None:
             names = fields_selected(r.rule)

@@ -248,3 +248,12 @@ def test_cli_cel_coverage():
 
 def test_supported_names_cover_the_registry():
     assert {"find", "split", "isSorted", "quantity", "url", "lowerAscii"} <= celext.SUPPORTED
+
+
+def test_errors_on_missing_required_fields_are_left_to_the_structural_validator():
+    schema = obj({"spec": obj({"terms": {"type": "array", "items": STR}, "x": STR},
+                              [rule("self.terms.size() > 0", "terms"), rule("self.x == 'a'", "x")],
+                              required=["terms"])})
+    out = evaluate({"spec": {"x": "b"}}, schema)
+    assert messages(out) == [(("spec",), "x")]
+    assert [r.message for _p, r in out.unknown] == ["terms"]
