@@ -23,6 +23,7 @@ from karplint.source import SourceFile, Span
 MAX_DEPTH = 200
 MAX_NODES = 2_000_000
 MAX_ALIAS_EXPANSIONS = 10_000
+MAX_DOCUMENTS = 10_000
 
 
 @dataclass
@@ -271,6 +272,11 @@ def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
             break
         except RecursionError:
             problems.append(Problem("KPL004", "YAML nested too deeply to analyse", Span.point(1, 1)))
+            break
+        if index >= MAX_DOCUMENTS:
+            problems.append(Problem(
+                "KPL004", f"more than {MAX_DOCUMENTS:,} YAML documents in one file; the rest is not checked",
+                Span.point(node.start_mark.line + 1, node.start_mark.column + 1, node.start_mark.index)))
             break
         if node is None:
             index += 1
