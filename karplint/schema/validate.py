@@ -679,16 +679,21 @@ def _move_expire_after(doc: Document, path: Path) -> Fix | None:
     if not (_block(doc, disruption) and _block(doc, tspec)):
         return None
     entry = _own_line_entry(doc, path)
-    first = _own_line_entry(doc, tspec + (next(iter(t)),)) if not isinstance(t[next(iter(t))], (dict, list)) \
-        else _own_key_line(doc, tspec + (next(iter(t)),))
-    if entry is None or first is None:
+    first = _own_key_line(doc, tspec + (next(iter(t)),))
+    parent = doc.exact(tspec)
+    if entry is None or first is None or parent is None or parent.key_span is None:
+        return None
+    text = doc.source.text
+    # Insert as the first entry of spec.template.spec, right below its `spec:` line (above any comment that
+    # belongs to the current first entry), indented like that entry.
+    _ps, insert_at = _line_bounds(text, parent.key_span.offset)
+    _fs, _fn, indent = first
+    if insert_at > _fs or (insert_at == len(text) and not text.endswith("\n")):
         return None
     start, nxt, _indent = entry
-    text = doc.source.text
     info = doc.exact(path)
     line_text = text[info.key_span.offset:nxt].rstrip("\r\n")
-    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else "\n"
-    insert_at, _n, indent = first
+    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else (doc.source.newline or "\n")
     return Fix(
         "move expireAfter to spec.template.spec (its karpenter.sh/v1 location)", "safe",
         tuple(sorted((Edit(start, nxt, ""), Edit(insert_at, insert_at, indent + line_text + newline)),
