@@ -207,6 +207,10 @@ MOVED: tuple[Moved, ...] = (
     Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
           "{path} moved to the EC2NodeClass in karpenter.sh/v1: set it as spec.kubelet of the EC2NodeClass this "
           "NodePool references (karpenter.k8s.aws/v1)"),
+    Moved(*_V1_NP, ("spec", "kubelet"),
+          "{path}: kubelet settings are spec.kubelet of the EC2NodeClass in karpenter.sh/v1, not part of the NodePool"),
+    Moved(*_V1B1_NP, ("spec", "kubelet"),
+          "{path}: in karpenter.sh/v1beta1 kubelet settings are spec.template.spec.kubelet"),
     Moved(*_V1_NP, ("spec", "template", "spec", "nodeClassRef", "apiVersion"),
           "{path} was replaced by group and kind in karpenter.sh/v1 "
           "(group: karpenter.k8s.aws, kind: EC2NodeClass)", replaces=("group", "kind"), fix="node_class_ref"),
