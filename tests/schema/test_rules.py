@@ -176,3 +176,52 @@ def apply(text: str, findings) -> str:
         text = text[: e.start] + e.replacement + text[e.end:]
         last = e.start
     return text
+
+
+def test_fixes_keep_crlf_line_endings():
+    text = (FIXTURES / "moved.yaml").read_text().replace("\n", "\r\n")
+    found = [f for f in lint({"crlf.yaml": text}) if f.code == "KPL105"]
+    assert apply(text, found) == (FIXTURES / "moved.fixed.yaml").read_text().replace("\n", "\r\n")
+
+
+def test_fix_inserts_above_comments_of_the_first_entry():
+    text = (FIXTURES / "moved.yaml").read_text().replace(
+        "      nodeClassRef:\n", "      # which EC2NodeClass\n      nodeClassRef:\n")
+    found = [f for f in lint(text) if f.code == "KPL105"]
+    fixed = apply(text, found)
+    assert "    spec:\n      expireAfter: 720h # 30 days\n      # which EC2NodeClass\n      nodeClassRef:\n" in fixed
+    assert "expireAfter" not in fixed.split("disruption:")[1]
+
+
+def test_no_fix_when_layout_is_ambiguous():
+    flow = (FIXTURES / "moved.yaml").read_text().replace(
+        "      nodeClassRef:\n        apiVersion: karpenter.k8s.aws/v1beta1  # the AWS node class\n        name: default\n",
+        "      nodeClassRef: {apiVersion: karpenter.k8s.aws/v1beta1, name: default}\n").replace(
+        "  disruption:\n    consolidationPolicy: WhenUnderutilized\n    consolidateAfter: 1m\n    expireAfter: 720h # 30 days\n",
+        "  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 1m, expireAfter: 720h}\n")
+    found = [f for f in lint(flow) if f.code == "KPL105"]
+    by_msg = {f.message.split(" ")[0]: f for f in found}
+    assert len(found) == 4
+    assert by_msg["spec.template.spec.nodeClassRef.apiVersion"].fix is None
+    assert by_msg["spec.disruption.expireAfter"].fix is None
+    # a scalar rename is still mechanical in flow style
+    assert by_msg["consolidationPolicy"].fix is not None
+    assert "WhenEmptyOrUnderutilized" in apply(flow, [by_msg["consolidationPolicy"]])
+
+
+def test_node_class_ref_fix_keeps_existing_kind():
+    text = (FIXTURES / "moved.yaml").read_text().replace(
+        "        name: default\n", "        kind: EC2NodeClass\n        name: default\n", 1)
+    f = next(f for f in lint(text) if f.code == "KPL105" and "apiVersion" in f.message)
+    assert "        group: karpenter.k8s.aws  # the AWS node class\n        kind: EC2NodeClass\n        name: default\n" \
+        in apply(text, [f])
+
+
+def test_required_catalog_deferral():
+    """A missing v1 disruption.consolidateAfter is KPL401's when that rule is registered, else KPL103's."""
+    from karplint.rules.base import REGISTRY
+
+    text = (FIXTURES / "required.yaml").read_text().replace("    consolidateAfter:\n", "")
+    hits = [f for f in lint(text) if f.code in ("KPL103", "KPL401") and "consolidateAfter" in f.message]
+    assert len(hits) == 1
+    assert hits[0].code == ("KPL401" if "KPL401" in REGISTRY else "KPL103")
