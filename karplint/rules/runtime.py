@@ -14,7 +14,7 @@ import re
 
 from karplint.rules import rule
 from karplint.schema.validate import format_path, is_templated
-from karplint.versions import V
+from karplint.versions import V, served
 
 _TEMPLATE = ("spec", "template")
 _SPEC = _TEMPLATE + ("spec",)
@@ -71,8 +71,10 @@ def qualified_name_errors(key: str) -> list[str]:
     return errs
 
 
-def _is_nodepool(res) -> bool:
-    return res.group == "karpenter.sh" and res.version in ("v1", "v1beta1")
+def _is_nodepool(res, ctx) -> bool:
+    """A NodePool the targeted release serves (KPL801 reports the others; their runtime never sees them)."""
+    return res.group == "karpenter.sh" and res.version in ("v1", "v1beta1") \
+        and served(res.group, res.version, res.kind, ctx.karpenter_version)[0]
 
 
 _CONSEQUENCE = "Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"
@@ -82,7 +84,7 @@ _CONSEQUENCE = "Karpenter sets ValidationSucceeded=False and provisions nothing 
       summary="The same taint key and effect twice across taints and startupTaints: the NodePool is ignored",
       kinds=("NodePool",))
 def duplicate_taint(res, ctx):
-    if not _is_nodepool(res):
+    if not _is_nodepool(res, ctx):
         return
     seen: dict[tuple, tuple] = {}
     for field in ("taints", "startupTaints"):
@@ -111,7 +113,7 @@ def duplicate_taint(res, ctx):
       summary="A requirements[].values entry that is not a valid label value (only Karpenter's runtime checks it)",
       kinds=("NodePool",))
 def invalid_requirement_value(res, ctx):
-    if not _is_nodepool(res):
+    if not _is_nodepool(res, ctx):
         return
     reqs = res.get(_SPEC + ("requirements",))
     if not isinstance(reqs, list):
@@ -135,7 +137,7 @@ def invalid_requirement_value(res, ctx):
       summary="A template label key that is not a qualified name (the schema cannot check map keys)",
       kinds=("NodePool",))
 def invalid_label_key(res, ctx):
-    if not _is_nodepool(res):
+    if not _is_nodepool(res, ctx):
         return
     labels = res.get(_TEMPLATE + ("metadata", "labels"))
     if not isinstance(labels, dict):
@@ -154,7 +156,7 @@ def invalid_label_key(res, ctx):
       summary="karpenter.sh/capacity-type values other than on-demand, spot, reserved",
       kinds=("NodePool",))
 def unknown_capacity_type(res, ctx):
-    if not _is_nodepool(res):
+    if not _is_nodepool(res, ctx):
         return
     reqs = res.get(_SPEC + ("requirements",))
     if not isinstance(reqs, list):

@@ -367,6 +367,8 @@ def _prep(value: Any, schema: dict, path: tuple, unknown: list) -> Any:
         keep_all = schema.get("x-kubernetes-preserve-unknown-fields") or schema.get("x-kubernetes-embedded-resource")
         out = {}
         for k, v in value.items():
+            if not isinstance(k, str):
+                k = _json_key(k)  # YAML 1: or true: keys reach the API server as JSON strings
             if _is_templated(k):
                 unknown.append(path + ((k, False),))
             sub = props.get(k)
@@ -394,6 +396,12 @@ def _prep(value: Any, schema: dict, path: tuple, unknown: list) -> Any:
             return [_prep(v, items, path + ((i, False),), unknown) for i, v in enumerate(value)]
         return value
     return value
+
+
+def _json_key(k: Any) -> str:
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    return "null" if k is None else str(k)
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
@@ -465,6 +473,8 @@ def _walk(value: Any, schema: dict, path: tuple, scope: str, unknown: list, out:
         props = schema.get("properties") or {}
         addl = schema.get("additionalProperties")
         for k, v in value.items():
+            if not path and k == "status":
+                continue  # the status subresource: ignored on create and update of the object itself
             sub = props.get(k)
             if sub is not None:
                 _walk(v, sub, path + ((k, True),), f"{scope}.{k}", unknown, out)

@@ -257,3 +257,12 @@ def test_errors_on_missing_required_fields_are_left_to_the_structural_validator(
     out = evaluate({"spec": {"x": "b"}}, schema)
     assert messages(out) == [(("spec",), "x")]
     assert [r.message for _p, r in out.unknown] == ["terms"]
+
+
+def test_status_is_not_validated_and_non_string_keys_are_json_strings():
+    schema = obj({"spec": obj({"labels": {"type": "object", "additionalProperties": STR,
+                                          "x-kubernetes-validations": [rule("self.all(k, k.startsWith('a'))", "k")]}}),
+                  "status": obj({"x": STR}, [rule("self.x == 'never'", "status")])})
+    out = evaluate({"spec": {"labels": {1: "x"}}, "status": {"x": "y"}}, schema)
+    assert messages(out) == [(("spec", "labels"), "k")]
+    assert evaluate({"spec": {"labels": {"a1": "x"}}, "status": {"x": "y"}}, schema).failures == []

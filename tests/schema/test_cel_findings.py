@@ -97,3 +97,10 @@ def test_fixture(name, version):
 def test_every_fixture_is_checked():
     assert {p.name for p in FIXTURES.glob("*.yaml")} == {name for name, _ in EXPECTED}
 
+
+
+def test_runtime_checks_follow_the_served_api_versions():
+    text = (FIXTURES / "runtime.yaml").read_text(encoding="utf-8").replace("karpenter.sh/v1\n", "karpenter.sh/v1beta1\n")
+    assert not [f for f in lint({"beta.yaml": text}) if f.code in CODES]  # v1beta1 is not served by 1.14.1
+    codes = {f.code for f in lint({"beta.yaml": text}, karpenter_version="0.37.8") if f.code in CODES}
+    assert {"KPL140", "KPL141", "KPL142", "KPL143"} <= codes
