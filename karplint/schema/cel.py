@@ -233,7 +233,10 @@ class _CelpyEngine:
         def run(variables: dict) -> Any:
             result = prog.evaluate({k: _to_celpy(v, celpy.json_to_cel) for k, v in variables.items()})
             if isinstance(result, Exception):
-                raise RuntimeError(str(result.args[0]) if result.args else str(result))
+                first = result.args[0] if result.args else result
+                while isinstance(first, tuple) and first:
+                    first = first[0]
+                raise RuntimeError(str(first))
             return _from_celpy(result)
 
         return run
@@ -532,7 +535,7 @@ def _k8s_error(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         return f"no such key: {exc.args[0] if exc.args else ''}"
     text = _first_line(exc)
-    m = re.search(r"No such key: (\S+)", text, re.I)
+    m = re.search(r"No such key: (\S+)", text, re.I) or re.search(r"no such member in mapping: '([^']*)'", text)
     if m:
         return f"no such key: {m.group(1)}"
     if "No such overload" in text or "no such overload" in text.lower():

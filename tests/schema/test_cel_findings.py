@@ -104,3 +104,30 @@ def test_runtime_checks_follow_the_served_api_versions():
     assert not [f for f in lint({"beta.yaml": text}) if f.code in CODES]  # v1beta1 is not served by 1.14.1
     codes = {f.code for f in lint({"beta.yaml": text}, karpenter_version="0.37.8") if f.code in CODES}
     assert {"KPL140", "KPL141", "KPL142", "KPL143"} <= codes
+
+
+def test_cel_python_fallback_gives_the_same_findings(monkeypatch):
+    """Python 3.10 has no wheel of the Rust bindings: the cel-python engine must report the same."""
+    import karplint.rules.cel as rules_cel
+    import karplint.schema.cel as cel
+
+    if cel._engine() is None or cel._engine().name != "common-expression-language":
+        pytest.skip("already running on cel-python")
+    try:
+        py = cel._CelpyEngine()
+    except ImportError:
+        pytest.skip("cel-python not installed")
+    names = ["nodeclass_ami_terms.yaml", "nodeclass_kubelet.yaml", "nodepool_labels_requirements.yaml",
+             "nodepool_eval_error.yaml", "placeholders.yaml"]
+    want = {n: [t for t in EXPECTED[(n, None)] if t[0] == "KPL130"] for n in names}
+    cel.compile_rule.cache_clear()
+    rules_cel._CACHE.clear()
+    monkeypatch.setattr(cel, "_engine", lambda: py)
+    try:
+        for n in names:
+            got = [(f.code, f.severity, f.line, f.column, f.message)
+                   for f in lint({n: (FIXTURES / n).read_text(encoding="utf-8")}) if f.code == "KPL130"]
+            assert got == want[n], n
+    finally:
+        cel.compile_rule.cache_clear()
+        rules_cel._CACHE.clear()
