@@ -356,6 +356,9 @@ def _prep(value: Any, schema: dict, path: tuple, unknown: list) -> Any:
         if not (isinstance(value, (int, str)) and not isinstance(value, bool)):
             unknown.append(path)
         return value
+    if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
+        unknown.append(path)  # beyond int64: the API server rejects it when decoding
+        return value
     typ = schema.get("type")
     if typ in _TYPES and not _TYPES[typ](value):
         if typ == "integer" and isinstance(value, float) and value.is_integer():

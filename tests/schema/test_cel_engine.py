@@ -266,3 +266,30 @@ def test_status_is_not_validated_and_non_string_keys_are_json_strings():
     out = evaluate({"spec": {"labels": {1: "x"}}, "status": {"x": "y"}}, schema)
     assert messages(out) == [(("spec", "labels"), "k")]
     assert evaluate({"spec": {"labels": {"a1": "x"}}, "status": {"x": "y"}}, schema).failures == []
+
+
+def test_arbitrary_data_never_raises():
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from karplint.schema import load_schema
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2 ** 70, max_value=2 ** 70),
+                        st.floats(allow_nan=True), st.text(max_size=8),
+                        st.sampled_from(["${X}", "{{ .V }}", "al2023@latest", "In", "Gt", "-1", "karpenter.sh/x"]))
+    keys = st.one_of(st.text(max_size=6), st.sampled_from(
+        ["spec", "template", "requirements", "key", "operator", "values", "labels", "metadata", "amiSelectorTerms",
+         "alias", "tags", "kubelet", "replicas", "limits", "disruption", "budgets", "role", "instanceProfile"]),
+        st.integers(max_value=3), st.booleans())
+    data = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                         st.dictionaries(keys, inner, max_size=5)), max_leaves=30)
+    schemas = [load_schema("1.14.1", "karpenter.sh", "v1", "NodePool"),
+               load_schema("1.14.1", "karpenter.k8s.aws", "v1", "EC2NodeClass")]
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(spec=data, which=st.integers(min_value=0, max_value=1))
+    def check(spec, which):
+        out = evaluate({"spec": spec}, schemas[which])
+        assert all(isinstance(f.message, str) for f in out.failures)
+
+    check()
