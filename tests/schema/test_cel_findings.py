@@ -76,6 +76,10 @@ EXPECTED = {
     ],
     ('nodepool_k8s_domain.yaml', '1.14.1'): [
     ],
+    ('nodeoverlay.yaml', None): [
+        ('KPL130', 'error', 5, 1, "spec: cannot set both 'price' and 'priceAdjustment'"),
+        ('KPL130', 'error', 12, 3, 'spec.capacity: invalid resource restricted'),
+    ],
     ('runtime.yaml', None): [
         ('KPL142', 'error', 9, 9, 'spec.template.metadata.labels["team name"]: invalid key name \'team name\' in labels: name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character; Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
         ('KPL141', 'error', 19, 20, "spec.template.spec.requirements[0].values[0]: invalid value 'm5.large,m5.xlarge' for key node.kubernetes.io/instance-type: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character; Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"),
