@@ -34,8 +34,8 @@ from jsonschema import Draft7Validator
 from karplint.document import Document, Path
 from karplint.findings import Edit, Fix
 from karplint.model import Resource
-from karplint.schema import Selection, load_schema, select
-from karplint.versions import KARPENTER_KINDS, Version
+from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
+from karplint.versions import KARPENTER_KINDS, V, Version
 
 __all__ = [
     "MOVED", "Moved", "Result", "SchemaError", "check", "compile_schema", "format_path", "is_templated", "validate",
@@ -282,6 +282,37 @@ MOVED: tuple[Moved, ...] = (
 )
 
 
+# First release of fields and enum values (facts §2), to decide verdicts that differ between the bundled releases
+# around a target that is not bundled itself. (kind, path with "*" for list items[, enum value]) -> version.
+_NP_REQ, _NC_REQ = ("spec", "template", "spec", "requirements", "*"), ("spec", "requirements", "*")
+SINCE: dict[tuple, str] = {
+    ("NodePool", ("spec", "disruption", "budgets")): "0.34.0",
+    ("NodePool", _NP_REQ + ("minValues",)): "0.35.0",
+    ("NodeClaim", _NC_REQ + ("minValues",)): "0.35.0",
+    ("EC2NodeClass", ("spec", "amiFamily"), "AL2023"): "0.35.0",
+    ("EC2NodeClass", ("spec", "capacityReservationSelectorTerms")): "1.3.0",
+    ("EC2NodeClass", ("spec", "amiSelectorTerms", "*", "ssmParameter")): "1.4.0",
+    ("NodePool", ("spec", "replicas")): "1.8.0",
+    ("EC2NodeClass", ("spec", "ipPrefixCount")): "1.8.0",
+    ("NodePool", _NP_REQ + ("operator",), "Gte"): "1.9.0",
+    ("NodePool", _NP_REQ + ("operator",), "Lte"): "1.9.0",
+    ("NodeClaim", _NC_REQ + ("operator",), "Gte"): "1.9.0",
+    ("NodeClaim", _NC_REQ + ("operator",), "Lte"): "1.9.0",
+    ("EC2NodeClass", ("spec", "amiFamily"), "Windows2025"): "1.9.0",
+    ("EC2NodeClass", ("spec", "networkInterfaces")): "1.11.0",
+    ("EC2NodeClass", ("spec", "placementGroupSelector")): "1.11.0",
+    ("EC2NodeClass", ("spec", "connectionTracking")): "1.13.0",
+    ("EC2NodeClass", ("spec", "cpuOptions", "nestedVirtualization")): "1.13.0",
+    ("NodePool", ("spec", "disruption", "consolidationPolicy"), "Balanced"): "1.14.0",
+}
+
+
+def since(kind: str, path: Path, value: Any = None, *, enum: bool = False) -> str | None:
+    """The first release with the field at `path` (or, with enum=True, the enum `value` there), if known."""
+    norm = tuple("*" if isinstance(p, int) else p for p in path)
+    return SINCE.get((kind, norm, value) if enum else (kind, norm))
+
+
 def _match(pattern: tuple, path: Path) -> bool:
     return len(pattern) == len(path) and all(p == "*" or p == q for p, q in zip(pattern, path))
 
@@ -399,8 +430,9 @@ def _join_or(words: list[str]) -> str:
 class _Run:
     """Turns jsonschema errors for one document and one release into SchemaErrors."""
 
-    def __init__(self, res: Resource, release: str, raw: dict):
+    def __init__(self, res: Resource, release: str, raw: dict, target: str | None = None):
         self.res, self.release, self.raw = res, release, raw
+        self.target = target or release  # the version named in messages
         self.kind, self.version, self.group = res.kind, res.version, res.group
         self.errors: list[SchemaError] = []
         self.replaced: set[tuple] = set()  # (parent path, field) of required errors a moved field stands for
@@ -454,7 +486,14 @@ class _Run:
                 return
             allowed = [x for x in e.validator_value if x is not None]
             msg = f"{label} must be one of {', '.join(map(str, allowed))}, not {_describe(inst)}"
-            if isinstance(inst, str):
+            newer = self.newer_phrase(since(self.kind, path, _hashable(inst), enum=True),
+                                      lambda sch: inst in ((_sub_schema(sch, path) or {}).get("enum") or ()),
+                                      "accepts it")
+            if newer:
+                msg = (f"{label} {_describe(inst)} is not accepted by Karpenter {self.target} (allowed: "
+                       f"{', '.join(map(str, allowed))}); {newer}: upgrade Karpenter first, or set "
+                       f"karpenter-version to the release you run")
+            elif isinstance(inst, str):
                 near = _near(inst, [str(a) for a in allowed])
                 if near:
                     msg += f"; did you mean {near}?"
@@ -476,6 +515,23 @@ class _Run:
             return
         self.add(SchemaError("other", path, "value", f"{label}: {e.message}", ident=("other", path, v)))
 
+    def newer_phrase(self, first: str | None, test: Callable[[dict], bool], verb: str) -> str | None:
+        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (facts table `SINCE`), else
+        the first newer bundled schema that passes `test`; None when no newer release has it either."""
+        if first:
+            return f"Karpenter {first} and later {'have' if verb == 'has it' else 'accept'} it"
+        try:
+            mine = V(self.release)
+        except ValueError:
+            return None  # a snapshot: nothing newer
+        cands = [r for r in releases() if V(r) > mine] + [x for x in snapshots() if x.startswith(MAIN_SNAPSHOT_PREFIX)]
+        for rel in cands:
+            sch = load_schema(rel, self.group, self.version, self.kind)
+            if sch is not None and test(sch):
+                where = f"bundled {rel}" if rel[:1].isdigit() else "the provider's main branch, unreleased"
+                return f"a newer release {verb} ({where})"
+        return None
+
     def unknown(self, parent: Path, key: str, siblings: list[str]) -> None:
         path = parent + (key,)
         moved = find_moved(self.kind, self.version, path)
@@ -492,8 +548,13 @@ class _Run:
             fix = _rename_key_fix(self.res.doc, path, near)
             self.replaced.add((parent, near))
         else:
-            elsewhere = _elsewhere(self.raw, str(key), parent)
-            if elsewhere:
+            newer = self.newer_phrase(since(self.kind, path), lambda sch: isinstance(_sub_schema(sch, parent), dict)
+                                      and key in (_sub_schema(sch, parent).get("properties") or {}), "has it")
+            elsewhere = None if newer else _elsewhere(self.raw, str(key), parent)
+            if newer:
+                msg = (f"{label} is not a {self.kind} field in Karpenter {self.target}; {newer}: upgrade Karpenter "
+                       f"first, or set karpenter-version to the release you run")
+            elif elsewhere:
                 msg += f"; it belongs at {format_path(elsewhere)}"
                 self.replaced.add((elsewhere[:-1], elsewhere[-1]))
         self.add(SchemaError("unknown", path, "key", msg, fix, ident=("unknown", path)))
@@ -812,8 +873,9 @@ _FIXES: dict[str, Callable[[Document, Path], Fix | None]] = {
 _CLEAN: set = set()
 
 
-def validate(res: Resource, release: str) -> list[SchemaError] | None:
-    """Every structural error of `res` against `release`'s schema for its apiVersion (None: no such schema)."""
+def validate(res: Resource, release: str, target: str | None = None) -> list[SchemaError] | None:
+    """Every structural error of `res` against `release`'s schema for its apiVersion (None: no such schema).
+    `target`: the Karpenter version the messages name (default: `release`)."""
     got = _validator(release, res.group, res.version, res.kind)
     if got is None:
         return None
@@ -830,7 +892,7 @@ def validate(res: Resource, release: str) -> list[SchemaError] | None:
         digest = None
     if digest is not None and digest in _CLEAN:
         return []
-    run = _Run(res, release, raw)
+    run = _Run(res, release, raw, target)
     for e in validator.iter_errors(instance):
         run.handle(e)
     errors = run.finish()
@@ -872,20 +934,36 @@ def check(res: Resource, karpenter_version: Version | str) -> Result | None:
     return result
 
 
+def _since_of(kind: str, err: SchemaError) -> str | None:
+    if err.ident[:1] == ("unknown",):
+        return since(kind, err.ident[1])
+    if err.ident[:1] == ("enum",):
+        return since(kind, err.ident[1], err.ident[2], enum=True)
+    return None
+
+
 def _check(res: Resource, target: Version) -> Result | None:
     sel = select(res.group, res.version, res.kind, target)
     if sel is None:
         return None
-    errors = validate(res, sel.release)
+    errors = validate(res, sel.release, str(target))
     if errors is None:
         return None
     result = Result(sel)
     if sel.upper and errors:
-        other = validate(res, sel.upper)
+        other = validate(res, sel.upper, str(target))
         if other is not None:
             upper_ids = {e.ident for e in other}
             for err in errors:
-                (result.errors if err.ident in upper_ids else result.undecided).append(err)
+                if err.ident in upper_ids:
+                    result.errors.append(err)
+                    continue
+                first = _since_of(res.kind, err)
+                if first is None:
+                    result.undecided.append(err)
+                elif target < V(first):
+                    result.errors.append(err)  # the field or value came later than the target: a real error
+                # else: the target has it, the older bundled schema does not: not an error
             return result
     result.errors = errors
     return result

@@ -134,19 +134,31 @@ def test_v1_field_in_v1beta1_document():
     ]
 
 
-def test_between_releases_reports_only_agreed_verdicts_and_says_so_once():
-    # budgets arrived in 0.34: at 0.33.0 the nearest bundled schema (0.32.10) rejects it, 0.37.0 accepts it
-    text = (FIXTURES / "v1beta1.yaml").read_text() + "---\n" + (FIXTURES / "v1beta1.yaml").read_text()
+def test_between_releases_uses_the_since_table_then_says_so_once():
+    text = (FIXTURES / "v1beta1.yaml").read_text()
+    # 0.33.0: budgets (0.34.0) and AL2023 (0.35.0) are not there yet: real errors, named as such
     found = [f for f in lint(text, karpenter_version="0.33.0") if f.code.startswith("KPL1")]
-    assert [(f.code, f.line, f.column) for f in found] == [("KPL129", 21, 5)]
-    assert found[0].severity == "info"
-    assert found[0].message.startswith(
-        "Karpenter 0.33.0 has no bundled schema; 4 schema verdicts differ between the bundled releases 0.32.10 and "
-        "0.37.0 and were not reported (NodePool/default spec.disruption.budgets")
+    assert triples(found) == [
+        ("KPL104", 21, 5, "spec.disruption.budgets is not a NodePool field in Karpenter 0.33.0; Karpenter 0.34.0 "
+                          "and later have it: upgrade Karpenter first, or set karpenter-version to the release you run"),
+        ("KPL101", 29, 14, 'spec.amiFamily the string "AL2023" is not accepted by Karpenter 0.33.0 (allowed: AL2, '
+                           "Bottlerocket, Ubuntu, Custom, Windows2019, Windows2022); Karpenter 0.35.0 and later accept "
+                           "it: upgrade Karpenter first, or set karpenter-version to the release you run"),
+    ]
+    # 0.36.0: both exist; 0.32.10 rejects them but the facts table settles it: no finding
+    assert [f for f in lint(text, karpenter_version="0.36.0") if f.code.startswith("KPL1")] == []
+    # a field the table does not know (instanceStorePolicy: in 0.37.0, not in 0.32.10) is undecided at 0.36.0:
+    # not reported, said once per run as information
+    both = text.replace("  amiFamily: AL2023\n", "  amiFamily: AL2023\n  instanceStorePolicy: RAID0\n")
+    found = [f for f in lint({"a.yaml": both, "b.yaml": both}, karpenter_version="0.36.0") if f.code.startswith("KPL1")]
+    assert [(f.code, f.file, f.line, f.column, f.severity) for f in found] == [("KPL129", "a.yaml", 30, 3, "info")]
+    assert found[0].message == (
+        "Karpenter 0.36.0 has no bundled schema; 2 schema verdicts differ between the bundled releases 0.32.10 and "
+        "0.37.0 and were not reported (EC2NodeClass/default spec.instanceStorePolicy). Set karpenter-version to a "
+        "bundled release for exact results")
     # an error both releases agree on is still reported
-    bad = text.replace("weight", "x").replace("consolidationPolicy: WhenUnderutilized", "consolidationPolicy: Sometimes")
-    codes = [f.code for f in lint(bad, karpenter_version="0.33.0") if f.code.startswith("KPL1")]
-    assert codes.count("KPL101") == 2 and codes.count("KPL129") == 1
+    bad = text.replace("consolidationPolicy: WhenUnderutilized", "consolidationPolicy: Sometimes")
+    assert [f.code for f in lint(bad, karpenter_version="0.36.0") if f.code.startswith("KPL1")] == ["KPL101"]
 
 
 def test_exact_release_has_no_approximation_note():
