@@ -136,3 +136,18 @@ def test_flag_keeping_the_unregistered_taint_still_loses_nodepool_taints():
     (f,) = [f for f in lint({"a.yaml": text}) if f.code == "KPL230"]
     assert "without the NodePool's taints and startupTaints" in f.message
     assert "without karpenter.sh/unregistered" not in f.message
+
+
+def test_cloud_config_without_mime_on_al2023():
+    text = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: x}
+spec:
+  amiFamily: AL2023
+  userData: |
+    #cloud-config
+    packages: [jq]
+"""
+    found = [f for f in lint({"c.yaml": text}) if "KPL230" <= f.code <= "KPL259"]
+    assert [(f.code, f.line, f.column) for f in found] == [("KPL233", 8, 5)]
+    assert "text/cloud-config" in found[0].message
