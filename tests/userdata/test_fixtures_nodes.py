@@ -151,3 +151,10 @@ spec:
     found = [f for f in lint({"c.yaml": text}) if "KPL230" <= f.code <= "KPL259"]
     assert [(f.code, f.line, f.column) for f in found] == [("KPL233", 8, 5)]
     assert "text/cloud-config" in found[0].message
+
+
+def test_kpl206_carries_the_nodeconfig_fix():
+    text = (FIXTURES / "custom_nodeconfig.yaml").read_text()
+    (f,) = [f for f in lint({"c.yaml": text}) if f.code == "KPL206"]
+    assert f.fix is not None and f.fix.safety == "unsafe"
+    assert "karpenter.sh/unregistered" in f.fix.edits[0].replacement
