@@ -171,9 +171,13 @@ def nodeconfig_invalid_taint(res, ctx):
     analysis = _analysis(res)
     if analysis is None:
         return
-    yield from _issues(res, ctx, ("taint-invalid",))
     if analysis.family == ct.AL2023:
-        return  # the flag itself is KPL230, which says what its value does
+        # Karpenter's NodeConfig (merged last from v1.0) replaces registerWithTaints, so the user's list never reaches
+        # the kubelet (KPL231 says so); the flag itself is KPL230, which says what its value does
+        if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+            yield from _issues(res, ctx, ("taint-invalid",))
+        return
+    yield from _issues(res, ctx, ("taint-invalid",))
     parts = list(_nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
