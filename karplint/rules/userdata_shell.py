@@ -117,9 +117,12 @@ def userdata_not_verified(res, ctx):
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
             if a.mime is not None and not a.mime.parts:
                 why = "its MIME structure could not be split into parts"
+            elif unanalysed and unanalysed[0].data:
+                why = (f"its {unanalysed[0].kind} part does not give the kubelet a usable set of registration taints "
+                       "(see the other findings for this part)")
             elif unanalysed:
-                p = unanalysed[0]
-                why = (f"its {p.kind} part was not analysed for registration taints")
+                why = f"its {unanalysed[0].kind} part was not analysed for registration taints"
+
             elif a.bootstraps:
                 why = "its bootstrap.sh call could not be analysed"
             else:
@@ -539,6 +542,14 @@ def al2_userdata_sets_karpenter_flags(res, ctx):
                "node-labels": "NodePool spec.template.metadata.labels",
                "max-pods": "EC2NodeClass spec.kubelet.maxPods"}
     for ba in a.bootstraps:
+        if ba.flags is None and ba.flag_names_only is not None and ba.extra_args is not None:
+            w = ba.extra_args  # dynamic value: name the flags its literal text sets, at the word
+            for use in ba.flag_names_only.uses:
+                if use.name in KARPENTER_KUBELET_FLAGS:
+                    yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
+                                 f"Karpenter passes --{use.name} to the kubelet in its own bootstrap call; setting it "
+                                 f"here conflicts with (or is overridden by) Karpenter's value. Use {instead[use.name]}")
+            continue
         if ba.flags is None:
             continue
         for use in ba.flags.uses:

@@ -95,6 +95,8 @@ class BootstrapAnalysis:
     label_errors: list[tuple[KubeletWord, int, LabelError]] = field(default_factory=list)
     unverifiable: bool = False  # the extra args contain expansions we could not resolve
     kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
+    # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
+    flag_names_only: KubeletFlags | None = None
 
     @property
     def view(self) -> UserDataText:
@@ -241,6 +243,9 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         return
     if word.dynamic:
         ba.unverifiable = True
+        from karplint.userdata.systemd import split_exec_252
+
+        ba.flag_names_only = parse_kubelet_args([w.value for w in split_exec_252(word.value).words])
         return
     result = kubelet_extra_args_219(word.value)
     ba.systemd = result

@@ -1,33 +1,11 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
-FIXTURES = ROOT / "tests" / "fixtures" / "userdata"
-
-
-def fixture_text(name: str) -> str:
-    return (FIXTURES / name).read_text(encoding="utf-8")
-
-
-def apply_edits(text: str, edits) -> str:
-    for e in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[: e.start] + e.replacement + text[e.end:]
-    return text
-
-
-def nodeclass(name: str = "nc", family_lines: str = "  amiFamily: Custom\n  amiSelectorTerms:\n    - id: ami-0123456789abcdef0\n",
-              userdata: str = "") -> str:
-    body = "".join("    " + ln + "\n" if ln else "\n" for ln in userdata.split("\n"))
-    return (f"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: {name}\nspec:\n{family_lines}"
-            f"  role: KarpenterNodeRole-c\n  userData: |\n{body}")
+from .ud_helpers import SHARED
 
 
 @pytest.fixture
-def shared() -> Path:
+def shared():
     if not SHARED.is_dir():
         pytest.skip("../shared not available")
     return SHARED

@@ -91,7 +91,7 @@ def systemd_words(draw):
     return text, expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(systemd_words())
 def test_split_exec_219_follows_the_facts(case):
     text, expected = case

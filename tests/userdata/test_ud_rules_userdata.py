@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import apply_edits, fixture_text, nodeclass
+from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
 
