@@ -8,7 +8,7 @@ import pytest
 
 from karplint.testing import lint
 from karplint.rules.userdata_nodes import unregistered_taint_fix
-from ud_nodes_helpers import model_of
+from .ud_nodes_helpers import model_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "userdata"
 
