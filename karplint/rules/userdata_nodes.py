@@ -247,7 +247,7 @@ def bottlerocket_invalid_toml(res, ctx):
 
 @rule("KPL241", "bottlerocket-setting-replaced", category="userdata", severity="warning",
       summary="Bottlerocket settings Karpenter always replaces (node-taints, cluster-name, api-server, "
-              "cluster-certificate, max-pods, cluster-dns-ip)", kinds=KINDS)
+              "cluster-certificate, max-pods, cluster-dns-ip, its own node-labels)", kinds=KINDS)
 def bottlerocket_setting_replaced(res, ctx):
     yield from _toml_issues(res, ctx, ("replaced",))
 
@@ -270,6 +270,13 @@ def bottlerocket_unknown_setting(res, ctx):
       kinds=KINDS)
 def bottlerocket_setting_type(res, ctx):
     yield from _toml_issues(res, ctx, ("type",))
+
+
+@rule("KPL245", "bottlerocket-invalid-node-labels", category="userdata", severity="error",
+      summary="settings.kubernetes.node-labels the kubelet refuses at start (e.g. node-role.kubernetes.io/*)",
+      kinds=KINDS)
+def bottlerocket_invalid_node_labels(res, ctx):
+    yield from _toml_issues(res, ctx, ("labels-value",))
 
 
 # --------------------------------------------------------------------------------------------- Windows
