@@ -250,6 +250,17 @@ def bottlerocket_invalid_toml(res, ctx):
               "cluster-certificate, max-pods, cluster-dns-ip, its own node-labels)", kinds=KINDS)
 def bottlerocket_setting_replaced(res, ctx):
     yield from _toml_issues(res, ctx, ("replaced",))
+    analysis = _analysis(res)
+    kubelet = res.get(("spec", "kubelet"))
+    if analysis is None or analysis.family != ct.BOTTLEROCKET or not isinstance(kubelet, dict):
+        return
+    for part, settings, _ in _toml_parts(analysis):
+        k8s = settings.kubernetes()
+        for field, key in br.NODECLASS_KUBELET_TO_SETTINGS.items():
+            if kubelet.get(field) is not None and key in k8s:
+                yield ctx.at(res, res.doc, part.view.span(*settings.span(("settings", "kubernetes", key))),
+                             f"Karpenter replaces settings.kubernetes.{key} with the EC2NodeClass spec.kubelet."
+                             f"{field}; this value is never used")
 
 
 @rule("KPL242", "bottlerocket-invalid-node-taints", category="userdata", severity="error",
