@@ -270,7 +270,7 @@ def bottlerocket_invalid_node_taints(res, ctx):
 
 
 @rule("KPL243", "bottlerocket-unknown-setting", category="userdata", severity="warning",
-      summary="[settings.kubernetes] keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
+      summary="settings.kubernetes keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
               "outside `settings`", kinds=KINDS)
 def bottlerocket_unknown_setting(res, ctx):
     yield from _toml_issues(res, ctx, ("unknown", "outside-settings"))
