@@ -122,14 +122,13 @@ def userdata_not_verified(res, ctx):
                        "(see the other findings for this part)")
             elif unanalysed:
                 why = f"its {unanalysed[0].kind} part was not analysed for registration taints"
-
             elif a.bootstraps:
                 why = "its bootstrap.sh call could not be analysed"
             else:
                 why = "no bootstrap.sh call or NodeConfig was found (the AMI may bootstrap on its own)"
             yield ctx.at(res, res.doc, _userdata_span(res),
                          f"cannot verify that this Custom userData registers the kubelet with {UNREGISTERED}: {why}")
-    if a.family in (ct.AL2023,) + (ct.CUSTOM,) and a.content.kind == ct.UNKNOWN:
+    if a.family in (ct.AL2023, ct.CUSTOM) and a.content.kind == ct.UNKNOWN:
         yield ctx.at(res, res.doc, _userdata_span(res),
                      f"userData content not recognised ({a.content.reason}); it was not analysed")
 
@@ -284,8 +283,8 @@ def kubelet_extra_args_lost(res, ctx):
             at = sd.reason_at or 0
             span = ba.span(w, at, at + 1) if w.offsets else ba.view.span(w.start, w.end)
             if sd.exec_fails:
-                msg = (f"--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
-                       f"$KUBELET_EXTRA_ARGS and the kubelet never starts")
+                msg = ("--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
+                       "$KUBELET_EXTRA_ARGS and the kubelet never starts")
             else:
                 msg = f"--kubelet-extra-args is lost on AL2: {sd.reason}; the kubelet starts without these flags"
             yield ctx.at(res, res.doc, span, msg)
@@ -405,11 +404,21 @@ def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, base: int, err: kl.TaintE
             i += 1
         return Fix("remove the space after the comma", "safe", tuple(edits)) if edits else None
     if err.kind == kl.QUOTES:
-        lo, hi = base + err.start, base + err.end
+        value = kw.value[base:]  # the whole taint spec around the error (the error may cover only the effect)
+        spec_start = value.rfind(",", 0, err.start) + 1
+        spec_end = value.find(",", err.start)
+        lo, hi = base + spec_start, base + (len(value) if spec_end == -1 else spec_end)
+        word_start = ba.extra_args.start
         for i in range(lo, min(hi, len(kw.value))):
             if kw.value[i] in "\"'":
-                rng = _file_range(view, kw.offsets[i], kw.offsets[i] + 1)
-                if rng is None or view.text[kw.offsets[i]] not in "\"'":
+                o = kw.offsets[i]
+                if view.text[o] not in "\"'":
+                    return None
+                s = o
+                while s > word_start and view.text[s - 1] == "\\":
+                    s -= 1  # the quote reached the kubelet escaped (\\" in the script): remove the escapes too
+                rng = _file_range(view, s, o + 1)
+                if rng is None:
                     return None
                 edits.append(Edit(rng[0], rng[1], ""))
         # also a quote just before the spec (e.g. `"a:NoSchedule"`)
@@ -584,7 +593,7 @@ _MIME_ERRORS = (mm.MISSING_COLON, mm.NOT_MULTIPART, mm.NO_MEDIA_TYPE, mm.NO_BOUN
 
 @rule("KPL210", "malformed-mime-userdata", category="userdata", severity="error",
       summary="MIME userData Karpenter cannot split: no blank line after the headers, non-multipart type, "
-              "boundary never used (missing closing boundary: info)", kinds=NODECLASS)
+              "boundary never used, last part not terminated (closing boundary missing: info)", kinds=NODECLASS)
 def malformed_mime_userdata(res, ctx):
     a = _analysis(res)
     if a is None or a.mime is None:
@@ -594,9 +603,19 @@ def malformed_mime_userdata(res, ctx):
         span = a.text.span(p.start, max(p.end, p.start + 1))
         if p.kind == mm.NO_CLOSING_BOUNDARY:
             yield ctx.at(res, res.doc, span,
-                         f"{p.message}: the last part runs to the end of the userData; cloud-init accepts this, "
-                         "but stricter MIME readers do not. End the document with the closing boundary",
-                         severity="info")
+                         f"{p.message}: Karpenter and cloud-init accept this, but end the document with the closing "
+                         "boundary so that appending a part cannot break it", severity="info")
+            continue
+        if p.kind == mm.UNTERMINATED_PART:
+            if karpenter_parses:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; Karpenter reads every part to merge its own, so it cannot merge this "
+                             "userData and fails to launch nodes for this EC2NodeClass. End the document with the "
+                             "closing boundary line")
+            else:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; cloud-init accepts it, but end the document with the closing boundary "
+                             "line", severity="info")
             continue
         if p.kind == mm.MISSING_COLON:
             msg = (f"no blank line after the MIME headers: the next line is read as a header "
@@ -698,3 +717,52 @@ def custom_userdata_wrong_for_ami(res, ctx):
                  f"amiSelectorTerms selects a {a.ami_os} AMI, but this userData is {a.content.kind} "
                  f"({a.content.reason}); {what}, so the node gets none of these settings and does not join the "
                  f"cluster as intended")
+
+
+# ------------------------------------------------------------------------------------------------ KPL214
+
+BOOTSTRAP_DROPIN = "30-kubelet-extra-args.conf"  # what bootstrap.sh writes --kubelet-extra-args into
+_ENV_EXTRA_ARGS = re.compile(r"^[ \t]*Environment[ \t]*=.*\bKUBELET_EXTRA_ARGS=", re.M)
+
+
+@rule("KPL214", "kubelet-dropin-overrides-extra-args", category="userdata", severity="error",
+      summary="A kubelet drop-in that sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's "
+              "30-kubelet-extra-args.conf, replacing the flags passed with --kubelet-extra-args", kinds=NODECLASS)
+def kubelet_dropin_overrides_extra_args(res, ctx):
+    from karplint.userdata.shell import KUBELET_DROPIN_DIR, file_writes
+
+    a = _analysis(res)
+    if a is None or not _runs_al2_bootstrap(a):
+        return
+    for part in a.shell_parts:
+        for fw in file_writes(part.script, KUBELET_DROPIN_DIR):
+            name = fw.path[len(KUBELET_DROPIN_DIR):]
+            m = _ENV_EXTRA_ARGS.search(fw.content)
+            if m is None or "/" in name or not name.endswith(".conf") or name <= BOOTSTRAP_DROPIN:
+                continue
+            if a.family == ct.AL2:
+                whose = ("Karpenter's bootstrap.sh call passes the NodePool labels, taints, "
+                         "karpenter.sh/unregistered:NoExecute and --max-pods in KUBELET_EXTRA_ARGS")
+                sev = None
+            elif any(b.extra_args is not None for b in a.bootstraps if b.part is part):
+                whose = "the bootstrap.sh call's --kubelet-extra-args end up in KUBELET_EXTRA_ARGS"
+                sev = "warning"
+            else:
+                continue
+            mentions = re.search(r"\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
+            escaped = re.search(r"\\\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
+            if mentions and (escaped or not fw.expanded):
+                note = (" systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not append "
+                        "to the earlier value either.")
+            elif mentions:
+                note = (" The shell expands `$KUBELET_EXTRA_ARGS` while writing the file, before bootstrap.sh has set "
+                        "it, so it is empty there and appends nothing.")
+            else:
+                note = ""
+            start = fw.content_start + m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+            line_end = fw.content.find("\n", m.start())
+            end = fw.content_start + (len(fw.content) if line_end == -1 else line_end)
+            yield ctx.at(res, res.doc, part.view.span(start, end),
+                         f"{fw.path} sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's {BOOTSTRAP_DROPIN}, so its "
+                         f"value replaces bootstrap.sh's: {whose}, and those flags are lost.{note} Add the flags "
+                         "to --kubelet-extra-args (or spec.kubelet) instead", severity=sev)

@@ -71,6 +71,8 @@ def family_of(res) -> tuple[str | None, str]:
                 fam = ALIAS_FAMILIES.get(alias.split("@", 1)[0].strip().lower())
                 if fam:
                     return fam, "alias"
+    if getattr(res, "version", None) == "v1beta1":
+        return AL2, "default"  # v1beta1 EC2NodeClass: amiFamily defaults to AL2 (v1 requires it or an alias)
     return None, "none"
 
 

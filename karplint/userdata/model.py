@@ -18,6 +18,7 @@ merge, or the last bootstrap.sh call).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -132,6 +133,19 @@ class UserDataAnalysis:
         return [p for p in self.parts if p.script is not None]
 
     @property
+    def last_bootstrap(self) -> BootstrapAnalysis | None:
+        """The bootstrap.sh call that configures the kubelet last (its drop-in is the one in effect)."""
+        return self.bootstraps[-1] if self.bootstraps else None
+
+    @property
+    def kubelet_argv(self) -> list[str] | None:
+        """The extra kubelet argv of the last bootstrap.sh call after systemd 219 (None: unknown or no call)."""
+        ba = self.last_bootstrap
+        if ba is None or ba.unverifiable or ba.flags is None:
+            return None
+        return [w.value for w in ba.kubelet_argv]
+
+    @property
     def registered_taints(self) -> tuple[list[Taint] | None, Part | None]:
         """(taints the node's kubelet registers, the part that decides) for userData Karpenter does not merge.
 
@@ -204,11 +218,15 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
     return analysis
 
 
+# What the shell rules look at; a parse failure in a script that mentions none of it hides nothing they check.
+_RELEVANT = re.compile(r"bootstrap\.sh|kubelet|nodeadm|KUBELET|/etc/eks/")
+
+
 def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     script = parse_script(part.view.text)
     part.script = script
     view = part.view
-    if script.parser != "bashlex":
+    if script.parser != "bashlex" and _RELEVANT.search(view.text):
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
         if not 0 <= at < len(view.text.rstrip()):
             at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
@@ -227,6 +245,7 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
         _analyse_extra_args(ba)
         if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
             continue  # unknown, or the node never gets a kubelet: other findings say so
+        part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
         if ba.taints is not None:
             part.registered_taints = ba.taints
             part.registered_taints_span = ba.taint_word.span() if ba.taint_word else ba.command_span

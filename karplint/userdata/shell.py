@@ -19,7 +19,7 @@ bashlex 0.18 is not trusted for words (it drops nested quotes in `--opt='a="b"'`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 # ------------------------------------------------------------------------------------------------ data
@@ -619,8 +619,7 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             value = make_word(w.raw[vstart:], w.start + vstart, env)
             assignments.append(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
-            cmd = Command(built_words, prefix, redirects, start, end, line_of(start),
-                          pipe_prev if pipe_prev is not None else None)
+            cmd = Command(built_words, prefix, redirects, start, end, line_of(start), pipe_prev)
             commands.append(cmd)
             pipe_prev = cmd if next_op == "|" else None
         else:
@@ -799,7 +798,8 @@ KUBELET_CONFIG_FILES = (
     re.compile(r"^/etc/eks/kubelet/environment$"),
     re.compile(r"^/etc/sysconfig/kubelet$"),
 )
-_EDITORS = {"sed", "jq", "tee", "cp", "mv", "install", "yq", "crudini", "echo", "cat", "printf", "ln"}
+# Programs that write the files named in their arguments (echo/cat/jq write only through redirections).
+_FILE_WRITERS = {"sed", "tee", "cp", "mv", "install", "crudini", "ln"}
 
 
 def is_kubelet_config(path: str) -> bool:
@@ -827,18 +827,62 @@ def kubelet_config_writes(script: ShellScript) -> list[ConfigWrite]:
             continue
         i, w = p
         name = w.value.rsplit("/", 1)[-1]
-        if name not in _EDITORS:
+        if name not in _FILE_WRITERS:
             continue
         args = cmd.words[i + 1:]
         if name == "sed" and not any(a.value.startswith("-i") or a.value == "--in-place" or
                                      a.value.startswith("--in-place=") for a in args):
-            continue
-        if name in ("echo", "printf", "cat", "jq", "yq") and name != "jq":
-            continue  # only their redirections write (handled above)
-        if name == "jq":
-            continue
+            continue  # sed without -i writes to stdout
+        # sed/tee/crudini may name several files; cp/mv/install/ln write their last argument
         targets = args if name in ("sed", "tee", "crudini") else args[-1:]
         for a in targets:
             if is_kubelet_config(a.value):
                 out.append(ConfigWrite(cmd, a.value, name + (" -i" if name == "sed" else ""), a.start, a.end))
+    return out
+
+
+KUBELET_DROPIN_DIR = "/etc/systemd/system/kubelet.service.d/"
+
+
+@dataclass
+class FileWrite:
+    """Text a command writes into a file: a heredoc (`cat <<EOF > f`, `tee f <<EOF`) or echo/printf arguments."""
+
+    cmd: Command
+    path: str
+    content: str
+    content_start: int  # script offset of the content (exact for heredocs; the first argument for echo/printf)
+    expanded: bool  # the shell expands $ in the content (unquoted heredoc, double-quoted echo)
+
+
+def file_writes(script: ShellScript, path_prefix: str = "") -> list[FileWrite]:
+    """Files written with literal content, for paths starting with `path_prefix`."""
+    out = []
+    for cmd in script.commands:
+        heredoc = next((r for r in cmd.redirects if r.op in ("<<", "<<-") and r.heredoc_body), None)
+        targets = [r.target.value for r in cmd.redirects
+                   if r.op in (">", ">>", ">|") and r.target is not None and not r.target.dynamic]
+        p = program(cmd)
+        name = p[1].value.rsplit("/", 1)[-1] if p else ""
+        if name == "tee" and p:
+            targets += [w.value for w in cmd.words[p[0] + 1:] if not w.value.startswith("-")]
+        targets = [t for t in targets if t.startswith(path_prefix)]
+        if not targets:
+            continue
+        if heredoc is not None:
+            s, e = heredoc.heredoc_body
+            content, start, expanded = script.text[s:e], s, not heredoc.heredoc_quoted
+        elif name in ("echo", "printf") and p and len(cmd.words) > p[0] + 1:
+            args = cmd.words[p[0] + 1:]
+            if args and args[0].value.startswith("-"):
+                args = args[1:]
+            if not args:
+                continue
+            content = " ".join(w.value for w in args).replace("\\n", "\n") if name == "printf" else \
+                " ".join(w.value for w in args)
+            start, expanded = args[0].start, True
+        else:
+            continue
+        for t in targets:
+            out.append(FileWrite(cmd, t, content, start, expanded))
     return out

@@ -23,6 +23,12 @@ def test_family(spec, family, source):
     assert ct.family_of(_res(spec)) == (family, source)
 
 
+def test_v1beta1_defaults_to_al2():
+    src = decode("t.yaml", b"apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: a}\nspec: {}\n")
+    docs, _ = load(src)
+    assert ct.family_of(as_resource(docs[0])) == ("AL2", "default")
+
+
 def test_alias_family_with_custom():
     res = _res("  amiFamily: Custom\n  amiSelectorTerms:\n    - alias: bottlerocket@latest\n")
     assert ct.family_of(res)[0] == "Custom" and ct.alias_family(res) == "Bottlerocket"

@@ -114,3 +114,34 @@ def test_kubelet_extra_args_219_drop_rules(value):
         assert not r.dropped
         if value.count('"') % 2 == 1:
             assert r.exec_fails  # an unterminated double quote: kubelet never starts
+
+
+from karplint.testing import lint  # noqa: E402
+
+shellish = st.text(alphabet="abc -=:,'\"\\$`(){}[];&|<>#\n\t*/.", max_size=120)
+families = st.sampled_from([
+    "  amiFamily: Custom\n", "  amiFamily: AL2\n", "  amiSelectorTerms:\n    - alias: al2023@latest\n",
+    "  amiFamily: Custom\n  amiSelectorTerms:\n    - alias: bottlerocket@latest\n",
+])
+prefixes = st.sampled_from(["", "#!/bin/bash\n/etc/eks/bootstrap.sh c ", "/etc/eks/bootstrap.sh c --kubelet-extra-args ",
+                            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n\n'])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(families, prefixes, shellish, st.booleans())
+def test_rules_never_crash_on_arbitrary_userdata(family, prefix, body, literal):
+    import json
+
+    value = prefix + body
+    if literal and value.strip():  # a literal block scalar: exact positions, so the fix code paths run too
+        scalar = "|-\n" + "".join("    " + ln + "\n" for ln in value.lstrip("\n ").split("\n"))
+    else:
+        scalar = json.dumps(value) + "\n"
+    text = ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: a}\nspec:\n" + family
+            + "  userData: " + scalar)
+    found = lint({"t.yaml": text})
+    for f in found:
+        if f.fix is not None:
+            for e in f.fix.edits:
+                assert 0 <= e.start <= e.end <= len(text)
+    assert not [f for f in found if f.code == "KPL006"], [f.message for f in found if f.code == "KPL006"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 
-import pytest
 from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
@@ -117,6 +116,11 @@ def test_mime_problems():
     custom = nodeclass(userdata='MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n--B\n\necho\n--B--')
     found = ud_findings(custom)
     assert [(f.code, f.severity) for f in found] == [("KPL200", "info"), ("KPL210", "warning")]  # Custom: cloud-init reads it
+    unterminated = nodeclass(family_lines="  amiFamily: AL2\n  amiSelectorTerms:\n    - id: ami-1\n",
+                             userdata='MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n'
+                                      'Content-Type: text/x-shellscript\n\necho hi')
+    (f,) = ud_findings(unterminated)
+    assert (f.code, f.line, f.column, f.severity) == ("KPL210", 14, 5, "error") and "unexpected EOF" in f.message
 
 
 def test_al2_and_al2023_bootstrap_calls():
@@ -183,3 +187,51 @@ def test_corpus_userdata_files_do_not_crash(shared):
         text = (shared / "corpus" / row["corpus_path"]).read_text(encoding="utf-8", errors="replace")
         found = lint({row["corpus_path"]: text})
         assert not [f for f in found if f.code == "KPL006"], row["corpus_path"]
+
+
+def test_crlf_file_spans_and_fixes():
+    text = nodeclass(userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args='--register-with-taints="
+                              "karpenter.sh/unregistered:NoExecute,'").replace("\n", "\r\n")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL206", 12, 5), ("KPL201", 12, 29)]
+    fixed = apply_edits(text, found[1].fix.edits)
+    (f,) = ud_findings(fixed)
+    assert (f.code, f.line, f.column, at(fixed, f)) == ("KPL204", 12, 109, ",")
+    assert apply_edits(fixed, f.fix.edits).endswith("unregistered:NoExecute'\r\n")
+
+
+def test_escaped_quotes_reaching_the_kubelet_are_removed_with_their_escapes():
+    # '\\"' in single quotes: systemd C-unescapes \\ to \ and then keeps \" as a literal quote
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "'--register-with-taints=\\\\\"karpenter.sh/unregistered:NoExecute\\\\\"'")
+    (f,) = ud_findings(text)
+    assert f.code == "KPL204" and "literal quote" in f.message
+    fixed = apply_edits(text, f.fix.edits)
+    assert "'--register-with-taints=karpenter.sh/unregistered:NoExecute'" in fixed
+    assert ud_findings(fixed) == []
+
+
+def test_dropin_overriding_kubelet_extra_args():
+    text = fixture_text("al2_dropin.yaml")
+    (f,) = ud_findings(text)
+    assert (f.code, f.line, f.column, f.severity) == ("KPL214", 13, 5, "error")
+    assert at(text, f).startswith('Environment="KUBELET_EXTRA_ARGS=') and "does not expand" in f.message
+
+
+def test_analysis_summary_properties():
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.model import analyze
+
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--node-labels=\"a=b\" "
+                              "--register-with-taints=karpenter.sh/unregistered:NoExecute --node-labels=c=d'")
+    docs, _ = load(decode("t.yaml", text.encode()))
+    res = as_resource(docs[0])
+    a = analyze(res)
+    assert analyze(res) is a  # cached
+    assert a.family == "Custom" and a.content.kind == "shell"
+    assert a.kubelet_argv == ["--node-labels=a=b", "--register-with-taints=karpenter.sh/unregistered:NoExecute",
+                              "--node-labels=c=d"]
+    taints, part = a.registered_taints
+    assert [str(t) for t in taints] == ["karpenter.sh/unregistered:NoExecute"]
+    assert [(lab.key, lab.value) for lab in part.node_labels] == [("a", "b"), ("c", "d")]
