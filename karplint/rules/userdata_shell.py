@@ -122,14 +122,13 @@ def userdata_not_verified(res, ctx):
                        "(see the other findings for this part)")
             elif unanalysed:
                 why = f"its {unanalysed[0].kind} part was not analysed for registration taints"
-
             elif a.bootstraps:
                 why = "its bootstrap.sh call could not be analysed"
             else:
                 why = "no bootstrap.sh call or NodeConfig was found (the AMI may bootstrap on its own)"
             yield ctx.at(res, res.doc, _userdata_span(res),
                          f"cannot verify that this Custom userData registers the kubelet with {UNREGISTERED}: {why}")
-    if a.family in (ct.AL2023,) + (ct.CUSTOM,) and a.content.kind == ct.UNKNOWN:
+    if a.family in (ct.AL2023, ct.CUSTOM) and a.content.kind == ct.UNKNOWN:
         yield ctx.at(res, res.doc, _userdata_span(res),
                      f"userData content not recognised ({a.content.reason}); it was not analysed")
 
@@ -284,8 +283,8 @@ def kubelet_extra_args_lost(res, ctx):
             at = sd.reason_at or 0
             span = ba.span(w, at, at + 1) if w.offsets else ba.view.span(w.start, w.end)
             if sd.exec_fails:
-                msg = (f"--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
-                       f"$KUBELET_EXTRA_ARGS and the kubelet never starts")
+                msg = ("--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
+                       "$KUBELET_EXTRA_ARGS and the kubelet never starts")
             else:
                 msg = f"--kubelet-extra-args is lost on AL2: {sd.reason}; the kubelet starts without these flags"
             yield ctx.at(res, res.doc, span, msg)
@@ -479,6 +478,10 @@ def custom_missing_unregistered_taint(res, ctx):
     msg += f"; {consequence} (running Karpenter {version})"
     ba = next((b for b in reversed(a.bootstraps) if b.part is part and b.taint_word is not None), None)
     fix = _unregistered_fix(ba, near) if ba is not None else None
+    if fix is None and part.kind == ct.NODECONFIG:  # NodeConfig registerWithTaints list (userdata_nodes.py)
+        from karplint.rules.userdata_nodes import unregistered_taint_fix
+
+        fix = unregistered_taint_fix(res)
     yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg, fix=fix,
                  severity="error" if fatal else "warning")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 
-import pytest
 from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
