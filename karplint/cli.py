@@ -92,6 +92,13 @@ def check(
                                        help="Worker processes for parsing and per-file rules (default: CPU cores)."),
     no_cache: bool = typer.Option(False, "--no-cache",
                                   help="Neither read nor write the cache (.karplint_cache/ or the user cache dir)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes in place, then report what remains. "
+                             "With `-`, the fixed document goes to stdout and the report to stderr."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
+                                      help="With --fix or --diff, apply unsafe fixes too (they change behaviour)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes (apply with `patch -p1` "
+                              "or `git apply`) and write nothing; exit 1 when there is something to fix."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
     from karplint.config import ConfigError, load_config
@@ -150,25 +157,35 @@ def check(
             f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
-    from karplint.parallel import default_jobs
+    report_out = sys.stdout
+    if fix or diff:  # autofix: the logic lives in karplint/fix.py
+        from karplint.fix import run_fixes
 
-    cache = None
-    if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
-        from karplint.cache import Cache
-        from karplint.engine import selected_rules
+        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes)
+        if report is None:
+            raise typer.Exit(code)
+        if "-" in paths:
+            report_out = sys.stderr  # stdout carries the fixed document
+    else:
+        from karplint.parallel import default_jobs
 
-        cache = Cache.for_run(cfg, selected_rules(cfg))
-    report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache)
+        cache = None
+        if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
+            from karplint.cache import Cache
+            from karplint.engine import selected_rules
+
+            cache = Cache.for_run(cfg, selected_rules(cfg))
+        report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    color = (output is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    color = (output is None and fmt == "text" and report_out.isatty() and "NO_COLOR" not in os.environ)
     try:
         if output is not None:
             with open(output, "w", encoding="utf-8") as fh:
                 render(report, fmt, fh, color=False)
         else:
-            render(report, fmt, sys.stdout, color=color)
+            render(report, fmt, report_out, color=color)
     except OSError as exc:
         _die(f"cannot write the report: {exc.strerror}")
     if not inputs and not found.problems:
@@ -187,11 +204,30 @@ def _is_prefix_or_category(sel: str) -> bool:
 def rules_cmd(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
                                                help="text (a table) or json."),
+    cel_coverage: bool = typer.Option(False, "--cel-coverage",
+                                      help="Instead: the CRDs' CEL rules per release and kind, and which ones "
+                                           "karplint evaluates (KPL130)."),
+    release: Optional[str] = typer.Option(None, "--release",
+                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --cel-coverage: list every rule."),
 ) -> None:
     """List every rule: code, slug, category, default severity, fix and summary."""
     import json
 
     from karplint.rules import all_rules
+
+    if cel_coverage:
+        from karplint.schema.cel import cel_coverage as coverage, print_coverage
+
+        try:
+            data = coverage(release)
+        except ValueError as exc:
+            _die(str(exc))
+        if output_format == OutputFormat.json:
+            typer.echo(json.dumps(data, indent=2))
+        else:
+            print_coverage(data, sys.stdout, verbose=verbose)
+        return
 
     rules = all_rules()
     if output_format == OutputFormat.json:
@@ -225,6 +261,22 @@ def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug."
     typer.echo(doc.text if doc else r.summary)
 
 
+@app.command()
+def render(
+    paths: List[str] = typer.Argument(..., help="Files or directories holding EC2NodeClasses (and NodePools); - for stdin."),
+    nodeclass: Optional[str] = typer.Option(None, "--nodeclass", help="Only this EC2NodeClass (by name)."),
+    nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
+    karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version",
+                                                    help="Karpenter release to render for (default: latest)."),
+) -> None:
+    """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
+    registers with."""
+    from karplint.render_cli import render_command
+
+    raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
+                                    karpenter_version=karpenter_version))
+
+
 # `karplint check ...` without typer's argument handling, which imports pydantic and builds type adapters
 # (about half the start-up of a small check). Only the options below are recognised; anything else (--help,
 # an option added to `check` but not here, a bad value) goes through typer as before, with the same result.
@@ -246,6 +298,10 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "quiet": (("--quiet", "-q"), "flag"),
     "jobs": (("--jobs", "-j"), "int"),
     "no_cache": (("--no-cache",), "flag"),
+    "fix": (("--fix",), "flag"),
+    "unsafe_fixes": (("--unsafe-fixes",), "flag"),
+    "diff": (("--diff",), "flag"),
+    "show_fixes": (("--show-fixes",), "flag"),
 }
 
 

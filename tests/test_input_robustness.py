@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_cli
+from karplint.testing import REPO, run_cli
 
 POOL = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n"
         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n      requirements: []\n")
@@ -79,7 +79,7 @@ def test_adversarial_file(name: str, tmp_path: Path):
         assert proc.returncode == 0 or not expected_codes, (proc.returncode, report["findings"][:3])
     else:
         assert proc.returncode == expected_code, (proc.returncode, report["findings"][:3])
-    assert elapsed < 20, f"{name} took {elapsed:.1f}s"
+    assert elapsed < 30, f"{name} took {elapsed:.1f}s"  # generous: CI shares 2 cores with xdist workers
     assert not os.path.exists("/tmp/karplint-pwned")
 
 
