@@ -57,6 +57,7 @@ class Run:
 def measure(cmd: list[str], cwd: Path, env: dict | None = None) -> Run:
     """Run `cmd`; wall clock, user+sys CPU of it and its children, peak RSS of the largest process."""
     with tempfile.TemporaryFile() as out:
+        print(f"  running: {' '.join(cmd[:6])}{' ...' if len(cmd) > 6 else ''}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.DEVNULL)
         _, status, ru = os.wait4(proc.pid, 0)
@@ -64,7 +65,9 @@ def measure(cmd: list[str], cwd: Path, env: dict | None = None) -> Run:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         data = out.read()
-    return Run(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, proc.returncode, data)
+    run = Run(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, proc.returncode, data)
+    print(f"    wall {run.wall:.2f} s, CPU {run.cpu:.2f} s, peak RSS {run.rss_mb:.0f} MB", file=sys.stderr, flush=True)
+    return run
 
 
 def ensure_peers(python: str) -> dict[str, list[str]]:
