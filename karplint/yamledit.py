@@ -95,6 +95,17 @@ def _anchor_offsets(text: str) -> tuple[int, ...]:
     from karplint.loader import _yaml, _yaml_text
 
     out: list[int] = []
+    if "&" not in text and "*" not in text:
+        # No anchor or alias can exist; only a parse error would add an offset. libyaml accepting the stream
+        # means ruamel does too (karplint.fastload declines every input where that may not hold).
+        from karplint.fastload import ENABLED, _compose, _Fallback
+
+        if ENABLED:
+            try:
+                _compose(_yaml_text(text))
+                return ()
+            except _Fallback:
+                pass
     try:
         for ev in _yaml().parse(_yaml_text(text)):
             if isinstance(ev, AliasEvent) or getattr(ev, "anchor", None):

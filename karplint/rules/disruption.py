@@ -292,6 +292,15 @@ def _protected(pod: Pod) -> bool:
     return not (pod.res.kind == "Pod" and pod.spec.get("restartPolicy") in ("Never", "OnFailure"))
 
 
+def _protected_pods(model: Model) -> list[Pod]:
+    """`[p for p in _pods(model) if _protected(p)]`, memoised like `_pods` (NodePool rules ask once per pool)."""
+    cache = model.__dict__.get("_disruption_protected_pods")
+    if cache is None:
+        cache = [p for p in _pods(model) if _protected(p)]
+        model.__dict__["_disruption_protected_pods"] = cache
+    return cache
+
+
 def _names(pods: list[Pod], limit: int = 3) -> str:
     names = [str(p.res) for p in pods[:limit]]
     more = f" and {len(pods) - limit} more" if len(pods) > limit else ""
@@ -333,7 +342,7 @@ def expire_after_without_tgp(res, ctx):
     expire = res.get(EXPIRE)
     if expire == "Never" or _placeholder(expire):
         return
-    pods = [p for p in _pods(ctx.model) if _protected(p) and can_land(p.spec, res)]
+    pods = [p for p in _protected_pods(ctx.model) if can_land(p.spec, res)]
     if not pods:
         return
     shown = f"expireAfter {expire}" if expire is not None else f"the default expireAfter {DEFAULT_EXPIRE_AFTER}"
