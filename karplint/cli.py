@@ -88,6 +88,13 @@ def check(
                                        help="Apply excludes to files named on the command line too (for pre-commit)."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes in place, then report what remains. "
+                             "With `-`, the fixed document goes to stdout and the report to stderr."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
+                                      help="With --fix or --diff, apply unsafe fixes too (they change behaviour)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes (apply with `patch -p1` "
+                              "or `git apply`) and write nothing; exit 1 when there is something to fix."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
     from karplint.config import ConfigError, load_config
@@ -146,17 +153,27 @@ def check(
             f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
-    report = run_check(inputs, cfg, extra_problems=extra)
+    report_out = sys.stdout
+    if fix or diff:  # autofix: the logic lives in karplint/fix.py
+        from karplint.fix import run_fixes
+
+        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes)
+        if report is None:
+            raise typer.Exit(code)
+        if "-" in paths:
+            report_out = sys.stderr  # stdout carries the fixed document
+    else:
+        report = run_check(inputs, cfg, extra_problems=extra)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    color = (output is None and fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    color = (output is None and fmt == "text" and report_out.isatty() and "NO_COLOR" not in os.environ)
     try:
         if output is not None:
             with open(output, "w", encoding="utf-8") as fh:
                 render(report, fmt, fh, color=False)
         else:
-            render(report, fmt, sys.stdout, color=color)
+            render(report, fmt, report_out, color=color)
     except OSError as exc:
         _die(f"cannot write the report: {exc.strerror}")
     if not inputs and not found.problems:

@@ -1,0 +1,33 @@
+"""Fixtures for the fix tests: test-only rules with fixes (registered only for the tests that ask)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import fixrules  # noqa: E402
+
+
+@pytest.fixture
+def test_rules():
+    unregister = fixrules.register()
+    yield fixrules.CODES
+    unregister()
+
+
+@pytest.fixture
+def run_fix_cli():
+    """Run the CLI as a subprocess with the test rules registered."""
+    import subprocess
+
+    def run(*args, cwd=None, stdin=None):
+        env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
+        return subprocess.run([sys.executable, str(HERE / "fixrules.py"), *args], cwd=cwd, input=stdin,
+                              capture_output=True, env=env, timeout=60)
+    return run
