@@ -236,6 +236,8 @@ def _check_document(ncd: NodeConfigDoc) -> None:
                                 f"nodeadm cannot decode this part ({what}): it needs apiVersion {API_VERSION} "
                                 f"and kind {KIND}", s, e))
         ncd.fatal = True
+        if kind != KIND:
+            return  # not a NodeConfig at all: its fields mean nothing to nodeadm
     _check_fields(ncd, data, NODECONFIG_FIELDS, ())
     _check_flags(ncd)
     _check_register_with_taints(ncd)
@@ -511,6 +513,35 @@ def _override(a: dict, b: dict) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------------------------- what Karpenter replaces
+
+
+@dataclass(frozen=True)
+class Overridden:
+    """A user NodeConfig value Karpenter's generated NodeConfig (merged last) replaces."""
+
+    doc: int  # index in the documents given
+    path: tuple
+    what: str  # what Karpenter sets there instead
+
+
+def overridden_by_karpenter(docs: list[NodeConfigDoc], nodeclass_kubelet: dict | None = None) -> list[Overridden]:
+    """User values lost to Karpenter's NodeConfig: `KARPENTER_NODECONFIG_OWNS` plus the `spec.kubelet` fields of the
+    EC2NodeClass that Karpenter copies into `kubelet.config`."""
+    owned = dict(KARPENTER_NODECONFIG_OWNS)
+    for name in NODECLASS_KUBELET_TO_CONFIG:
+        if isinstance(nodeclass_kubelet, dict) and name in nodeclass_kubelet:
+            owned.setdefault(("spec", "kubelet", "config", name), f"{name} (from the EC2NodeClass spec.kubelet)")
+    out = []
+    for i, doc in enumerate(docs):
+        if doc.fatal or not isinstance(doc.data, dict):
+            continue
+        for path, what in owned.items():
+            if doc.exists(path) and doc.get(path) not in (None, "", [], {}):
+                out.append(Overridden(i, path, what))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- registration
 
 
@@ -712,8 +743,10 @@ def _emit(data: Any, indent: int, lines: list[str]) -> None:
                 _emit(item, indent + 2, sub)
                 sub[0] = pad + "- " + sub[0][indent + 2:]
                 lines.extend(sub)
+            elif isinstance(item, (dict, list)):
+                lines.append(f"{pad}- {'{}' if isinstance(item, dict) else '[]'}")
             else:
-                lines.append(f"{pad}- {_scalar(item) if not isinstance(item, (dict, list)) else ('{}' if isinstance(item, dict) else '[]')}")
+                lines.append(f"{pad}- {_scalar(item)}")
     else:
         lines.append(pad + _scalar(data))
 
