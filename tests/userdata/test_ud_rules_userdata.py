@@ -244,3 +244,11 @@ def test_al2_dynamic_extra_args_still_name_karpenter_flags():
     found = ud_findings(text)
     assert codes(found) == [("KPL207", 11, 5), ("KPL200", 11, 50), ("KPL208", 11, 50)]
     assert "$MAX_PODS" in found[1].message and "--max-pods" in found[2].message
+
+
+def test_unregistered_with_the_wrong_effect():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "'--register-with-taints=karpenter.sh/unregistered:NoSchedule'")
+    (f,) = ud_findings(text, karpenter_version="1.2.0")
+    assert f.severity == "error" and "did you mean effect NoExecute instead of NoSchedule?" in f.message
+    assert "--register-with-taints=karpenter.sh/unregistered:NoExecute'" in apply_edits(text, f.fix.edits)
