@@ -95,7 +95,7 @@ class ShellScript:
     text: str
     commands: list[Command]
     assignments: list[Assignment]
-    parser: str  # "bashlex" when bashlex parsed the script, "line-scan" when only karplint's scanner did
+    parser: str  # "bashlex": bashlex parsed it too; "line-scan": bashlex failed; "not-checked": bashlex not run
     parse_error: str | None = None
     parse_error_offset: int | None = None
     unterminated: str | None = None  # the scanner itself hit an unterminated quote/heredoc
