@@ -484,8 +484,16 @@ def custom_missing_unregistered_taint(res, ctx):
         from karplint.rules.userdata_nodes import unregistered_taint_fix
 
         fix = unregistered_taint_fix(res)
-    yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg, fix=fix,
-                 severity="error" if fatal else "warning")
+    yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg,
+                 fix=_in_file_newlines(fix, res.doc.source.newline), severity="error" if fatal else "warning")
+
+
+def _in_file_newlines(fix: Fix | None, newline: str) -> Fix | None:
+    """Inserted lines must use the file's line ending (a CRLF file stays CRLF)."""
+    if fix is None or newline != "\r\n":
+        return fix
+    edits = tuple(Edit(e.start, e.end, re.sub(r"(?<!\r)\n", "\r\n", e.replacement)) for e in fix.edits)
+    return Fix(fix.description, fix.safety, edits)
 
 
 def _near_miss(taints: list[kl.Taint]) -> kl.Taint | None:
