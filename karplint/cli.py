@@ -192,11 +192,30 @@ def _is_prefix_or_category(sel: str) -> bool:
 def rules_cmd(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
                                                help="text (a table) or json."),
+    cel_coverage: bool = typer.Option(False, "--cel-coverage",
+                                      help="Instead: the CRDs' CEL rules per release and kind, and which ones "
+                                           "karplint evaluates (KPL130)."),
+    release: Optional[str] = typer.Option(None, "--release",
+                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --cel-coverage: list every rule."),
 ) -> None:
     """List every rule: code, slug, category, default severity, fix and summary."""
     import json
 
     from karplint.rules import all_rules
+
+    if cel_coverage:
+        from karplint.schema.cel import cel_coverage as coverage, print_coverage
+
+        try:
+            data = coverage(release)
+        except ValueError as exc:
+            _die(str(exc))
+        if output_format == OutputFormat.json:
+            typer.echo(json.dumps(data, indent=2))
+        else:
+            print_coverage(data, sys.stdout, verbose=verbose)
+        return
 
     rules = all_rules()
     if output_format == OutputFormat.json:
@@ -228,6 +247,22 @@ def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug."
     typer.echo(f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
                + (f", fix: {r.fix}" if r.fix else "") + "\n")
     typer.echo(doc.text if doc else r.summary)
+
+
+@app.command()
+def render(
+    paths: List[str] = typer.Argument(..., help="Files or directories holding EC2NodeClasses (and NodePools); - for stdin."),
+    nodeclass: Optional[str] = typer.Option(None, "--nodeclass", help="Only this EC2NodeClass (by name)."),
+    nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
+    karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version",
+                                                    help="Karpenter release to render for (default: latest)."),
+) -> None:
+    """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
+    registers with."""
+    from karplint.render_cli import render_command
+
+    raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
+                                    karpenter_version=karpenter_version))
 
 
 def main() -> None:
