@@ -8,21 +8,13 @@ real mistakes, features newer than the release, or incomplete documentation snip
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
 
 from karplint.loader import decode, load
 from karplint.model import as_resource
 from karplint.schema.validate import check
+from karplint.testing import need_shared
 
-
-def need_shared() -> Path:
-    shared = Path(os.environ.get("KARPLINT_SHARED", Path(__file__).resolve().parents[2].parent / "shared"))
-    if not (shared / "karpenter").is_dir():
-        pytest.skip(f"shared material not found at {shared} (set KARPLINT_SHARED)")
-    return shared
 
 
 HERE = Path(__file__).resolve().parent

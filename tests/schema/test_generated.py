@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from karplint import schema as kschema
+from karplint.testing import need_shared
 from karplint.versions import BUNDLED_RELEASES
 
-
-def need_shared() -> Path:
-    shared = Path(os.environ.get("KARPLINT_SHARED", Path(__file__).resolve().parents[2].parent / "shared"))
-    if not (shared / "karpenter").is_dir():
-        pytest.skip(f"shared material not found at {shared} (set KARPLINT_SHARED)")
-    return shared
 
 
 ROOT = Path(__file__).resolve().parents[2]
