@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from karplint import schema as kschema
 from karplint.testing import need_shared
+from karplint import schema as kschema
 from karplint.versions import BUNDLED_RELEASES
-
-
 
 ROOT = Path(__file__).resolve().parents[2]
 
