@@ -11,7 +11,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
-from conftest import need_shared
+from karplint.testing import need_shared
 
 from karplint.testing import lint
 

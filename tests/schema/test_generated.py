@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import need_shared
+from karplint.testing import need_shared
 from karplint import schema as kschema
 from karplint.versions import BUNDLED_RELEASES
 
