@@ -4,7 +4,8 @@
     analysis.family                  # "AL2", "AL2023", "Custom", ... (from amiFamily or the alias)
     analysis.content                 # Content(kind, reason): mime / shell / nodeconfig / toml / powershell / ...
     analysis.mime                    # MimeDocument or None
-    analysis.parts                   # [Part]: one per MIME part, or one for the whole text
+    analysis.parts                   # [Part]: one per MIME part, or one for the whole text, then one shell
+                                     # part per cloud-config bootcmd/runcmd string item
     analysis.bootstraps              # [BootstrapAnalysis]: every bootstrap.sh call in shell parts, in order
     analysis.registered_taints       # what the node's kubelet registers (Custom), or None when unknown
     analysis.notes                   # [Note]: what could not be analysed, with spans
