@@ -4,7 +4,8 @@
     analysis.family                  # "AL2", "AL2023", "Custom", ... (from amiFamily or the alias)
     analysis.content                 # Content(kind, reason): mime / shell / nodeconfig / toml / powershell / ...
     analysis.mime                    # MimeDocument or None
-    analysis.parts                   # [Part]: one per MIME part, or one for the whole text
+    analysis.parts                   # [Part]: one per MIME part, or one for the whole text, then one shell
+                                     # part per cloud-config bootcmd/runcmd string item
     analysis.bootstraps              # [BootstrapAnalysis]: every bootstrap.sh call in shell parts, in order
     analysis.registered_taints       # what the node's kubelet registers (Custom), or None when unknown
     analysis.notes                   # [Note]: what could not be analysed, with spans
@@ -31,7 +32,7 @@ from karplint.userdata.kubelet import (
 )
 from karplint.userdata.mime import MimeDocument, parse_mime
 from karplint.userdata.shell import ShellScript, Word, bootstrap_calls, parse_script
-from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219
+from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219, split_exec_252
 from karplint.userdata.text import UserDataText
 
 
@@ -206,6 +207,10 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
             analysis.parts.append(Part(idx, kind, mp.content_type, text.view(mp.body_start, mp.body_end)))
     elif content.kind != ct.EMPTY:
         analysis.parts.append(Part(None, content.kind, "", text))
+    for part in list(analysis.parts):
+        if part.kind == ct.CLOUD_CONFIG:
+            # runcmd/bootcmd strings are shell commands: analyse each as a shell part of its own
+            analysis.parts.extend(_cloud_config_commands(part))
     for part in analysis.parts:
         if part.kind == ct.SHELL:
             _analyse_shell(part, analysis)
@@ -218,15 +223,49 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
     return analysis
 
 
+CLOUD_CONFIG_COMMAND_KEYS = ("bootcmd", "runcmd")
+
+
+def _cloud_config_commands(part: Part) -> list[Part]:
+    """One shell Part per string item of a cloud-config's bootcmd/runcmd (list items are exec'd without a shell
+    and are not analysed). A plain one-line item keeps exact positions; others point at the item's start."""
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+        root = YAML(typ="safe", pure=True).compose(part.view.text)
+    except Exception:  # not YAML: cloud-init ignores it; nothing to analyse here
+        return []
+    out: list[Part] = []
+    if not isinstance(root, MappingNode):
+        return out
+    text = part.view.text
+    for key, value in root.value:
+        if not (isinstance(key, ScalarNode) and key.value in CLOUD_CONFIG_COMMAND_KEYS and isinstance(value, SequenceNode)):
+            continue
+        for item in value.value:
+            if not isinstance(item, ScalarNode) or not isinstance(item.value, str):
+                continue
+            start, end = item.start_mark.index, item.end_mark.index
+            if text[start:end] == item.value:
+                view = part.view.view(start, end)
+            else:
+                view = UserDataText(item.value, part.view.source, part.view.span(start, start + 1), None,
+                                    full_text=item.value)
+            out.append(Part(part.index, ct.SHELL, f"text/cloud-config {key.value}", view))
+    return out
+
+
 # What the shell rules look at; a parse failure in a script that mentions none of it hides nothing they check.
 _RELEVANT = re.compile(r"bootstrap\.sh|kubelet|nodeadm|KUBELET|/etc/eks/")
 
 
 def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
-    script = parse_script(part.view.text)
-    part.script = script
     view = part.view
-    if script.parser != "bashlex" and _RELEVANT.search(view.text):
+    relevant = _RELEVANT.search(view.text) is not None
+    script = parse_script(view.text, check_parser=relevant)
+    part.script = script
+    if script.parser == "line-scan":
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
         if not 0 <= at < len(view.text.rstrip()):
             at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
@@ -262,8 +301,6 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         return
     if word.dynamic:
         ba.unverifiable = True
-        from karplint.userdata.systemd import split_exec_252
-
         ba.flag_names_only = parse_kubelet_args([w.value for w in split_exec_252(word.value).words])
         return
     result = kubelet_extra_args_219(word.value)
@@ -296,6 +333,8 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         labels = parse_node_labels(use.value)
         ba.labels.extend((kw, use.value_offset, lab) for lab in labels)
         ba.label_errors.extend((kw, use.value_offset, e) for e in validate_node_labels(labels))
+    if flags.positionals or flags.missing_value or ba.label_errors:
+        ba.kubelet_fails = True  # "unknown command", a flag without its value, or refused labels: kubelet exits
 
 
 # The nodeadm / Bottlerocket part analysers register themselves on import (karplint/userdata/analysers.py).
