@@ -166,6 +166,22 @@ def _compose(text: str) -> list:
     return nodes
 
 
+_PURE_REFERENCE: bool | None = None
+
+
+def _pure_reference() -> bool:
+    """Whether the reference loader runs ruamel's pure-Python parser (its own marks and styles) rather than
+    ruamel's C parser (libyaml's marks; plain style ''), whose answers are libyaml's as they are."""
+    global _PURE_REFERENCE
+    if _PURE_REFERENCE is None:
+        from ruamel.yaml.parser import Parser
+
+        from karplint.loader import _yaml
+
+        _PURE_REFERENCE = _yaml().Parser is Parser
+    return _PURE_REFERENCE
+
+
 class _Marks:
     """Node spans as ruamel reports them.
 
@@ -174,9 +190,10 @@ class _Marks:
     final line break libyaml reports (line + 1, column 0) where ruamel reports the end of the last line.
     """
 
-    __slots__ = ("text", "n", "ends_with_break", "_starts")
+    __slots__ = ("text", "n", "ends_with_break", "_starts", "pure")
 
     def __init__(self, text: str):
+        self.pure = _pure_reference()
         self.text = text
         self.n = len(text)
         self.ends_with_break = text.endswith("\n")
@@ -212,6 +229,8 @@ class _Marks:
         (whose key ends at `key_end`)."""
         sm, em = node.start_mark, node.end_mark
         si, ei = sm.index, em.index
+        if not self.pure:
+            return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, si, ei)
         if value_of and si == ei and node.__class__ is ScalarNode and not node.value and not node.style:
             if value_of == 1:  # ruamel: at the next token
                 off = self._next_token(si)
@@ -324,12 +343,13 @@ class _PositionBuilder:
 
     def __init__(self, marks: _Marks):
         self.span = marks.span
+        self.plain = None if marks.pure else ""  # the reference's style for plain scalars
         self.nodes: dict = {}
 
     def build(self, node, path: tuple, key_span: Span | None, value_of: int = 0, key_end: int = 0) -> Any:
         cls = node.__class__
         if cls is ScalarNode:
-            style = node.style or None
+            style = node.style or self.plain
         else:
             style = ("{" if cls is MappingNode else "[") if node.flow_style else None
         self.nodes[path] = NodeInfo(self.span(node, value_of, key_end), key_span, style)
