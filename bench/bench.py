@@ -55,7 +55,12 @@ class Run:
 
 
 def measure(cmd: list[str], cwd: Path, env: dict | None = None) -> Run:
-    """Run `cmd`; wall clock, user+sys CPU of it and its children, peak RSS of the largest process."""
+    """Run `cmd`; wall clock, user+sys CPU of it and its children, peak RSS of the largest process.
+
+    Bytecode caching stays on (as for an installed tool): PYTHONDONTWRITEBYTECODE would make every run of a
+    source checkout compile its modules again."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryFile() as out:
         print(f"  running: {' '.join(cmd[:6])}{' ...' if len(cmd) > 6 else ''}", file=sys.stderr, flush=True)
         start = time.perf_counter()
