@@ -25,7 +25,15 @@ def _placeholder(v: Any) -> bool:
 
 
 def nodepool_template(np: Resource) -> tuple[dict, list, list]:
-    """(labels, requirements, taints) of a NodePool's node template."""
+    """(labels, requirements, taints) of a NodePool's node template (read-only; memoised on the resource:
+    placement checks ask once per pod and NodePool pair)."""
+    cached = np.__dict__.get("_placement_template")
+    if cached is None:
+        cached = np.__dict__["_placement_template"] = _nodepool_template(np)
+    return cached
+
+
+def _nodepool_template(np: Resource) -> tuple[dict, list, list]:
     labels = np.get(("spec", "template", "metadata", "labels"))
     reqs = np.get(("spec", "template", "spec", "requirements"))
     taints = np.get(("spec", "template", "spec", "taints"))
