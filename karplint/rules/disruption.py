@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
 
 from karplint import cron, yamledit
@@ -258,12 +259,12 @@ class Pod:
     meta_path: tuple
     spec_path: tuple
 
-    @property
+    @cached_property  # asked once per NodePool for each pod: computed once (the data never changes in a run)
     def annotations(self) -> dict:
         a = self.res.get(self.meta_path + ("annotations",))
         return a if isinstance(a, dict) else {}
 
-    @property
+    @cached_property
     def spec(self) -> dict:
         s = self.res.get(self.spec_path)
         return s if isinstance(s, dict) else {}
