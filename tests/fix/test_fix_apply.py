@@ -9,6 +9,7 @@ from karplint.findings import Edit, Finding, Fix
 from karplint.fix import apply, document_count, fix_inputs, select_fixes, unified_diff
 from karplint.source import Span
 from karplint.testing import make_config
+from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
 
 NP = """\
 # a nodepool
@@ -53,7 +54,7 @@ def fix_text(text: str | bytes, *, unsafe: bool = False, select=("KPL99",), name
     return fix_inputs([InputFile(name, None, data)], cfg, unsafe=unsafe)
 
 
-def test_safe_fixes_only_by_default(test_rules):
+def test_safe_fixes_only_by_default(fix_rules):
     out = fix_text(NP.format(name="default"))
     [ff] = out.files
     assert ff.text == FIXED_SAFE
@@ -61,19 +62,19 @@ def test_safe_fixes_only_by_default(test_rules):
     assert out.fixed == 2
 
 
-def test_unsafe_fixes(test_rules):
+def test_unsafe_fixes(fix_rules):
     out = fix_text(NP.format(name="default"), unsafe=True)
     assert "    consolidationPolicy: WhenEmptyOrUnderutilized   # old name\n    consolidateAfter: 0s\n" in out.files[0].text
     assert out.report.findings == []
 
 
-def test_idempotent(test_rules):
+def test_idempotent(fix_rules):
     once = fix_text(NP.format(name="default"), unsafe=True).files[0].text
     again = fix_text(once, unsafe=True)
     assert not again.changed and again.fixed == 0 and again.notes == []
 
 
-def test_broken_fix_leaves_file_untouched(test_rules):
+def test_broken_fix_leaves_file_untouched(fix_rules):
     text = NP.format(name="break-me")
     out = fix_text(text, unsafe=True)
     [ff] = out.files
@@ -84,7 +85,7 @@ def test_broken_fix_leaves_file_untouched(test_rules):
     assert unified_diff(out) == ""
 
 
-def test_encodings_and_bom_preserved(test_rules):
+def test_encodings_and_bom_preserved(fix_rules):
     text = NP.format(name="default").replace("\n", "\r\n")
     for enc, bom in (("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE)):
         out = fix_text(bom + text.encode(enc))
@@ -92,7 +93,7 @@ def test_encodings_and_bom_preserved(test_rules):
         assert ff.encoded() == bom + FIXED_SAFE.replace("\n", "\r\n").encode(enc)
 
 
-def test_multiple_documents_each_fixed(test_rules):
+def test_multiple_documents_each_fixed(fix_rules):
     text = NP.format(name="a") + "---\n" + NP.format(name="b") + "...\n---\n# only a comment\n"
     out = fix_text(text)
     assert out.files[0].text.count("WhenEmptyOrUnderutilized") == 2
@@ -166,7 +167,7 @@ def test_fixes_that_never_settle_leave_file_untouched():
         REGISTRY.pop("KPL995", None)
 
 
-def test_file_with_syntax_error_not_fixed(test_rules):
+def test_file_with_syntax_error_not_fixed(fix_rules):
     text = NP.format(name="a") + "---\nbad: [\n"
     out = fix_text(text)
     assert out.files == [] and not out.notes

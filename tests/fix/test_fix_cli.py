@@ -9,6 +9,7 @@ import stat
 import subprocess
 
 import pytest
+from fixsupport import run_fix_cli  # noqa: F401 - pytest fixtures
 
 NP = """\
 # a nodepool

@@ -11,6 +11,7 @@ from wrap import wrap, wrapping
 from karplint.engine import InputFile
 from karplint.fix import fix_inputs
 from karplint.testing import make_config
+from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
 
 NP = """\
 apiVersion: karpenter.sh/v1
@@ -45,7 +46,7 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @given(w=wrapping())
-def test_wrapped_test_rules(test_rules, w):
+def test_wrapped_fix_rules(fix_rules, w):
     out = fix_inputs([InputFile("w.yaml", None, wrap(NP, w))], make_config({"select": ["KPL99"]}), unsafe=True)
     assert out.files and out.files[0].error is None, out.notes
     assert out.files[0].encoded() == wrap(NP_FIXED, w)
