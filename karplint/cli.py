@@ -230,6 +230,22 @@ def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug."
     typer.echo(doc.text if doc else r.summary)
 
 
+@app.command()
+def render(
+    paths: List[str] = typer.Argument(..., help="Files or directories holding EC2NodeClasses (and NodePools); - for stdin."),
+    nodeclass: Optional[str] = typer.Option(None, "--nodeclass", help="Only this EC2NodeClass (by name)."),
+    nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
+    karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version",
+                                                    help="Karpenter release to render for (default: latest)."),
+) -> None:
+    """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
+    registers with."""
+    from karplint.render_cli import render_command
+
+    raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
+                                    karpenter_version=karpenter_version))
+
+
 def main() -> None:
     if sys.argv[1:] == ["--version"]:  # fast path: no imports beyond the version
         sys.stdout.write(f"karplint {__version__}\n")

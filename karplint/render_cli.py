@@ -1,0 +1,121 @@
+"""`karplint render PATH [--nodeclass NAME] [--nodepool NAME]`: print, per EC2NodeClass, the userData Karpenter
+renders, the kubelet argv, and the taints and labels the node registers with (`karplint.userdata.render`)."""
+
+from __future__ import annotations
+
+import json
+
+from karplint.model import Model
+from karplint.userdata.render import RenderedNode, pairs, render_node
+from karplint.userdata import content as ct
+from karplint.versions import Version
+
+_LEXER = {ct.AL2: "bash", ct.UBUNTU: "bash", ct.AL2023: "yaml", ct.BOTTLEROCKET: "toml", ct.CUSTOM: "text"}
+
+
+def print_rendered(node: RenderedNode, console) -> None:
+    from rich.rule import Rule
+    from rich.text import Text
+
+    nc, np = node.nodeclass, node.nodepool
+    title = f"EC2NodeClass/{nc.name} ({node.family or 'unknown family'})"
+    if np is not None:
+        title += f" + NodePool/{np.name}"
+    console.print(Rule(Text(title, style="bold")))
+    where = f"{nc.doc.path}:{nc.doc.start.line if nc.doc.start else 1}"
+    console.print(Text(where, style="dim"))
+    for note in node.notes:
+        console.print(Text("note: " + note, style="yellow"))
+    if node.merged.text is not None:
+        console.print(Text("userData Karpenter renders:", style="bold"))
+        for line in node.merged.text.rstrip("\n").split("\n"):
+            console.print(Text("  " + line), soft_wrap=True)
+    console.print(Text("kubelet argv:", style="bold"))
+    if node.kubelet_argv is None:
+        console.print(Text("  (unknown)"))
+    else:
+        for w in node.kubelet_argv:
+            console.print(Text("  " + w), soft_wrap=True)
+    if node.kubelet_config:
+        console.print(Text("kubelet configuration set through userData:", style="bold"))
+        for k in sorted(node.kubelet_config):
+            console.print(Text(f"  {k}: {json.dumps(node.kubelet_config[k])}"), soft_wrap=True)
+    console.print(Text("registers with taints:", style="bold") + Text(
+        f" ({node.taints_source})" if node.taints_source else "", style="dim"), soft_wrap=True)
+    if node.taints is None:
+        console.print(Text("  (unknown)"))
+    elif not node.taints:
+        console.print(Text("  (none)"))
+    else:
+        for t in node.taints:
+            console.print(Text(f"  {t}"))
+    console.print(Text("registers with labels:", style="bold"))
+    if node.labels is None:
+        console.print(Text("  (unknown)"))
+    elif not node.labels:
+        console.print(Text("  (none)"))
+    else:
+        for k in sorted(node.labels):
+            console.print(Text(f"  {k}={node.labels[k]}"))
+    console.print()
+
+
+def render_model(model: Model, console, *, nodeclass: str | None = None, nodepool: str | None = None,
+                 karpenter_version: Version | None = None) -> int:
+    """Print every selected (EC2NodeClass, NodePool) pair; returns the exit code (1: nothing matched)."""
+    selected = pairs(model, nodeclass, nodepool)
+    if not selected:
+        what = []
+        if nodeclass:
+            what.append(f"EC2NodeClass {nodeclass!r}")
+        if nodepool:
+            what.append(f"NodePool {nodepool!r}")
+        console.print(f"karplint render: no {' with '.join(what) or 'EC2NodeClass'} found", markup=False)
+        return 1
+    for nc, np in selected:
+        try:
+            node = render_node(nc, np, karpenter_version)
+        except Exception as exc:  # never a traceback: say what failed and go on
+            console.print(f"karplint render: EC2NodeClass/{nc.name}: internal error ({type(exc).__name__}: {exc})",
+                          markup=False)
+            continue
+        print_rendered(node, console)
+    return 0
+
+
+def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: str | None = None,
+                   karpenter_version: str | None = None, console=None) -> int:
+    """Load `paths` (files, directories, `-` for stdin) and render; returns the exit code."""
+    import sys
+
+    from rich.console import Console
+
+    from karplint.config import Config
+    from karplint.discover import MissingPath, discover
+    from karplint.engine import InputFile, load_input
+
+    console = console or Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    version = None
+    if karpenter_version:
+        try:
+            version = Version.parse(karpenter_version)
+        except ValueError as exc:
+            err.print(f"karplint render: --karpenter-version: {exc}", markup=False)
+            return 2
+    try:
+        found = discover([p for p in paths if p != "-"])
+    except MissingPath as exc:
+        err.print(f"karplint render: {exc.args[0]}: no such file or directory", markup=False)
+        return 2
+    inputs = [InputFile(c.display, c.abspath) for c in found.files]
+    if "-" in paths:
+        inputs.append(InputFile("-", None, sys.stdin.buffer.read()))
+    config = Config()
+    model = Model()
+    for item in inputs:
+        result = load_input(item, config)
+        for problem in result.problems:
+            err.print(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}", markup=False)
+        model.add(result.documents)
+    return render_model(model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version)

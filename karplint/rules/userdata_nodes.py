@@ -1,0 +1,322 @@
+"""userData rules for AL2023 nodeadm NodeConfigs, Bottlerocket TOML and Windows PowerShell (KPL230-KPL259).
+
+The analysis lives in `karplint/userdata/{nodeadm,bottlerocket,windows}.py`; these rules only decide what to report
+and where (`karplint.userdata.model.analyze` gives the parts and their manifest positions).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from karplint.findings import Edit, Fix
+from karplint.rules.base import rule
+from karplint.userdata import bottlerocket as br
+from karplint.userdata import content as ct
+from karplint.userdata import nodeadm, windows
+from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
+from karplint.userdata.model import Part, UserDataAnalysis, analyze
+from karplint.versions import Version
+
+KINDS = ("EC2NodeClass",)
+
+# Families whose userData may hold a NodeConfig nodeadm reads (None: no amiFamily and no alias).
+NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
+UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
+# karpenter.md §2, §4-§5: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
+REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
+KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
+
+
+def _analysis(res) -> UserDataAnalysis | None:
+    if res.group != "karpenter.k8s.aws":
+        return None
+    return analyze(res)
+
+
+def _nodeconfig_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, list[nodeadm.NodeConfigDoc]]]:
+    if analysis.family not in NODECONFIG_FAMILIES:
+        return
+    for part in analysis.parts:
+        if part.kind == ct.NODECONFIG:
+            yield part, nodeconfig_docs(part)
+
+
+def _issues(res, ctx, kinds: tuple[str, ...]):
+    analysis = _analysis(res)
+    if analysis is None:
+        return
+    for part, docs in _nodeconfig_parts(analysis):
+        for doc in docs:
+            for issue in doc.issues:
+                if issue.kind in kinds:
+                    yield ctx.at(res, res.doc, part.view.span(issue.start, issue.end), issue.message,
+                                 severity=issue.severity)
+
+
+# --------------------------------------------------------------------------------------------- AL2023 / nodeadm
+
+
+@rule("KPL230", "al2023-register-with-taints-flag", category="userdata", severity="error",
+      summary="AL2023 NodeConfig kubelet.flags --register-with-taints overrides Karpenter's taints and drops "
+              "karpenter.sh/unregistered", kinds=KINDS)
+def al2023_register_with_taints_flag(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None or analysis.family != ct.AL2023:
+        return
+    parts = list(_nodeconfig_parts(analysis))
+    docs = [d for _, ds in parts for d in ds]
+    owners = [p for p, ds in parts for _ in ds]
+    uses = [u for u in nodeadm.user_flags(docs) if u.name == "register-with-taints"]
+    for i, use in enumerate(uses):
+        doc, part = docs[use.doc], owners[use.doc]
+        item = next((f for f in doc.flags if f.index == use.item), None)
+        if item is None:
+            continue
+        later = i < len(uses) - 1
+        reg = nodeadm.registration(docs)
+        outcome = "a later --register-with-taints replaces it, and that one" if later else "the kubelet"
+        lost = ["the NodePool's taints and startupTaints"]
+        if ctx.karpenter_version >= REGISTRATION_TAINT_SINCE:
+            if reg.taints is None or later or not nodeadm.has_unregistered_taint(reg.taints):
+                lost.insert(0, UNREGISTERED)
+        if reg.error and not later:
+            what = f"{outcome} exits ({reg.error}), so the node never registers"
+        elif reg.taints is not None and not later:
+            taints = ", ".join(str(t) for t in reg.taints) or "no taints"
+            what = f"{outcome} registers with only [{taints}], without {' and '.join(lost)}"
+        else:
+            what = f"{outcome} registers with the flag's taints only, without {' and '.join(lost)}"
+        yield ctx.at(res, res.doc, part.view.span(item.start, item.end),
+                     "--register-with-taints in kubelet.flags overrides the registerWithTaints of Karpenter's "
+                     f"NodeConfig (command-line flags beat config drop-ins): {what} "
+                     "(aws/karpenter-provider-aws#7486); declare the taints in the NodePool "
+                     "(spec.template.spec.taints or startupTaints) instead")
+
+
+@rule("KPL231", "al2023-nodeconfig-overridden", category="userdata", severity="warning",
+      summary="AL2023 NodeConfig fields Karpenter's generated NodeConfig (merged last) replaces", kinds=KINDS)
+def al2023_nodeconfig_overridden(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None or analysis.family != ct.AL2023:
+        return
+    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
+    owned = dict(nodeadm.KARPENTER_NODECONFIG_OWNS)
+    kubelet = res.get(("spec", "kubelet"))
+    if isinstance(kubelet, dict):
+        for field in nodeadm.NODECLASS_KUBELET_TO_CONFIG:
+            if field in kubelet:
+                owned.setdefault(("spec", "kubelet", "config", field), f"{field} (from the EC2NodeClass spec.kubelet)")
+    for part, docs in _nodeconfig_parts(analysis):
+        for doc in docs:
+            if doc.fatal or not isinstance(doc.data, dict):
+                continue
+            for path, what in owned.items():
+                if not doc.exists(path) or doc.get(path) in (None, "", [], {}):
+                    continue
+                name = ".".join(path[1:])
+                extra = ""
+                if path[-1] == "registerWithTaints":
+                    extra = "; declare these taints in the NodePool (spec.template.spec.taints or startupTaints)"
+                elif path[-1] == "maxPods":
+                    extra = "; set spec.kubelet.maxPods in the EC2NodeClass instead"
+                elif path[-1] == "clusterDNS":
+                    extra = "; set spec.kubelet.clusterDNS in the EC2NodeClass instead"
+                yield ctx.at(res, res.doc, part.view.span(*doc.span(path, key=True)),
+                             f"{name} is replaced by Karpenter's generated NodeConfig, which nodeadm merges last and "
+                             f"which sets {what}{extra}")
+
+
+@rule("KPL232", "al2023-flag-overrides-karpenter", category="userdata", severity="warning",
+      summary="AL2023 NodeConfig kubelet.flags that override settings Karpenter configures (e.g. --max-pods)",
+      kinds=KINDS)
+def al2023_flag_overrides_karpenter(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None or analysis.family != ct.AL2023:
+        return
+    parts = list(_nodeconfig_parts(analysis))
+    docs = [d for _, ds in parts for d in ds]
+    owners = [p for p, ds in parts for _ in ds]
+    for use in nodeadm.user_flags(docs):
+        if use.name == "register-with-taints" or use.name not in nodeadm.FLAGS_OVERRIDING_KARPENTER:
+            continue
+        item = next((f for f in docs[use.doc].flags if f.index == use.item), None)
+        if item is None:
+            continue
+        yield ctx.at(res, res.doc, owners[use.doc].view.span(item.start, item.end),
+                     f"--{use.name} in kubelet.flags overrides Karpenter's "
+                     f"{nodeadm.FLAGS_OVERRIDING_KARPENTER[use.name]} (flags beat Karpenter's config drop-in); "
+                     "configure it in the EC2NodeClass spec.kubelet instead")
+
+
+@rule("KPL233", "nodeconfig-decode-error", category="userdata", severity="error",
+      summary="A NodeConfig nodeadm cannot decode (YAML error, wrong apiVersion/kind, flags as a string, wrong "
+              "types): the node never joins", kinds=KINDS)
+def nodeconfig_decode_error(res, ctx):
+    yield from _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type"))
+
+
+@rule("KPL234", "nodeconfig-flag-newline", category="userdata", severity="error",
+      summary="A NodeConfig kubelet.flags item with a newline: what follows never reaches the kubelet", kinds=KINDS)
+def nodeconfig_flag_newline(res, ctx):
+    yield from _issues(res, ctx, ("flag-newline",))
+
+
+@rule("KPL235", "nodeconfig-unknown-field", category="userdata", severity="warning",
+      summary="A NodeConfig field nodeadm does not know (e.g. `flag:`): silently ignored", kinds=KINDS)
+def nodeconfig_unknown_field(res, ctx):
+    yield from _issues(res, ctx, ("unknown-field",))
+
+
+@rule("KPL236", "nodeconfig-invalid-taint", category="userdata", severity="error",
+      summary="A NodeConfig registerWithTaints item or --register-with-taints value the kubelet rejects",
+      kinds=KINDS)
+def nodeconfig_invalid_taint(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None:
+        return
+    yield from _issues(res, ctx, ("taint-invalid",))
+    if analysis.family == ct.AL2023:
+        return  # the flag itself is KPL230, which says what its value does
+    parts = list(_nodeconfig_parts(analysis))
+    docs = [d for _, ds in parts for d in ds]
+    owners = [p for p, ds in parts for _ in ds]
+    reg = nodeadm.registration(docs)
+    if reg.source == "error" and reg.flag_doc is not None and reg.error:
+        item = next((f for f in docs[reg.flag_doc].flags if f.index == reg.flag_item), None)
+        if item is not None:
+            hint = ""
+            if ", " in item.effective:
+                hint = ("; the space after a comma makes systemd split the value into two argv words (remove the "
+                        "spaces between taints)")
+            yield ctx.at(res, res.doc, owners[reg.flag_doc].view.span(item.start, item.end),
+                         f"the kubelet exits: {reg.error}{hint}")
+
+
+# --------------------------------------------------------------------------------------------- Bottlerocket
+
+
+def _toml_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, br.BottlerocketSettings, bool]]:
+    """(part, settings, karpenter_merges) for Bottlerocket userData, and Custom userData that is TOML."""
+    if analysis.family == ct.BOTTLEROCKET:
+        for part in analysis.parts:
+            yield part, bottlerocket_settings(part), True
+    elif analysis.family in (ct.CUSTOM, None):
+        for part in analysis.parts:
+            if part.kind == ct.TOML:
+                yield part, bottlerocket_settings(part), False
+
+
+def _toml_issues(res, ctx, kinds: tuple[str, ...]):
+    analysis = _analysis(res)
+    if analysis is None:
+        return
+    for part, settings, merges in _toml_parts(analysis):
+        if settings.data is None:
+            continue
+        for issue in br.check(settings, karpenter_merges=merges):
+            if issue.kind in kinds:
+                yield ctx.at(res, res.doc, part.view.span(issue.start, issue.end), issue.message,
+                             severity=issue.severity)
+
+
+@rule("KPL240", "bottlerocket-invalid-toml", category="userdata", severity="error",
+      summary="Bottlerocket userData that is not valid TOML (Karpenter: 'invalid UserData', no node launches)",
+      kinds=KINDS)
+def bottlerocket_invalid_toml(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None:
+        return
+    for part, settings, merges in _toml_parts(analysis):
+        if settings.error is None:
+            continue
+        message = settings.error.message
+        if merges:
+            message += "; Karpenter fails to render the launch template ('invalid UserData') and launches no node"
+        else:
+            message += "; Bottlerocket cannot read its settings and the node never joins"
+        if analysis.text.style == ">":
+            message += (". The userData is a folded `>` block scalar: YAML joins its lines with spaces, which breaks "
+                        "the TOML (aws/karpenter-provider-aws#5915); use a literal `|` block")
+        elif analysis.text.style in ('"', "'", None) and "\n" not in analysis.text.text.strip():
+            message += ". The userData is a one-line scalar: TOML needs its tables and keys on separate lines; use a "\
+                       "literal `|` block"
+        yield ctx.at(res, res.doc, part.view.span(settings.error.start - settings.base,
+                                                  settings.error.end - settings.base), message)
+
+
+@rule("KPL241", "bottlerocket-setting-replaced", category="userdata", severity="warning",
+      summary="Bottlerocket settings Karpenter always replaces (node-taints, cluster-name, api-server, "
+              "cluster-certificate, max-pods, cluster-dns-ip)", kinds=KINDS)
+def bottlerocket_setting_replaced(res, ctx):
+    yield from _toml_issues(res, ctx, ("replaced",))
+
+
+@rule("KPL242", "bottlerocket-invalid-node-taints", category="userdata", severity="error",
+      summary="settings.kubernetes.node-taints that Karpenter, Bottlerocket or the kubelet rejects", kinds=KINDS)
+def bottlerocket_invalid_node_taints(res, ctx):
+    yield from _toml_issues(res, ctx, ("taints-shape", "taints-value"))
+
+
+@rule("KPL243", "bottlerocket-unknown-setting", category="userdata", severity="warning",
+      summary="[settings.kubernetes] keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
+              "outside `settings`", kinds=KINDS)
+def bottlerocket_unknown_setting(res, ctx):
+    yield from _toml_issues(res, ctx, ("unknown", "outside-settings"))
+
+
+@rule("KPL244", "bottlerocket-setting-type", category="userdata", severity="error",
+      summary="A Bottlerocket setting of the wrong TOML type: Karpenter's typed decode fails ('invalid UserData')",
+      kinds=KINDS)
+def bottlerocket_setting_type(res, ctx):
+    yield from _toml_issues(res, ctx, ("type",))
+
+
+# --------------------------------------------------------------------------------------------- Windows
+
+
+@rule("KPL250", "windows-userdata-bootstrap", category="userdata", severity="warning",
+      summary="Windows userData with <powershell> tags or its own Start-EKSBootstrap.ps1 call (Karpenter adds both)",
+      kinds=KINDS)
+def windows_userdata_bootstrap(res, ctx):
+    analysis = _analysis(res)
+    if analysis is None or not ct.is_windows(analysis.family):
+        return
+    text = analysis.text
+    for issue in windows.check(text.text):
+        yield ctx.at(res, res.doc, text.span(issue.start, issue.end), issue.message)
+
+
+# --------------------------------------------------------------------------------------------- fix helper
+
+
+def unregistered_taint_fix(res) -> Fix | None:
+    """An unsafe fix adding `karpenter.sh/unregistered:NoExecute` to the last block-style
+    `kubelet.config.registerWithTaints` list of the NodeConfigs in `res`'s userData (for the Custom-family rule).
+    None when there is no such list, the userData is not a literal `|` block (no exact positions), or it already
+    has the taint."""
+    analysis = _analysis(res)
+    if analysis is None or not analysis.text.exact:
+        return None
+    path = ("spec", "kubelet", "config", "registerWithTaints")
+    candidates = [(part, doc) for part in analysis.parts if part.kind == ct.NODECONFIG
+                  for doc in nodeconfig_docs(part) if not doc.fatal and doc.exists(path)]
+    if not candidates:
+        return None
+    part, doc = candidates[-1]
+    found = nodeadm.unregistered_taint_insertion(part.view.text, doc)
+    if found is None:
+        return None
+    offset, insertion = found
+    view = part.view
+    file_at = view.file_offset(offset)
+    if file_at is None:
+        return None
+    src = view.source
+    line_start = src.text.rfind("\n", 0, file_at) + 1
+    block_indent = src.text[line_start:file_at]
+    if block_indent.strip():
+        return None
+    lines = insertion.split("\n")  # last element is "" (insertion ends with a newline)
+    text = lines[0] + "\n" + "".join(block_indent + ln + "\n" for ln in lines[1:-1]) + block_indent
+    return Fix(f"add {UNREGISTERED} to kubelet.config.registerWithTaints", "unsafe", (Edit(file_at, file_at, text),))

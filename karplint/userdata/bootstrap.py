@@ -1,0 +1,136 @@
+"""AL2 `/etc/eks/bootstrap.sh` argument parsing, exactly as the script does it (userdata.md §2.1).
+
+The script loops `while [[ $# -gt 0 ]]; case $1 in` over **exact words**. Each of the 19 value-taking options
+takes the next word blindly (`VAR=$2; shift; shift`), even if it looks like an option; a value-taking option as
+the last word aborts with `$2: unbound variable` (set -o nounset) before anything is written. `--opt=value` never
+matches and lands in POSITIONAL like any other word; the cluster name is POSITIONAL[0] (so an `=`-form word before
+the cluster name becomes the cluster name) and every further positional is ignored. `-h|--help` prints help and
+exits 1. Repeated options: last wins. After parsing, an exported `KUBELET_EXTRA_ARGS` is picked up when the flag is
+absent. The value then goes to the systemd drop-in (`karplint.userdata.systemd`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from karplint.userdata.shell import Command, ShellScript, Word
+
+# option -> the script variable it sets (templates/al2/runtime/bootstrap.sh@0ab84280)
+VALUE_OPTIONS: dict[str, str] = {
+    "--use-max-pods": "USE_MAX_PODS",
+    "--b64-cluster-ca": "B64_CLUSTER_CA",
+    "--apiserver-endpoint": "APISERVER_ENDPOINT",
+    "--kubelet-extra-args": "KUBELET_EXTRA_ARGS",
+    "--enable-docker-bridge": "ENABLE_DOCKER_BRIDGE",
+    "--aws-api-retry-attempts": "API_RETRY_ATTEMPTS",
+    "--docker-config-json": "DOCKER_CONFIG_JSON",
+    "--containerd-config-file": "CONTAINERD_CONFIG_FILE",
+    "--pause-container-account": "PAUSE_CONTAINER_ACCOUNT",
+    "--pause-container-version": "PAUSE_CONTAINER_VERSION",
+    "--dns-cluster-ip": "DNS_CLUSTER_IP",
+    "--container-runtime": "CONTAINER_RUNTIME",
+    "--ip-family": "IP_FAMILY",
+    "--service-ipv4-cidr": "SERVICE_IPV4_CIDR",
+    "--service-ipv6-cidr": "SERVICE_IPV6_CIDR",
+    "--enable-local-outpost": "ENABLE_LOCAL_OUTPOST",
+    "--cluster-id": "CLUSTER_ID",
+    "--mount-bpf-fs": "MOUNT_BPF_FS",
+    "--local-disks": "LOCAL_DISKS",
+}
+HELP_OPTIONS = ("-h", "--help")
+# Variables the script reads from the environment when the option is absent.
+ENV_PICKUP = ("KUBELET_EXTRA_ARGS", "B64_CLUSTER_CA", "APISERVER_ENDPOINT", "USE_MAX_PODS", "DNS_CLUSTER_IP",
+              "CONTAINER_RUNTIME", "PAUSE_CONTAINER_IMAGE")
+# Flags Karpenter passes to the kubelet itself on AL2 (its bootstrap call's --kubelet-extra-args).
+KARPENTER_KUBELET_FLAGS = ("register-with-taints", "node-labels", "max-pods")
+
+
+@dataclass
+class OptionUse:
+    option: Word  # the option word
+    value: Word  # the word taken as its value (blindly)
+    looks_like_option: bool  # the value word itself starts with "--" (probably a missing value)
+
+
+@dataclass
+class EqualsForm:
+    """A `--opt=value` word: bootstrap.sh never recognises it; it is a positional."""
+
+    word: Word
+    option: str  # "--kubelet-extra-args"
+    value_offset: int  # index in word.value where the value starts
+    is_cluster_name: bool  # it is POSITIONAL[0]
+
+
+@dataclass
+class BootstrapCall:
+    cmd: Command
+    program_index: int
+    options: dict[str, list[OptionUse]] = field(default_factory=dict)
+    positionals: list[Word] = field(default_factory=list)
+    equals_forms: list[EqualsForm] = field(default_factory=list)
+    aborts_at: Word | None = None  # value-taking option as last word: `$2: unbound variable`
+    help: Word | None = None  # -h/--help: exits 1
+    unknown_options: list[Word] = field(default_factory=list)  # "--x" words that are neither options nor values
+    extra_args_from_env: Word | None = None  # KUBELET_EXTRA_ARGS picked up from an export / command prefix
+
+    @property
+    def args(self) -> list[Word]:
+        return self.cmd.words[self.program_index + 1:]
+
+    @property
+    def cluster_name(self) -> Word | None:
+        return self.positionals[0] if self.positionals else None
+
+    def last(self, option: str) -> OptionUse | None:
+        uses = self.options.get(option)
+        return uses[-1] if uses else None
+
+    @property
+    def kubelet_extra_args(self) -> Word | None:
+        """The word whose value becomes KUBELET_EXTRA_ARGS (flag, else exported environment), or None."""
+        use = self.last("--kubelet-extra-args")
+        if use is not None:
+            return use.value
+        return self.extra_args_from_env
+
+
+def parse_bootstrap(cmd: Command, program_index: int, script: ShellScript | None = None) -> BootstrapCall:
+    call = BootstrapCall(cmd, program_index)
+    args = call.args
+    i = 0
+    while i < len(args):
+        w = args[i]
+        v = w.value
+        if v in HELP_OPTIONS and not w.dynamic:
+            call.help = w
+            break
+        if v in VALUE_OPTIONS and not w.dynamic:
+            if i + 1 >= len(args):
+                call.aborts_at = w
+                break
+            nxt = args[i + 1]
+            call.options.setdefault(v, []).append(
+                OptionUse(w, nxt, nxt.value.startswith("--") and not nxt.dynamic))
+            i += 2
+            continue
+        call.positionals.append(w)
+        if v.startswith("--") and not w.dynamic:
+            opt, eq, _ = v.partition("=")
+            if eq and opt in VALUE_OPTIONS:
+                call.equals_forms.append(EqualsForm(w, opt, len(opt) + 1, len(call.positionals) == 1))
+            elif not eq and i > 0:
+                call.unknown_options.append(w)
+        i += 1
+    if "--kubelet-extra-args" not in call.options and script is not None:
+        prefix = next((a for a in cmd.assignments if a.raw.startswith("KUBELET_EXTRA_ARGS=")), None)
+        if prefix is not None:
+            from karplint.userdata.shell import make_word
+
+            cut = len("KUBELET_EXTRA_ARGS=")
+            call.extra_args_from_env = make_word(prefix.raw[cut:], prefix.start + cut)
+        else:
+            exported = script.exported("KUBELET_EXTRA_ARGS", cmd.start)
+            if exported is not None:
+                call.extra_args_from_env = exported.value
+    return call

@@ -1,0 +1,297 @@
+"""`analyze(res)`: everything karplint knows about one EC2NodeClass's userData, computed once per resource.
+
+    analysis = analyze(res)          # None when spec.userData is absent or not a string
+    analysis.family                  # "AL2", "AL2023", "Custom", ... (from amiFamily or the alias)
+    analysis.content                 # Content(kind, reason): mime / shell / nodeconfig / toml / powershell / ...
+    analysis.mime                    # MimeDocument or None
+    analysis.parts                   # [Part]: one per MIME part, or one for the whole text
+    analysis.bootstraps              # [BootstrapAnalysis]: every bootstrap.sh call in shell parts, in order
+    analysis.registered_taints       # what the node's kubelet registers (Custom), or None when unknown
+    analysis.notes                   # [Note]: what could not be analysed, with spans
+
+Hook points for the other userData modules: `register_part_analyser(kind, fn)` runs `fn(part, analysis)` for parts
+of that content kind ("nodeconfig", "toml", "powershell", ...); it may set `part.registered_taints`,
+`part.registered_taints_span`, `part.node_labels` and `part.data`, and append to `analysis.notes`. The
+registration taints of a Custom NodeClass are then taken from the last part that sets them (nodeadm's later-wins
+merge, or the last bootstrap.sh call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from karplint.source import Span
+from karplint.userdata import content as ct
+from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap
+from karplint.userdata.kubelet import (
+    KubeletFlags, Label, LabelError, Taint, TaintError, parse_kubelet_args, parse_node_labels, parse_taints,
+    validate_node_labels,
+)
+from karplint.userdata.mime import MimeDocument, parse_mime
+from karplint.userdata.shell import ShellScript, Word, bootstrap_calls, parse_script
+from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219
+from karplint.userdata.text import UserDataText
+
+
+@dataclass
+class Note:
+    """Something the analysis could not do or verify (reported as an info finding)."""
+
+    kind: str  # "shell-parse", "dynamic", "unknown-content", ...
+    message: str
+    span: Span
+
+
+@dataclass
+class Part:
+    index: int | None  # MIME part index, None for non-MIME userData
+    kind: str  # content kind (karplint.userdata.content)
+    content_type: str  # MIME media type ("" for non-MIME)
+    view: UserDataText  # the part body (positions map to the manifest)
+    script: ShellScript | None = None
+    # filled by part analysers (nodeadm, Bottlerocket) or by the shell path below
+    registered_taints: list[Taint] | None = None
+    registered_taints_span: Span | None = None
+    node_labels: list[Label] | None = None
+    data: dict = field(default_factory=dict)
+
+
+@dataclass
+class KubeletWord:
+    """One kubelet argv word produced from userData, with the view offsets of each of its characters."""
+
+    value: str
+    offsets: list[int]  # offsets in `view` (the shell part) of each character's source
+    view: UserDataText
+    dynamic: bool = False
+
+    def span(self, i: int = 0, j: int | None = None) -> Span:
+        if not self.offsets:
+            return self.view.span(0, 0)
+        j = len(self.value) if j is None else j
+        i = max(0, min(i, len(self.offsets) - 1))
+        j = max(i + 1, min(j, len(self.offsets)))
+        lo, hi = min(self.offsets[i:j]), max(self.offsets[i:j]) + 1
+        return self.view.span(lo, hi)
+
+
+@dataclass
+class BootstrapAnalysis:
+    part: Part
+    call: BootstrapCall
+    extra_args: Word | None  # the word that becomes KUBELET_EXTRA_ARGS
+    systemd: ExtraArgsResult | None  # how systemd 219 splits it (None: no value or dynamic)
+    kubelet_argv: list[KubeletWord] = field(default_factory=list)
+    flags: KubeletFlags | None = None
+    taints: list[Taint] | None = None  # effective --register-with-taints (last wins); None if not given/unknown
+    taint_word: KubeletWord | None = None  # the word holding the effective taint value
+    taint_value_offset: int = 0  # where the value starts inside taint_word
+    taint_errors: list[TaintError] = field(default_factory=list)  # of the effective (last) value
+    # every --register-with-taints occurrence: (word, value offset in word, value, errors). pflag calls Set() for
+    # each occurrence, so an invalid earlier value still makes the kubelet exit although the last one wins.
+    taint_uses: list[tuple[KubeletWord, int, str, list[TaintError]]] = field(default_factory=list)
+    labels: list[tuple[KubeletWord, int, Label]] = field(default_factory=list)
+    label_errors: list[tuple[KubeletWord, int, LabelError]] = field(default_factory=list)
+    unverifiable: bool = False  # the extra args contain expansions we could not resolve
+    kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
+    # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
+    flag_names_only: KubeletFlags | None = None
+
+    @property
+    def view(self) -> UserDataText:
+        return self.part.view
+
+    def span(self, word: Word, i: int | None = None, j: int | None = None) -> Span:
+        """Manifest span of a shell word, or of value[i:j] inside it."""
+        if i is None:
+            return self.view.span(word.start, word.end)
+        lo, hi = word.value_span(i, j if j is not None else i + 1)
+        return self.view.span(lo, hi)
+
+    @property
+    def command_span(self) -> Span:
+        cmd = self.call.cmd
+        return self.view.span(cmd.start, cmd.end)
+
+
+@dataclass
+class UserDataAnalysis:
+    text: UserDataText
+    family: str | None
+    family_source: str
+    content: ct.Content
+    ami_os: str | None = None  # the family of an alias AMI (Custom + `alias: bottlerocket@latest` -> Bottlerocket)
+    mime: MimeDocument | None = None
+    parts: list[Part] = field(default_factory=list)
+    bootstraps: list[BootstrapAnalysis] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+    @property
+    def shell_parts(self) -> list[Part]:
+        return [p for p in self.parts if p.script is not None]
+
+    @property
+    def last_bootstrap(self) -> BootstrapAnalysis | None:
+        """The bootstrap.sh call that configures the kubelet last (its drop-in is the one in effect)."""
+        return self.bootstraps[-1] if self.bootstraps else None
+
+    @property
+    def kubelet_argv(self) -> list[str] | None:
+        """The extra kubelet argv of the last bootstrap.sh call after systemd 219 (None: unknown or no call)."""
+        ba = self.last_bootstrap
+        if ba is None or ba.unverifiable or ba.flags is None:
+            return None
+        return [w.value for w in ba.kubelet_argv]
+
+    @property
+    def registered_taints(self) -> tuple[list[Taint] | None, Part | None]:
+        """(taints the node's kubelet registers, the part that decides) for userData Karpenter does not merge.
+
+        Later parts win (nodeadm merges NodeConfigs in order; the last bootstrap.sh call starts the kubelet)."""
+        found: tuple[list[Taint] | None, Part | None] = (None, None)
+        for p in self.parts:
+            if p.registered_taints is not None:
+                found = (p.registered_taints, p)
+        return found
+
+
+PartAnalyser = Callable[[Part, UserDataAnalysis], None]
+PART_ANALYSERS: dict[str, list[PartAnalyser]] = {}
+
+
+def register_part_analyser(kind: str, fn: PartAnalyser) -> None:
+    """Let another userData module analyse parts of `kind` (e.g. "nodeconfig", "toml")."""
+    PART_ANALYSERS.setdefault(kind, []).append(fn)
+
+
+# ------------------------------------------------------------------------------------------------ analysis
+
+_CACHE: dict[int, tuple[object, "UserDataAnalysis | None"]] = {}
+_CACHE_MAX = 512
+
+
+def analyze(res) -> UserDataAnalysis | None:
+    """The userData analysis of an EC2NodeClass resource (cached per document). Never raises."""
+    key = id(res.doc)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is res.doc:
+        return hit[1]
+    text = UserDataText.from_resource(res)
+    if text is None:
+        result = None
+    else:
+        family, source = ct.family_of(res)
+        try:
+            result = analyze_text(text, family, source)
+            result.ami_os = ct.alias_family(res) or family
+        except Exception as exc:  # a library bug must never become a traceback in a lint run
+            result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
+            result.notes.append(Note("internal", f"userData analysis failed ({type(exc).__name__}: {exc}); "
+                                                 "nothing in this userData was verified", text.span(0, 0)))
+    if len(_CACHE) > _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[key] = (res.doc, result)
+    return result
+
+
+def analyze_text(text: UserDataText, family: str | None, family_source: str = "amiFamily") -> UserDataAnalysis:
+    content = ct.detect(text.text, family)
+    analysis = UserDataAnalysis(text, family, family_source, content)
+    if content.kind == ct.MIME:
+        analysis.mime = parse_mime(text.text)
+        for idx, mp in enumerate(analysis.mime.parts):
+            kind = ct.part_kind(mp.content_type, mp.body)
+            analysis.parts.append(Part(idx, kind, mp.content_type, text.view(mp.body_start, mp.body_end)))
+    elif content.kind != ct.EMPTY:
+        analysis.parts.append(Part(None, content.kind, "", text))
+    for part in analysis.parts:
+        if part.kind == ct.SHELL:
+            _analyse_shell(part, analysis)
+        for fn in PART_ANALYSERS.get(part.kind, ()):
+            try:
+                fn(part, analysis)
+            except Exception as exc:
+                analysis.notes.append(Note("internal", f"{part.kind} analysis failed ({type(exc).__name__}: {exc})",
+                                           part.view.span(0, 0)))
+    return analysis
+
+
+def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
+    script = parse_script(part.view.text)
+    part.script = script
+    view = part.view
+    if script.parser != "bashlex":
+        at = script.parse_error_offset if script.parse_error_offset is not None else 0
+        if not 0 <= at < len(view.text.rstrip()):
+            at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
+        analysis.notes.append(Note(
+            "shell-parse",
+            f"the shell parser could not parse this script ({script.parse_error}); commands were found by a "
+            "line-based scan, so constructs it does not understand were not checked",
+            view.span(at, at + 1)))
+    if script.unterminated:
+        analysis.notes.append(Note("shell-parse", f"shell script: {script.unterminated}; the rest of the script "
+                                                  "was not analysed reliably", view.span(0, 0)))
+    for cmd, idx in bootstrap_calls(script):
+        call = parse_bootstrap(cmd, idx, script)
+        ba = BootstrapAnalysis(part, call, call.kubelet_extra_args, None)
+        analysis.bootstraps.append(ba)
+        _analyse_extra_args(ba)
+        if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
+            continue  # unknown, or the node never gets a kubelet: other findings say so
+        part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
+        if ba.taints is not None:
+            part.registered_taints = ba.taints
+            part.registered_taints_span = ba.taint_word.span() if ba.taint_word else ba.command_span
+        else:
+            # bootstrap.sh ran without a usable --register-with-taints: the kubelet registers no taints
+            part.registered_taints = []
+            part.registered_taints_span = ba.command_span
+
+
+def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
+    word = ba.extra_args
+    if word is None:
+        ba.flags = parse_kubelet_args([])
+        return
+    if word.dynamic:
+        ba.unverifiable = True
+        from karplint.userdata.systemd import split_exec_252
+
+        ba.flag_names_only = parse_kubelet_args([w.value for w in split_exec_252(word.value).words])
+        return
+    result = kubelet_extra_args_219(word.value)
+    ba.systemd = result
+    ba.kubelet_fails = result.exec_fails
+    if result.dropped:
+        ba.flags = parse_kubelet_args([])
+        return
+    argv = [KubeletWord(sw.value, [word.offsets[k] for k in sw.offsets if k < len(word.offsets)], ba.view)
+            for sw in result.argv]
+    ba.kubelet_argv = argv
+    flags = parse_kubelet_args([w.value for w in argv])
+    ba.flags = flags
+    taint_uses = [u for u in flags.all("register-with-taints") if u.value is not None]
+    for use in taint_uses:
+        taints, errors = parse_taints(use.value)
+        kw = argv[use.value_index]
+        ba.taint_uses.append((kw, use.value_offset, use.value, errors))
+        if any(e.fatal for e in errors):
+            ba.kubelet_fails = True
+    if taint_uses:
+        kw, offset, value, errors = ba.taint_uses[-1]
+        ba.taint_word, ba.taint_value_offset, ba.taint_errors = kw, offset, errors
+        if not ba.kubelet_fails:
+            ba.taints = parse_taints(value)[0]
+    for use in flags.all("node-labels"):
+        if use.value is None:
+            continue
+        kw = argv[use.value_index]
+        labels = parse_node_labels(use.value)
+        ba.labels.extend((kw, use.value_offset, lab) for lab in labels)
+        ba.label_errors.extend((kw, use.value_offset, e) for e in validate_node_labels(labels))
+
+
+# The nodeadm / Bottlerocket part analysers register themselves on import (karplint/userdata/analysers.py).
+from karplint.userdata import analysers as _analysers  # noqa: E402,F401

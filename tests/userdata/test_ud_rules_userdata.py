@@ -1,0 +1,233 @@
+"""userData shell rules: exact findings on fixtures, fixes, version gating, upstream examples, corpus."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from .ud_helpers import apply_edits, fixture_text, nodeclass
+
+from karplint.testing import codes, lint
+
+
+def ud_findings(text: str, **kw):
+    return [f for f in lint({"t.yaml": text}, **kw) if "KPL200" <= f.code <= "KPL229"]
+
+
+def at(text: str, f) -> str:
+    return text[f.span.offset:f.span.end_offset]
+
+
+def test_equals_form_and_its_safe_fix():
+    text = fixture_text("custom_equals_form.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL206", 18, 5), ("KPL201", 18, 38), ("KPL201", 18, 60)]
+    assert found[1].severity == "error" and at(text, found[1]) == "--b64-cluster-ca=Y2EK"
+    assert [f.fix.safety for f in found if f.code == "KPL201"] == ["safe", "safe"]
+    fixed = apply_edits(text, [e for f in found if f.code == "KPL201" for e in f.fix.edits])
+    assert "--b64-cluster-ca Y2EK --kubelet-extra-args '--register-with-taints=\"karpenter.sh/unregistered:NoExecute\"'" in fixed
+    assert ud_findings(fixed) == []  # the taint now reaches the kubelet: KPL206 is gone too
+
+
+def test_equals_fix_normalises_inner_single_quotes():
+    text = nodeclass(userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args=\"--node-labels='a=b' "
+                              "--register-with-taints=karpenter.sh/unregistered:NoExecute\"")
+    (f,) = [f for f in ud_findings(text) if f.code == "KPL201"]
+    fixed = apply_edits(text, f.fix.edits)
+    assert "--kubelet-extra-args '--node-labels=\"a=b\" --register-with-taints=" in fixed
+    assert ud_findings(fixed) == []
+
+
+def test_no_equals_fix_outside_literal_blocks_or_without_cluster_name():
+    quoted = ('apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: a}\nspec:\n  amiFamily: Custom\n'
+              '  userData: "#!/bin/bash\\n/etc/eks/bootstrap.sh c --kubelet-extra-args=--max-pods=3\\n"\n')
+    (f,) = [f for f in ud_findings(quoted) if f.code == "KPL201"]
+    assert f.fix is None and (f.line, f.column) == (6, 13)
+    only = nodeclass(userdata="/etc/eks/bootstrap.sh --apiserver-endpoint=https://x")
+    (f,) = [f for f in ud_findings(only) if f.code == "KPL201"]
+    assert "cluster name" in f.message and f.fix is None
+
+
+def test_taint_errors_and_fixes():
+    text = fixture_text("custom_taints.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL204", 14, 87), ("KPL203", 14, 89), ("KPL205", 14, 128)]
+    assert at(text, found[0]) == "," and at(text, found[1]) == "dedicated=gpu:NoSchedule"
+    assert found[0].fix.description == "remove the space after the comma"
+    fixed = apply_edits(text, found[0].fix.edits)
+    assert "NoExecute,dedicated=gpu:NoSchedule --node-labels" in fixed
+    assert codes(ud_findings(fixed)) == [("KPL205", 14, 127)]
+
+
+def test_taint_error_classes_and_repeated_flag():
+    text = fixture_text("custom_taint_errors.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL204", 12, 60), ("KPL204", 12, 142), ("KPL204", 12, 153), ("KPL204", 12, 169)]
+    assert [f.severity for f in found] == ["warning", "error", "error", "error"]
+    assert "did you mean NoSchedule?" in found[1].message
+    assert "removal" in found[2].message
+    fixed = apply_edits(text, found[3].fix.edits)
+    assert 'gone:NoSchedule-" --register' in fixed
+
+
+def test_literal_quotes_in_taints_fixed():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "\"--register-with-taints=karpenter.sh/unregistered:NoExecute,\\\\'a:NoSchedule\\\\'\"")
+    found = ud_findings(text)
+    # inside bash double quotes \\' is a backslash and a quote: systemd 219 drops the value (single quote)
+    assert [f.code for f in found] == ["KPL206", "KPL203"]
+
+
+def test_systemd_219_losses():
+    text = fixture_text("custom_systemd.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL203", 12, 133), ("KPL203", 25, 119)]
+    assert "never starts" in found[0].message and "--node-labels=a=b" in found[1].message
+
+
+def test_unregistered_taint_versions_and_near_miss():
+    text = fixture_text("custom_uninitialized.yaml")
+    for version, severity in (("1.0.0", "error"), ("1.2.3", "error"), ("1.3.0", "warning"), ("1.14.1", "warning")):
+        (f,) = ud_findings(text, karpenter_version=version)
+        assert (f.code, f.line, f.column, f.severity) == ("KPL206", 14, 54, severity)
+        assert "did you mean karpenter.sh/unregistered instead of karpenter.sh/uninitialized?" in f.message
+        assert f.fix is None  # the taint comes from a variable: no exact offsets to edit
+    assert ud_findings(text, karpenter_version="0.37.0") == []
+
+
+def test_unregistered_fixes():
+    near = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=a:NoSchedule,"
+                              "karpenter.sh/uninitialized:NoSchedule'")
+    (f,) = ud_findings(near, karpenter_version="1.1.0")
+    assert f.severity == "error" and f.fix.safety == "unsafe"
+    fixed = apply_edits(near, f.fix.edits)
+    assert "a:NoSchedule,karpenter.sh/unregistered:NoExecute'" in fixed and ud_findings(fixed) == []
+    missing = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=a:NoSchedule'")
+    (f,) = ud_findings(missing)
+    assert apply_edits(missing, f.fix.edits).count("a:NoSchedule,karpenter.sh/unregistered:NoExecute'") == 1
+
+
+def test_mime_problems():
+    text = fixture_text("al2_mime.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL210", 12, 5), ("KPL210", 28, 5), ("KPL210", 43, 5)]
+    assert 'malformed MIME header: missing colon: "--BOUNDARY"' in found[0].message
+    assert "not in multipart MIME format" in found[1].message
+    assert "never appears" in found[2].message
+    custom = nodeclass(userdata='MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n--B\n\necho\n--B--')
+    found = ud_findings(custom)
+    assert [(f.code, f.severity) for f in found] == [("KPL200", "info"), ("KPL210", "warning")]  # Custom: cloud-init reads it
+
+
+def test_al2_and_al2023_bootstrap_calls():
+    al2 = nodeclass(family_lines="  amiSelectorTerms:\n    - alias: al2@latest\n",
+                    userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--max-pods=20 --node-labels=a=b'")
+    assert codes(ud_findings(al2)) == [("KPL207", 11, 5), ("KPL208", 11, 51), ("KPL208", 11, 65)]
+    text = fixture_text("al2023_shell.yaml")
+    assert codes(ud_findings(text)) == [("KPL209", 9, 13)]
+    custom_al2023 = nodeclass(family_lines="  amiFamily: Custom\n  amiSelectorTerms:\n    - alias: al2023@latest\n",
+                              userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c")
+    assert [f.code for f in ud_findings(custom_al2023)] == ["KPL209"]
+
+
+def test_unparsable_script_is_scanned_and_reported():
+    text = fixture_text("custom_unparsable.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL200", 10, 13), ("KPL200", 11, 5), ("KPL200", 20, 61), ("KPL211", 22, 5)]
+    assert "could not parse" in found[1].message and "$ARCH" in found[2].message
+
+
+def test_template_expressions():
+    text = fixture_text("custom_template.yaml")
+    assert codes(ud_findings(text)) == [("KPL212", 12, 27)]
+    assert [f for f in lint({"templates/nodeclass.yaml": text}) if f.code == "KPL212"] == []
+
+
+def test_continuation_broken_by_trailing_space():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c \\ \n  --kubelet-extra-args '--register-with-taints="
+                              "karpenter.sh/unregistered:NoExecute'")
+    found = ud_findings(text)
+    assert [f.code for f in found] == ["KPL206", "KPL202"]
+    assert "backslash followed by a space" in found[1].message and (found[1].line, found[1].column) == (12, 7)
+
+
+def test_kubelet_edits_after_custom_bootstrap():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'\n"
+                              "/etc/eks/bootstrap.sh c\njq '.a=1' /etc/kubernetes/kubelet/kubelet-config.json | tee /etc/kubernetes/kubelet/kubelet-config.json")
+    found = ud_findings(text)
+    assert [(f.code, f.line) for f in found] == [("KPL206", 12), ("KPL211", 12), ("KPL211", 13)]
+    assert "second time" in found[1].message and "(tee)" in found[2].message
+
+
+UPSTREAM_EXPECTED = {
+    # file -> findings in the userData category (all judged true, see the report)
+    "custom-family.yaml": [("KPL206", 63, 5), ("KPL201", 63, 38), ("KPL210", 65, 5)],
+    "custom-family-with-alias.yaml": [("KPL213", 51, 13), ("KPL210", 64, 5)],
+    "al2023-custom-userdata.yaml": [("KPL210", 69, 5)],
+}
+
+
+def test_upstream_examples(shared):
+    for path in sorted((shared / "karpenter" / "examples" / "v1").glob("*.yaml")):
+        found = ud_findings(path.read_text(encoding="utf-8"))
+        assert codes(found) == UPSTREAM_EXPECTED.get(path.name, []), path.name
+    (f,) = [f for f in ud_findings((shared / "karpenter/examples/v1/custom-family.yaml").read_text()) if f.code == "KPL201"]
+    assert "--kubelet-extra-args=--node-labels=foo=bar" in f.message and f.fix is not None
+
+
+def test_corpus_userdata_files_do_not_crash(shared):
+    rows = list(csv.DictReader((shared / "corpus" / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t"))
+    for row in rows:
+        if row["has_userData"] != "y":
+            continue
+        text = (shared / "corpus" / row["corpus_path"]).read_text(encoding="utf-8", errors="replace")
+        found = lint({row["corpus_path"]: text})
+        assert not [f for f in found if f.code == "KPL006"], row["corpus_path"]
+
+
+def test_crlf_file_spans_and_fixes():
+    text = nodeclass(userdata="#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args='--register-with-taints="
+                              "karpenter.sh/unregistered:NoExecute,'").replace("\n", "\r\n")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL206", 12, 5), ("KPL201", 12, 29)]
+    fixed = apply_edits(text, found[1].fix.edits)
+    (f,) = ud_findings(fixed)
+    assert (f.code, f.line, f.column, at(fixed, f)) == ("KPL204", 12, 109, ",")
+    assert apply_edits(fixed, f.fix.edits).endswith("unregistered:NoExecute'\r\n")
+
+
+def test_escaped_quotes_reaching_the_kubelet_are_removed_with_their_escapes():
+    # '\\"' in single quotes: systemd C-unescapes \\ to \ and then keeps \" as a literal quote
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "'--register-with-taints=\\\\\"karpenter.sh/unregistered:NoExecute\\\\\"'")
+    (f,) = ud_findings(text)
+    assert f.code == "KPL204" and "literal quote" in f.message
+    fixed = apply_edits(text, f.fix.edits)
+    assert "'--register-with-taints=karpenter.sh/unregistered:NoExecute'" in fixed
+    assert ud_findings(fixed) == []
+
+
+def test_dropin_overriding_kubelet_extra_args():
+    text = fixture_text("al2_dropin.yaml")
+    (f,) = ud_findings(text)
+    assert (f.code, f.line, f.column, f.severity) == ("KPL214", 13, 5, "error")
+    assert at(text, f).startswith('Environment="KUBELET_EXTRA_ARGS=') and "does not expand" in f.message
+
+
+def test_analysis_summary_properties():
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.model import analyze
+
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--node-labels=\"a=b\" "
+                              "--register-with-taints=karpenter.sh/unregistered:NoExecute --node-labels=c=d'")
+    docs, _ = load(decode("t.yaml", text.encode()))
+    res = as_resource(docs[0])
+    a = analyze(res)
+    assert analyze(res) is a  # cached
+    assert a.family == "Custom" and a.content.kind == "shell"
+    assert a.kubelet_argv == ["--node-labels=a=b", "--register-with-taints=karpenter.sh/unregistered:NoExecute",
+                              "--node-labels=c=d"]
+    taints, part = a.registered_taints
+    assert [str(t) for t in taints] == ["karpenter.sh/unregistered:NoExecute"]
+    assert [(lab.key, lab.value) for lab in part.node_labels] == [("a", "b"), ("c", "d")]
