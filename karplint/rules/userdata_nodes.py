@@ -101,30 +101,20 @@ def al2023_nodeconfig_overridden(res, ctx):
         return
     if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
         return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
-    owned = dict(nodeadm.KARPENTER_NODECONFIG_OWNS)
-    kubelet = res.get(("spec", "kubelet"))
-    if isinstance(kubelet, dict):
-        for field in nodeadm.NODECLASS_KUBELET_TO_CONFIG:
-            if field in kubelet:
-                owned.setdefault(("spec", "kubelet", "config", field), f"{field} (from the EC2NodeClass spec.kubelet)")
-    for part, docs in _nodeconfig_parts(analysis):
-        for doc in docs:
-            if doc.fatal or not isinstance(doc.data, dict):
-                continue
-            for path, what in owned.items():
-                if not doc.exists(path) or doc.get(path) in (None, "", [], {}):
-                    continue
-                name = ".".join(path[1:])
-                extra = ""
-                if path[-1] == "registerWithTaints":
-                    extra = "; declare these taints in the NodePool (spec.template.spec.taints or startupTaints)"
-                elif path[-1] == "maxPods":
-                    extra = "; set spec.kubelet.maxPods in the EC2NodeClass instead"
-                elif path[-1] == "clusterDNS":
-                    extra = "; set spec.kubelet.clusterDNS in the EC2NodeClass instead"
-                yield ctx.at(res, res.doc, part.view.span(*doc.span(path, key=True)),
-                             f"{name} is replaced by Karpenter's generated NodeConfig, which nodeadm merges last and "
-                             f"which sets {what}{extra}")
+    parts = list(_nodeconfig_parts(analysis))
+    docs = [d for _, ds in parts for d in ds]
+    owners = [p for p, ds in parts for _ in ds]
+    hints = {
+        "registerWithTaints": "; declare these taints in the NodePool (spec.template.spec.taints or startupTaints)",
+        "maxPods": "; set spec.kubelet.maxPods in the EC2NodeClass instead",
+        "clusterDNS": "; set spec.kubelet.clusterDNS in the EC2NodeClass instead",
+    }
+    for o in nodeadm.overridden_by_karpenter(docs, res.get(("spec", "kubelet"))):
+        doc = docs[o.doc]
+        name = ".".join(o.path[1:])
+        yield ctx.at(res, res.doc, owners[o.doc].view.span(*doc.span(o.path, key=True)),
+                     f"{name} is replaced by Karpenter's generated NodeConfig, which nodeadm merges last and "
+                     f"which sets {o.what}{hints.get(o.path[-1], '')}")
 
 
 @rule("KPL232", "al2023-flag-overrides-karpenter", category="userdata", severity="warning",
@@ -153,7 +143,13 @@ def al2023_flag_overrides_karpenter(res, ctx):
       summary="A NodeConfig nodeadm cannot decode (YAML error, wrong apiVersion/kind, flags as a string, wrong "
               "types): the node never joins", kinds=KINDS)
 def nodeconfig_decode_error(res, ctx):
-    yield from _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type"))
+    analysis = _analysis(res)
+    wrapped = analysis is not None and analysis.family == ct.AL2023 and analysis.mime is None
+    for v in _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type")):
+        if wrapped and "apiVersion" in v.message and "needs apiVersion" in v.message:
+            v.message += ("; Karpenter sends non-MIME YAML userData (cloud-config included) to nodeadm as a NodeConfig "
+                          "part: put other YAML in a MIME part with its own Content-Type (e.g. text/cloud-config)")
+        yield v
 
 
 @rule("KPL234", "nodeconfig-flag-newline", category="userdata", severity="error",
@@ -175,9 +171,13 @@ def nodeconfig_invalid_taint(res, ctx):
     analysis = _analysis(res)
     if analysis is None:
         return
-    yield from _issues(res, ctx, ("taint-invalid",))
     if analysis.family == ct.AL2023:
-        return  # the flag itself is KPL230, which says what its value does
+        # Karpenter's NodeConfig (merged last from v1.0) replaces registerWithTaints, so the user's list never reaches
+        # the kubelet (KPL231 says so); the flag itself is KPL230, which says what its value does
+        if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+            yield from _issues(res, ctx, ("taint-invalid",))
+        return
+    yield from _issues(res, ctx, ("taint-invalid",))
     parts = list(_nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]

@@ -479,6 +479,10 @@ def custom_missing_unregistered_taint(res, ctx):
     msg += f"; {consequence} (running Karpenter {version})"
     ba = next((b for b in reversed(a.bootstraps) if b.part is part and b.taint_word is not None), None)
     fix = _unregistered_fix(ba, near) if ba is not None else None
+    if fix is None and part.kind == ct.NODECONFIG:  # NodeConfig registerWithTaints list (userdata_nodes.py)
+        from karplint.rules.userdata_nodes import unregistered_taint_fix
+
+        fix = unregistered_taint_fix(res)
     yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg, fix=fix,
                  severity="error" if fatal else "warning")
 

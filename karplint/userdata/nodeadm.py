@@ -236,6 +236,8 @@ def _check_document(ncd: NodeConfigDoc) -> None:
                                 f"nodeadm cannot decode this part ({what}): it needs apiVersion {API_VERSION} "
                                 f"and kind {KIND}", s, e))
         ncd.fatal = True
+        if kind != KIND:
+            return  # not a NodeConfig at all: its fields mean nothing to nodeadm
     _check_fields(ncd, data, NODECONFIG_FIELDS, ())
     _check_flags(ncd)
     _check_register_with_taints(ncd)
@@ -508,6 +510,35 @@ def _override(a: dict, b: dict) -> dict:
             out[k] = _override(out[k], v)
         elif _set(v):
             out[k] = copy.deepcopy(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- what Karpenter replaces
+
+
+@dataclass(frozen=True)
+class Overridden:
+    """A user NodeConfig value Karpenter's generated NodeConfig (merged last) replaces."""
+
+    doc: int  # index in the documents given
+    path: tuple
+    what: str  # what Karpenter sets there instead
+
+
+def overridden_by_karpenter(docs: list[NodeConfigDoc], nodeclass_kubelet: dict | None = None) -> list[Overridden]:
+    """User values lost to Karpenter's NodeConfig: `KARPENTER_NODECONFIG_OWNS` plus the `spec.kubelet` fields of the
+    EC2NodeClass that Karpenter copies into `kubelet.config`."""
+    owned = dict(KARPENTER_NODECONFIG_OWNS)
+    for name in NODECLASS_KUBELET_TO_CONFIG:
+        if isinstance(nodeclass_kubelet, dict) and name in nodeclass_kubelet:
+            owned.setdefault(("spec", "kubelet", "config", name), f"{name} (from the EC2NodeClass spec.kubelet)")
+    out = []
+    for i, doc in enumerate(docs):
+        if doc.fatal or not isinstance(doc.data, dict):
+            continue
+        for path, what in owned.items():
+            if doc.exists(path) and doc.get(path) not in (None, "", [], {}):
+                out.append(Overridden(i, path, what))
     return out
 
 

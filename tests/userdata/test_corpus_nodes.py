@@ -12,7 +12,7 @@ from karplint.engine import InputFile, load_input
 from karplint.model import Model
 from karplint.testing import lint
 from karplint.userdata.render import pairs, render_node
-from tests.userdata.helpers import SHARED
+from .ud_nodes_helpers import SHARED
 
 ROOTS = [SHARED / "corpus", SHARED / "karpenter" / "examples" / "v1"]
 

@@ -8,7 +8,7 @@ import pytest
 
 from karplint.testing import lint
 from karplint.rules.userdata_nodes import unregistered_taint_fix
-from tests.userdata.helpers import model_of
+from .ud_nodes_helpers import model_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "userdata"
 
@@ -136,3 +136,25 @@ def test_flag_keeping_the_unregistered_taint_still_loses_nodepool_taints():
     (f,) = [f for f in lint({"a.yaml": text}) if f.code == "KPL230"]
     assert "without the NodePool's taints and startupTaints" in f.message
     assert "without karpenter.sh/unregistered" not in f.message
+
+
+def test_cloud_config_without_mime_on_al2023():
+    text = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: x}
+spec:
+  amiFamily: AL2023
+  userData: |
+    #cloud-config
+    packages: [jq]
+"""
+    found = [f for f in lint({"c.yaml": text}) if "KPL230" <= f.code <= "KPL259"]
+    assert [(f.code, f.line, f.column) for f in found] == [("KPL233", 8, 5)]
+    assert "text/cloud-config" in found[0].message
+
+
+def test_kpl206_carries_the_nodeconfig_fix():
+    text = (FIXTURES / "custom_nodeconfig.yaml").read_text()
+    (f,) = [f for f in lint({"c.yaml": text}) if f.code == "KPL206"]
+    assert f.fix is not None and f.fix.safety == "unsafe"
+    assert "karpenter.sh/unregistered" in f.fix.edits[0].replacement

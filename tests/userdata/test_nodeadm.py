@@ -133,3 +133,20 @@ def test_unregistered_taint_insertion_keeps_indentation():
     flow = HEAD + "spec:\n  kubelet:\n    config:\n      registerWithTaints: [{key: a, effect: NoSchedule}]\n"
     (fdoc,) = nodeadm.decode_nodeconfigs(flow)
     assert nodeadm.unregistered_taint_insertion(flow, fdoc) is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("apiVersion:kind NodeConfig\n-[]{}'\"|>#flags config registerWithTaints"
+                                              " node.eks.aws/v1alpha1 spec kubelet cluster key effect 123")),
+               max_size=160))
+def test_decode_never_raises(text):
+    docs = nodeadm.decode_nodeconfigs(HEAD + text, base=5)
+    for d in docs:
+        for i in d.issues:
+            assert 5 <= i.start <= i.end <= 5 + len(HEAD + text) + 1
+    nodeadm.registration(docs)
+    nodeadm.user_flags(docs)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from karplint.cli import app
 from karplint.render_cli import render_model
 from karplint.userdata.render import pairs, render_node
-from tests.userdata.helpers import SHARED, model_of
+from .ud_nodes_helpers import SHARED, model_of
 
 POOL = """apiVersion: karpenter.sh/v1
 kind: NodePool

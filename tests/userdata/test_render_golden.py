@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karplint.userdata.merge import merge_userdata, node_inputs
-from tests.userdata.helpers import golden, golden_input, golden_pattern, indent, model_of
+from .ud_nodes_helpers import golden, golden_input, golden_pattern, indent, model_of
 
 # The cluster values of Karpenter's launch template test suite (pkg/providers/launchtemplate/suite_test.go).
 CLUSTER = {"cluster_name": "test-cluster", "endpoint": "https://test-cluster", "ca_bundle": "Y2EtYnVuZGxlCg==",
