@@ -1,0 +1,969 @@
+"""Structural validation of a Karpenter resource against the CRD schema of the selected release.
+
+    result = check(res, karpenter_version)      # cached per document and target; None: not validated
+    result.errors                               # list[SchemaError], positions and messages ready for rules
+
+What the API server does and this module mirrors (apiextensions structural schemas, strict field validation):
+* unknown fields are errors (`strict decoding error: unknown field "spec.foo"`), except below
+  `x-kubernetes-preserve-unknown-fields` and in free-form maps (`additionalProperties`), and in `metadata`
+  (ObjectMeta is not part of a CRD's schema and is validated elsewhere);
+* `status` is ignored (every Karpenter CRD has the status subresource: create and update drop it);
+* `null` for a field that is not `nullable` is pruned before validation (an empty `consolidateAfter:` is a missing
+  one); `x-kubernetes-int-or-string` accepts an integer or a string;
+* template placeholders (`${VAR}`, `<<VAR>>`, `{{ .X }}`) and elisions (`...`) make a value unknown: never a
+  type, enum, pattern or length error.
+
+Error classes (`SchemaError.kind`): "type", "enum", "pattern", "required", "unknown", "moved", "range", "other".
+Fields that moved between apiVersions (v1beta1 -> v1, v1alpha5 -> v1beta1) are the data table `MOVED` and turn
+the unknown-field / enum error into a "moved" one, with a `Fix` where the edit is mechanical.
+CEL rules (`x-kubernetes-validations`) are not evaluated here: that is karplint.schema.cel.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import weakref
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Iterable
+
+from jsonschema import Draft7Validator
+
+from karplint.document import Document, Path
+from karplint.findings import Edit, Fix
+from karplint.model import Resource
+from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
+from karplint.versions import KARPENTER_KINDS, V, Version
+
+__all__ = [
+    "MOVED", "Moved", "Result", "SchemaError", "check", "compile_schema", "format_path", "is_templated", "validate",
+]
+
+# ---------------------------------------------------------------------------------------------- placeholders
+
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>|\{\{.*?\}\}|\{\{-?\s*\S|\{%.*?%\}", re.S)
+
+
+_ELISIONS = ("...", "\u2026", "<...>")
+
+
+def is_templated(value: Any) -> bool:
+    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`), or that is
+    only an elision (`...`, as documentation snippets write an omitted value)."""
+    if isinstance(value, str) and value.strip() in _ELISIONS:
+        return True
+    return isinstance(value, str) and ("${" in value or "<<" in value or "{{" in value or "{%" in value) \
+        and _PLACEHOLDER.search(value) is not None
+
+
+# ---------------------------------------------------------------------------------------------- paths
+
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def format_path(path: Path) -> str:
+    """("spec", "template", "spec", "requirements", 0, "key") -> spec.template.spec.requirements[0].key;
+    keys that are not identifiers are quoted: labels["karpenter.sh/capacity-type"]."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _SIMPLE_KEY.match(str(part)):
+            out += ("." if out else "") + str(part)
+        else:
+            out += f'["{part}"]'
+    return out or "the document"
+
+
+# ---------------------------------------------------------------------------------------------- schema -> JSON Schema
+
+_COPY = (
+    "type", "enum", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems", "required",
+)
+
+
+def compile_schema(s: Any, strict: bool = True) -> Any:
+    """An OpenAPI v3 structural schema as a Draft 7 JSON Schema with Kubernetes semantics.
+
+    Unknown fields: `additionalProperties: false` on every object with `properties`, unless it preserves unknown
+    fields or already has `additionalProperties` (a map). `nullable` allows null. int-or-string becomes anyOf.
+    The root's `metadata` stays free-form.
+    """
+    if not isinstance(s, dict):
+        return s
+    out: dict = {k: s[k] for k in _COPY if k in s}
+    if s.get("format") in ("int32", "int64", "date-time", "byte", "double", "float"):
+        out.pop("format", None)  # not checked by the API server's schema validation (or checked elsewhere)
+    preserve = bool(s.get("x-kubernetes-preserve-unknown-fields"))
+    if "properties" in s:
+        out["properties"] = {k: compile_schema(v, strict) for k, v in s["properties"].items()}
+    if "items" in s:
+        out["items"] = compile_schema(s["items"], strict)
+    if "additionalProperties" in s:
+        ap = s["additionalProperties"]
+        out["additionalProperties"] = compile_schema(ap, strict) if isinstance(ap, dict) else ap
+    elif strict and "properties" in s and not preserve:
+        out["additionalProperties"] = False
+    for key in ("anyOf", "allOf", "oneOf"):
+        if key in s:
+            out[key] = [compile_schema(x, strict) for x in s[key]]
+    if "not" in s:
+        out["not"] = compile_schema(s["not"], strict)
+    if s.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
+    if s.get("nullable") and "type" in out:
+        out["type"] = [out["type"], "null"] if isinstance(out["type"], str) else list(out["type"]) + ["null"]
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = list(out["enum"]) + [None]
+    return out
+
+
+@lru_cache(maxsize=None)
+def _validator(release: str, group: str, version: str, kind: str) -> tuple[Draft7Validator, dict] | None:
+    raw = load_schema(release, group, version, kind)
+    if raw is None:
+        return None
+    compiled = compile_schema(raw)
+    props = compiled.get("properties", {})
+    if "metadata" in props:
+        props["metadata"] = {"type": "object"}  # ObjectMeta: validated by the API server, not by the CRD schema
+    return Draft7Validator(compiled), raw
+
+
+# ---------------------------------------------------------------------------------------------- null pruning
+
+def _prune(value: Any, schema: Any) -> Any:
+    """Drop null values of non-nullable fields (the API server prunes them before validating)."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        ap = schema.get("additionalProperties")
+        out = {}
+        for k, v in value.items():
+            sub = props.get(k, ap if isinstance(ap, dict) else None)
+            if v is None and sub is not None and not sub.get("nullable"):
+                continue
+            out[k] = _prune(v, sub) if sub is not None else v
+        return out
+    if isinstance(value, list):
+        items = schema.get("items")
+        return [_prune(v, items) for v in value] if isinstance(items, dict) else value
+    return value
+
+
+def _sub_schema(schema: dict, path: Path) -> dict | None:
+    """The (raw) schema node at an instance path."""
+    cur = schema
+    for part in path:
+        if not isinstance(cur, dict):
+            return None
+        if isinstance(part, int):
+            cur = cur.get("items")
+        else:
+            props = cur.get("properties") or {}
+            if part in props:
+                cur = props[part]
+            elif isinstance(cur.get("additionalProperties"), dict):
+                cur = cur["additionalProperties"]
+            else:
+                return None
+    return cur if isinstance(cur, dict) else None
+
+
+# ---------------------------------------------------------------------------------------------- moved fields
+
+@dataclass(frozen=True)
+class Moved:
+    """A field (or enum value) that one apiVersion has and another does not.
+
+    kinds/versions: where the document is (kind and its apiVersion's version) for the entry to apply.
+    path: the unknown field's path; "*" matches any list index. value: for renamed enum values, the old value.
+    replaces: required fields the old field stands in for (their "required" errors are not reported separately).
+    fix: name of a fix builder in `_FIXES`.
+    """
+
+    kinds: tuple[str, ...]
+    versions: tuple[str, ...]
+    path: tuple
+    message: str
+    value: str | None = None
+    replaces: tuple[str, ...] = ()
+    fix: str | None = None
+
+
+_V1_NP = (("NodePool",), ("v1",))
+_V1B1_NP = (("NodePool",), ("v1beta1",))
+_NP_ANY = (("NodePool",), ("v1beta1", "v1"))
+
+MOVED: tuple[Moved, ...] = (
+    # karpenter.sh v1beta1 -> v1 (facts §3.3)
+    Moved(*_V1_NP, ("spec", "disruption", "expireAfter"),
+          "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1", fix="move_expire_after"),
+    Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
+          "{path} moved to the EC2NodeClass in karpenter.sh/v1: set it as spec.kubelet of the EC2NodeClass this "
+          "NodePool references (karpenter.k8s.aws/v1)"),
+    Moved(*_V1_NP, ("spec", "kubelet"),
+          "{path}: kubelet settings are spec.kubelet of the EC2NodeClass in karpenter.sh/v1, not part of the NodePool"),
+    Moved(*_V1B1_NP, ("spec", "kubelet"),
+          "{path}: in karpenter.sh/v1beta1 kubelet settings are spec.template.spec.kubelet"),
+    Moved(*_V1_NP, ("spec", "template", "spec", "nodeClassRef", "apiVersion"),
+          "{path} was replaced by group and kind in karpenter.sh/v1 "
+          "(group: karpenter.k8s.aws, kind: EC2NodeClass)", replaces=("group", "kind"), fix="node_class_ref"),
+    Moved(*_V1_NP, ("spec", "template", "spec", "resources"),
+          "{path} was removed in karpenter.sh/v1: delete it"),
+    Moved(*_V1_NP, ("spec", "disruption", "consolidationPolicy"),
+          "consolidationPolicy WhenUnderutilized was renamed WhenEmptyOrUnderutilized in karpenter.sh/v1",
+          value="WhenUnderutilized", fix="when_underutilized"),
+    Moved(("NodeClaim",), ("v1",), ("spec", "kubelet"),
+          "{path} moved to the EC2NodeClass in karpenter.sh/v1 (spec.kubelet of karpenter.k8s.aws/v1 EC2NodeClass)"),
+    Moved(("NodeClaim",), ("v1",), ("spec", "nodeClassRef", "apiVersion"),
+          "{path} was replaced by group and kind in karpenter.sh/v1 (group: karpenter.k8s.aws, kind: EC2NodeClass)",
+          replaces=("group", "kind"), fix="node_class_ref"),
+    Moved(("EC2NodeClass",), ("v1",), ("spec", "amiFamily"),
+          "amiFamily Ubuntu was removed in karpenter.k8s.aws/v1: pin the AMI with amiSelectorTerms and use amiFamily "
+          "AL2 (or Custom with your own userData)", value="Ubuntu"),
+    # v1 fields written into a v1beta1 document (usually: the apiVersion is the mistake)
+    Moved(*_V1B1_NP, ("spec", "template", "spec", "expireAfter"),
+          "{path} is the karpenter.sh/v1 location; in karpenter.sh/v1beta1 it is spec.disruption.expireAfter "
+          "(or change apiVersion to karpenter.sh/v1)"),
+    Moved(*_V1B1_NP, ("spec", "template", "spec", "terminationGracePeriod"),
+          "{path} exists only in karpenter.sh/v1 (change apiVersion to karpenter.sh/v1)"),
+    Moved(*_V1B1_NP, ("spec", "template", "spec", "nodeClassRef", "group"),
+          "nodeClassRef.group is the karpenter.sh/v1 form; karpenter.sh/v1beta1 uses apiVersion "
+          "(or change apiVersion to karpenter.sh/v1)"),
+    Moved(*_V1B1_NP, ("spec", "disruption", "consolidationPolicy"),
+          "WhenEmptyOrUnderutilized is the karpenter.sh/v1 name; karpenter.sh/v1beta1 calls it WhenUnderutilized "
+          "(or change apiVersion to karpenter.sh/v1)", value="WhenEmptyOrUnderutilized"),
+    # v1alpha5 Provisioner fields in a NodePool
+    Moved(*_NP_ANY, ("spec", "ttlSecondsAfterEmpty"),
+          "{path} is a v1alpha5 Provisioner field: NodePools use spec.disruption.consolidationPolicy: WhenEmpty "
+          "with spec.disruption.consolidateAfter"),
+    Moved(*_V1_NP, ("spec", "ttlSecondsUntilExpired"),
+          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1 use spec.template.spec.expireAfter (e.g. 720h)"),
+    Moved(*_V1B1_NP, ("spec", "ttlSecondsUntilExpired"),
+          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1beta1 use spec.disruption.expireAfter (e.g. 720h)"),
+    Moved(*_NP_ANY, ("spec", "consolidation"),
+          "{path} is a v1alpha5 Provisioner field: NodePools use spec.disruption.consolidationPolicy"),
+    Moved(*_NP_ANY, ("spec", "providerRef"),
+          "{path} is a v1alpha5 Provisioner field: NodePools use spec.template.spec.nodeClassRef"),
+    Moved(*_NP_ANY, ("spec", "provider"),
+          "{path} is a v1alpha5 Provisioner field: inline provider settings are gone; use an EC2NodeClass"),
+    Moved(*_NP_ANY, ("spec", "requirements"),
+          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.requirements"),
+    Moved(*_NP_ANY, ("spec", "taints"),
+          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.taints"),
+    Moved(*_NP_ANY, ("spec", "startupTaints"),
+          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.startupTaints"),
+    Moved(*_NP_ANY, ("spec", "labels"),
+          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.metadata.labels"),
+    Moved(*_NP_ANY, ("spec", "annotations"),
+          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.metadata.annotations"),
+    Moved(*_V1_NP, ("spec", "kubeletConfiguration"),
+          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1 kubelet settings are spec.kubelet of the "
+          "EC2NodeClass"),
+    Moved(*_V1B1_NP, ("spec", "kubeletConfiguration"),
+          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1beta1 it is spec.template.spec.kubelet"),
+    # AWSNodeTemplate (v1alpha1) fields in an EC2NodeClass
+    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "subnetSelector"),
+          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.subnetSelectorTerms (a list of terms)"),
+    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "securityGroupSelector"),
+          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.securityGroupSelectorTerms "
+          "(a list of terms)"),
+    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "amiSelector"),
+          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.amiSelectorTerms (a list of terms)"),
+    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "launchTemplate"),
+          "{path} (an AWSNodeTemplate launch template) is not supported by EC2NodeClass: configure the fields "
+          "directly"),
+)
+
+
+# First release of fields and enum values (facts §2), to decide verdicts that differ between the bundled releases
+# around a target that is not bundled itself. (kind, path with "*" for list items[, enum value]) -> version.
+_NP_REQ, _NC_REQ = ("spec", "template", "spec", "requirements", "*"), ("spec", "requirements", "*")
+SINCE: dict[tuple, str] = {
+    ("NodePool", ("spec", "disruption", "budgets")): "0.34.0",
+    ("NodePool", _NP_REQ + ("minValues",)): "0.35.0",
+    ("NodeClaim", _NC_REQ + ("minValues",)): "0.35.0",
+    ("EC2NodeClass", ("spec", "amiFamily"), "AL2023"): "0.35.0",
+    ("EC2NodeClass", ("spec", "capacityReservationSelectorTerms")): "1.3.0",
+    ("EC2NodeClass", ("spec", "amiSelectorTerms", "*", "ssmParameter")): "1.4.0",
+    ("NodePool", ("spec", "replicas")): "1.8.0",
+    ("EC2NodeClass", ("spec", "ipPrefixCount")): "1.8.0",
+    ("NodePool", _NP_REQ + ("operator",), "Gte"): "1.9.0",
+    ("NodePool", _NP_REQ + ("operator",), "Lte"): "1.9.0",
+    ("NodeClaim", _NC_REQ + ("operator",), "Gte"): "1.9.0",
+    ("NodeClaim", _NC_REQ + ("operator",), "Lte"): "1.9.0",
+    ("EC2NodeClass", ("spec", "amiFamily"), "Windows2025"): "1.9.0",
+    ("EC2NodeClass", ("spec", "networkInterfaces")): "1.11.0",
+    ("EC2NodeClass", ("spec", "placementGroupSelector")): "1.11.0",
+    ("EC2NodeClass", ("spec", "connectionTracking")): "1.13.0",
+    ("EC2NodeClass", ("spec", "cpuOptions", "nestedVirtualization")): "1.13.0",
+    ("NodePool", ("spec", "disruption", "consolidationPolicy"), "Balanced"): "1.14.0",
+}
+
+
+def since(kind: str, path: Path, value: Any = None, *, enum: bool = False) -> str | None:
+    """The first release with the field at `path` (or, with enum=True, the enum `value` there), if known."""
+    norm = tuple("*" if isinstance(p, int) else p for p in path)
+    return SINCE.get((kind, norm, value) if enum else (kind, norm))
+
+
+def _match(pattern: tuple, path: Path) -> bool:
+    return len(pattern) == len(path) and all(p == "*" or p == q for p, q in zip(pattern, path))
+
+
+def find_moved(kind: str, version: str, path: Path, value: Any = None, *, by_value: bool = False) -> Moved | None:
+    for m in MOVED:
+        if kind in m.kinds and version in m.versions and _match(m.path, path):
+            if by_value and m.value is not None and m.value == value:
+                return m
+            if not by_value and m.value is None:
+                return m
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+@dataclass(frozen=True)
+class SchemaError:
+    kind: str  # "type" | "enum" | "pattern" | "required" | "unknown" | "moved" | "range" | "other"
+    path: Path  # where the finding belongs (the value, the unknown key, or the parent of a missing field)
+    on: str  # "value" or "key"
+    message: str
+    fix: Fix | None = None
+    ident: tuple = ()  # release-independent identity, to compare verdicts between two releases
+    defer_to: str | None = None  # a catalog rule that reports this very problem (see DEFERRED_REQUIRED)
+
+
+@dataclass
+class Result:
+    selection: Selection
+    errors: list[SchemaError] = field(default_factory=list)
+    undecided: list[SchemaError] = field(default_factory=list)  # differ between selection.release and .upper
+
+    @property
+    def release(self) -> str:
+        return self.selection.release
+
+
+# Missing required fields that a catalog rule reports with more context: (group, version, kind, parent path, field)
+# -> rule code. The schema rule KPL103 stays quiet on them when that rule is registered (one finding per problem).
+# Only an absent field is deferred; a present but empty one (`consolidateAfter:`) stays KPL103's.
+DEFERRED_REQUIRED: dict[tuple, str] = {
+    ("karpenter.sh", "v1", "NodePool", ("spec", "disruption"), "consolidateAfter"): "KPL401",
+}
+
+_TYPE_WORDS = {
+    "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+    "object": "a mapping", "array": "a list", "null": "null",
+}
+_RANGE = {
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "minItems", "maxItems", "minProperties", "maxProperties",
+}
+
+# Human descriptions of the CRDs' recurring patterns.
+_PATTERN_WORDS = {
+    r"^(([0-9]+(s|m|h))+|Never)$": "a duration in s, m or h (e.g. 720h, 1h30m) or Never; days (d) are not accepted",
+    r"^(([0-9]+(s|m|h))+)|(Never)$": "a duration in s, m or h (e.g. 720h, 1h30m) or Never; days (d) are not accepted",
+    r"^([0-9]+(s|m|h))+$": "a duration in s, m or h (e.g. 24h, 1h30m); Never and days (d) are not accepted",
+    r"^((100|[0-9]{1,2})%|[0-9]+)$": "a node count (e.g. 5) or a percentage from 0% to 100%",
+    r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$": "a duration in hours and minutes (e.g. 8h, 1h30m); "
+                                                 "seconds are not accepted",
+    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$":
+        "a 5-field cron expression or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly",
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$":
+        "a Kubernetes quantity (e.g. 100m, 2Gi, 1000)",
+    r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$":
+        "a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+    r"^[^/]*$": "an API group without a version (no '/'), e.g. karpenter.k8s.aws",
+    r"subnet-[0-9a-z]+": "a subnet id (subnet-...)",
+    r"sg-[0-9a-z]+": "a security group id (sg-...)",
+    r"ami-[0-9a-z]+": "an AMI id (ami-...)",
+    r"^[0-9]{12}$": "a 12-digit AWS account id",
+}
+_QUALIFIED_NAME = "a qualified name (optional DNS prefix and '/', then letters, digits, '-', '_' or '.')"
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f'the string "{_short(value)}"'
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _types_of(schema: dict) -> list[str]:
+    t = schema.get("type")
+    if t is None and "anyOf" in schema:
+        return [x for sub in schema["anyOf"] for x in _types_of(sub)]
+    if isinstance(t, str):
+        return [t]
+    return list(t or [])
+
+
+def _join_or(words: list[str]) -> str:
+    words = list(dict.fromkeys(words))
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+class _Run:
+    """Turns jsonschema errors for one document and one release into SchemaErrors."""
+
+    def __init__(self, res: Resource, release: str, raw: dict, target: str | None = None):
+        self.res, self.release, self.raw = res, release, raw
+        self.target = target or release  # the version named in messages
+        self.kind, self.version, self.group = res.kind, res.version, res.group
+        self.errors: list[SchemaError] = []
+        self.replaced: set[tuple] = set()  # (parent path, field) of required errors a moved field stands for
+
+    def add(self, err: SchemaError) -> None:
+        self.errors.append(err)
+
+    def handle(self, e) -> None:
+        path = tuple(e.absolute_path)
+        v = e.validator
+        inst = e.instance
+        label = format_path(path)
+        if v in ("type", "enum", "pattern", "format") or v in _RANGE:
+            if is_templated(inst) and v not in ("minItems", "maxItems", "minProperties", "maxProperties"):
+                return
+        if v == "additionalProperties":
+            props = (e.schema.get("properties") or {})
+            for key in inst:
+                if key in props or is_templated(key):
+                    continue
+                self.unknown(path, key, list(props))
+            return
+        if v == "required":
+            missing = [p for p in e.validator_value if p not in inst]
+            for name in missing:
+                self.required(path, name)
+            return
+        if v == "type":
+            want = _types_of(e.schema) or [str(e.validator_value)]
+            msg = f"{label} must be {_join_or([_TYPE_WORDS.get(w, w) for w in want])}, not {_describe(inst)}"
+            if "string" in want and isinstance(inst, (bool, int, float)) and not isinstance(inst, dict):
+                msg += "; quote it"
+            elif isinstance(inst, str) and ("integer" in want or "number" in want or "boolean" in want):
+                msg += "; remove the quotes" if _looks_scalar(inst, want) else ""
+            self.add(SchemaError("type", path, "value", msg, ident=("type", path)))
+            return
+        if v == "anyOf":
+            types = [t for sub in e.validator_value for t in _types_of(sub)]
+            if all(set(sub) <= {"type", "format"} for sub in e.validator_value):
+                msg = f"{label} must be {_join_or([_TYPE_WORDS.get(w, w) for w in types])}, not {_describe(inst)}"
+                self.add(SchemaError("type", path, "value", msg, ident=("type", path)))
+                return
+            for sub in sorted(e.context, key=lambda x: len(x.absolute_path)):
+                self.handle(sub)
+                return
+            return
+        if v == "enum":
+            moved = find_moved(self.kind, self.version, path, inst, by_value=True)
+            if moved is not None:
+                self.moved(path, moved, on="value", value=inst)
+                return
+            allowed = [x for x in e.validator_value if x is not None]
+            msg = f"{label} must be one of {', '.join(map(str, allowed))}, not {_describe(inst)}"
+            newer = self.newer_phrase(since(self.kind, path, _hashable(inst), enum=True),
+                                      lambda sch: inst in ((_sub_schema(sch, path) or {}).get("enum") or ()),
+                                      "accepts it")
+            if newer:
+                msg = (f"{label} {_describe(inst)} is not accepted by Karpenter {self.target} (allowed: "
+                       f"{', '.join(map(str, allowed))}); {newer}: upgrade Karpenter first, or set "
+                       f"karpenter-version to the release you run")
+            elif isinstance(inst, str):
+                near = _near(inst, [str(a) for a in allowed])
+                if near:
+                    msg += f"; did you mean {near}?"
+            self.add(SchemaError("enum", path, "value", msg, ident=("enum", path, _hashable(inst))))
+            return
+        if v == "pattern":
+            words = _PATTERN_WORDS.get(e.validator_value)
+            if words is None and "[-A-Za-z0-9_.]*" in e.validator_value and "/" in e.validator_value:
+                words = _QUALIFIED_NAME
+            if words is None:
+                words = f"a value matching {e.validator_value}"
+            msg = f'{label} "{_short(inst)}" is not valid: expected {words}'
+            fix = _group_fix(self.res.doc, path) if path[-2:] == ("nodeClassRef", "group") else None
+            self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst))))
+            return
+        if v in _RANGE:
+            self.add(SchemaError("range", path, "value", _range_message(v, e.validator_value, inst, label),
+                                 ident=("range", path, v)))
+            return
+        self.add(SchemaError("other", path, "value", f"{label}: {e.message}", ident=("other", path, v)))
+
+    def newer_phrase(self, first: str | None, test: Callable[[dict], bool], verb: str) -> str | None:
+        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (facts table `SINCE`), else
+        the first newer bundled schema that passes `test`; None when no newer release has it either."""
+        if first:
+            return f"Karpenter {first} and later {'have' if verb == 'has it' else 'accept'} it"
+        try:
+            mine = V(self.release)
+        except ValueError:
+            return None  # a snapshot: nothing newer
+        cands = [r for r in releases() if V(r) > mine] + [x for x in snapshots() if x.startswith(MAIN_SNAPSHOT_PREFIX)]
+        for rel in cands:
+            sch = load_schema(rel, self.group, self.version, self.kind)
+            if sch is not None and test(sch):
+                where = f"bundled {rel}" if rel[:1].isdigit() else "the provider's main branch, unreleased"
+                return f"a newer release {verb} ({where})"
+        return None
+
+    def unknown(self, parent: Path, key: str, siblings: list[str]) -> None:
+        path = parent + (key,)
+        moved = find_moved(self.kind, self.version, path)
+        if moved is not None:
+            self.moved(path, moved, on="key")
+            return
+        label = format_path(path)
+        article = "an" if self.kind[:1] in "AEIOU" else "a"
+        msg = f"{label} is not {article} {self.kind} field ({self.res.api_version} rejects unknown fields)"
+        near = _near(str(key), siblings)
+        fix = None
+        if near:
+            msg += f"; did you mean {near}?"
+            fix = _rename_key_fix(self.res.doc, path, near)
+            self.replaced.add((parent, near))
+        else:
+            newer = self.newer_phrase(since(self.kind, path), lambda sch: isinstance(_sub_schema(sch, parent), dict)
+                                      and key in (_sub_schema(sch, parent).get("properties") or {}), "has it")
+            elsewhere = None if newer else _elsewhere(self.raw, str(key), parent)
+            if newer:
+                msg = (f"{label} is not a {self.kind} field in Karpenter {self.target}; {newer}: upgrade Karpenter "
+                       f"first, or set karpenter-version to the release you run")
+            elif elsewhere:
+                msg += f"; it belongs at {format_path(elsewhere)}"
+                self.replaced.add((elsewhere[:-1], elsewhere[-1]))
+        self.add(SchemaError("unknown", path, "key", msg, fix, ident=("unknown", path)))
+
+    def moved(self, path: Path, moved: Moved, *, on: str, value: Any = None) -> None:
+        builder = _FIXES.get(moved.fix) if moved.fix else None
+        fix = builder(self.res.doc, path) if builder else None
+        for name in moved.replaces:
+            self.replaced.add((path[:-1], name))
+        msg = moved.message.format(path=format_path(path))
+        self.add(SchemaError("moved", path, on, msg, fix, ident=("moved", path, _hashable(value))))
+
+    def required(self, parent: Path, name: str) -> None:
+        path = parent + (name,)
+        label = format_path(path)
+        orig_parent = self.res.get(parent) if parent else self.res.data
+        if isinstance(orig_parent, dict) and name in orig_parent and orig_parent[name] is None:
+            msg = f"{label} is empty; a value is required"
+            self.add(SchemaError("required", path, "key", msg, ident=("required", path)))
+            return
+        if not parent:
+            msg = f"{label} is required"
+        elif isinstance(parent[-1], int):
+            msg = f"{label} is required in every {format_path(parent[:-1])} entry"
+        else:
+            msg = f"{label} is required when {format_path(parent)} is set"
+        # On the parent mapping's key (a list item has no key: its first line).
+        self.add(SchemaError("required", parent, "key", msg, ident=("required", path),
+                             defer_to=self._deferred(parent, name)))
+
+    def _deferred(self, parent: Path, name: str) -> str | None:
+        return DEFERRED_REQUIRED.get((self.group, self.version, self.kind, parent, name))
+
+    def finish(self) -> list[SchemaError]:
+        out = []
+        seen = set()
+        for err in self.errors:
+            if err.kind == "required" and (err.ident[1][:-1], err.ident[1][-1]) in self.replaced:
+                continue
+            if err.ident in seen:
+                continue
+            seen.add(err.ident)
+            out.append(err)
+        return out
+
+
+def _looks_scalar(text: str, want: list[str]) -> bool:
+    t = text.strip()
+    if "boolean" in want and t.lower() in ("true", "false"):
+        return True
+    return bool(re.fullmatch(r"[-+]?\d+(\.\d+)?", t)) and ("integer" in want or "number" in want)
+
+
+def _hashable(v: Any) -> Any:
+    return v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
+
+
+def _near(word: str, options: Iterable[str]) -> str | None:
+    options = [o for o in options if o != word]
+    lower = {o.lower(): o for o in options}
+    if word.lower() in lower:
+        return lower[word.lower()]
+    got = difflib.get_close_matches(word, options, n=1, cutoff=0.75)
+    return got[0] if got else None
+
+
+def _range_message(v: str, limit: Any, inst: Any, label: str) -> str:
+    if v == "minimum":
+        return f"{label} must be at least {limit}, not {inst}"
+    if v == "maximum":
+        return f"{label} must be at most {limit}, not {inst}"
+    if v == "exclusiveMinimum":
+        return f"{label} must be greater than {limit}, not {inst}"
+    if v == "exclusiveMaximum":
+        return f"{label} must be less than {limit}, not {inst}"
+    if v == "multipleOf":
+        return f"{label} must be a multiple of {limit}, not {inst}"
+    if v == "minLength":
+        return f"{label} must not be shorter than {limit} character{'s' if limit != 1 else ''} (it is {len(inst)})" \
+            if limit != 1 else f"{label} must not be empty"
+    if v == "maxLength":
+        return f"{label} must be at most {limit} characters long (it is {len(inst)})"
+    if v == "minItems":
+        return f"{label} needs at least {limit} entr{'ies' if limit != 1 else 'y'} (it has {len(inst)})"
+    if v == "maxItems":
+        return f"{label} allows at most {limit} entries (it has {len(inst)})"
+    if v == "minProperties":
+        return f"{label} needs at least {limit} key{'s' if limit != 1 else ''} (it has {len(inst)})"
+    if v == "maxProperties":
+        return f"{label} allows at most {limit} keys (it has {len(inst)})"
+    return f"{label} is out of range ({v} {limit})"
+
+
+_FIELD_INDEX: dict[int, dict[str, list[tuple]]] = {}
+
+
+def _field_index(raw: dict) -> dict[str, list[tuple]]:
+    """field name -> every path (with "*" for list items) where the schema defines it. `raw` is a cached schema."""
+    got = _FIELD_INDEX.get(id(raw))
+    if got is not None:
+        return got
+    out: dict[str, list[tuple]] = {}
+    stack = [((), raw)]
+    while stack:
+        path, s = stack.pop()
+        if not isinstance(s, dict):
+            continue
+        for name, sub in (s.get("properties") or {}).items():
+            if path == () and name in ("apiVersion", "kind", "metadata", "status"):
+                continue
+            out.setdefault(name, []).append(path + (name,))
+            stack.append((path + (name,), sub))
+        if isinstance(s.get("items"), dict):
+            stack.append((path + ("*",), s["items"]))
+    _FIELD_INDEX[id(raw)] = out
+    return out
+
+
+def _elsewhere(raw: dict, name: str, parent: Path) -> tuple | None:
+    """The one place in the schema where `name` is a field, preferring the one closest to `parent`."""
+    cands = _field_index(raw).get(name) or []
+    if not cands:
+        return None
+    norm_parent = tuple("*" if isinstance(p, int) else p for p in parent)
+
+    def shared(c):
+        n = 0
+        for a, b in zip(c, norm_parent):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    best = max(shared(c) for c in cands)
+    top = [c for c in cands if shared(c) == best]
+    if len(top) != 1:
+        return None
+    # Concrete indexes of the parent where the candidate goes through the same lists.
+    out = []
+    for i, part in enumerate(top[0]):
+        out.append(parent[i] if part == "*" and i < len(parent) and isinstance(parent[i], int) else part)
+    return tuple(0 if p == "*" else p for p in out) if "*" not in out else None
+
+
+# ---------------------------------------------------------------------------------------------- fixes
+
+def _line_bounds(text: str, offset: int) -> tuple[int, int]:
+    """(start of the line holding offset, start of the next line or len(text))."""
+    start = text.rfind("\n", 0, offset) + 1
+    nl = text.find("\n", offset)
+    return start, (nl + 1 if nl != -1 else len(text))
+
+
+def _own_line_entry(doc: Document, path: Path) -> tuple[int, int, str] | None:
+    """(line start, next line start, indentation) when the mapping entry at `path` is a block-style `key: scalar`
+    alone on its line (a trailing comment is fine); None when the layout is anything else."""
+    info = doc.exact(path)
+    if info is None or info.key_span is None:
+        return None
+    text = doc.source.text
+    ks, vs = info.key_span, info.span
+    if ks.line != vs.end_line and not (vs.end_line == ks.line + 1 and vs.end_column == 1):
+        return None  # multi-line value
+    if isinstance(doc.get(path), (dict, list)):
+        return None
+    start, nxt = _line_bounds(text, ks.offset)
+    indent = text[start:ks.offset]
+    if indent.strip():
+        return None  # "- key:" or a flow mapping: not alone
+    rest = text[vs.end_offset:nxt].strip()
+    if rest and not rest.startswith("#"):
+        return None
+    return start, nxt, indent
+
+
+def _block(doc: Document, path: Path) -> bool:
+    info = doc.exact(path)
+    return info is not None and info.style is None and isinstance(doc.get(path), dict)
+
+
+def _move_expire_after(doc: Document, path: Path) -> Fix | None:
+    """spec.disruption.expireAfter -> spec.template.spec.expireAfter (v1beta1 -> v1), block style only."""
+    disruption, tspec = ("spec", "disruption"), ("spec", "template", "spec")
+    d, t = doc.get(disruption), doc.get(tspec)
+    if not (isinstance(d, dict) and isinstance(t, dict) and t and len(d) > 1 and "expireAfter" not in t):
+        return None
+    if not (_block(doc, disruption) and _block(doc, tspec)):
+        return None
+    entry = _own_line_entry(doc, path)
+    first = _own_key_line(doc, tspec + (next(iter(t)),))
+    parent = doc.exact(tspec)
+    if entry is None or first is None or parent is None or parent.key_span is None:
+        return None
+    text = doc.source.text
+    # Insert as the first entry of spec.template.spec, right below its `spec:` line (above any comment that
+    # belongs to the current first entry), indented like that entry.
+    _ps, insert_at = _line_bounds(text, parent.key_span.offset)
+    _fs, _fn, indent = first
+    if insert_at > _fs or (insert_at == len(text) and not text.endswith("\n")):
+        return None
+    start, nxt, _indent = entry
+    info = doc.exact(path)
+    line_text = text[info.key_span.offset:nxt].rstrip("\r\n")
+    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else (doc.source.newline or "\n")
+    return Fix(
+        "move expireAfter to spec.template.spec (its karpenter.sh/v1 location)", "safe",
+        tuple(sorted((Edit(start, nxt, ""), Edit(insert_at, insert_at, indent + line_text + newline)),
+                     key=lambda e: e.start)),
+    )
+
+
+def _own_key_line(doc: Document, path: Path) -> tuple[int, int, str] | None:
+    """Like _own_line_entry for an entry whose value is a block collection (only the key's line is checked)."""
+    info = doc.exact(path)
+    if info is None or info.key_span is None:
+        return None
+    text = doc.source.text
+    start, nxt = _line_bounds(text, info.key_span.offset)
+    indent = text[start:info.key_span.offset]
+    return (start, nxt, indent) if not indent.strip() else None
+
+
+_NODECLASS_KINDS = {"karpenter.k8s.aws": "EC2NodeClass"}
+
+
+def _node_class_ref(doc: Document, path: Path) -> Fix | None:
+    """nodeClassRef.apiVersion: karpenter.k8s.aws/v1beta1 -> group: karpenter.k8s.aws (+ kind: EC2NodeClass)."""
+    ref_path = path[:-1]
+    ref = doc.get(ref_path)
+    api = ref.get("apiVersion") if isinstance(ref, dict) else None
+    if not isinstance(api, str) or "/" not in api or not _block(doc, ref_path):
+        return None
+    group, _, ver = api.strip().partition("/")
+    kind = _NODECLASS_KINDS.get(group)
+    if kind is None or not ver or "/" in ver:
+        return None
+    entry = _own_line_entry(doc, path)
+    if entry is None:
+        return None
+    start, nxt, indent = entry
+    text = doc.source.text
+    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else "\n"
+    if "kind" in ref and ref["kind"] != kind:
+        return None
+    if "group" in ref:
+        if ref["group"] != group:
+            return None
+        return Fix("remove nodeClassRef.apiVersion (group is set)", "safe", (Edit(start, nxt, ""),))
+    info = doc.exact(path)
+    vtext = text[info.span.offset:info.span.end_offset]
+    suffix = "/" + ver
+    if vtext.count(suffix) != 1:
+        return None
+    at = info.span.offset + vtext.index(suffix)
+    edits = [Edit(info.key_span.offset, info.key_span.end_offset, "group"), Edit(at, at + len(suffix), "")]
+    desc = f"replace nodeClassRef.apiVersion with group: {group}"
+    if "kind" not in ref:
+        if nxt == len(text) and not text.endswith("\n"):
+            return None
+        edits.append(Edit(nxt, nxt, f"{indent}kind: {kind}{newline}"))
+        desc += f" and kind: {kind}"
+    return Fix(desc, "safe", tuple(edits))
+
+
+def _when_underutilized(doc: Document, path: Path) -> Fix | None:
+    info = doc.exact(path)
+    if info is None:
+        return None
+    text = doc.source.text
+    vtext = text[info.span.offset:info.span.end_offset]
+    old = "WhenUnderutilized"
+    if vtext.count(old) != 1 or info.style not in (None, "'", '"'):
+        return None
+    at = info.span.offset + vtext.index(old)
+    return Fix("rename WhenUnderutilized to WhenEmptyOrUnderutilized", "safe",
+               (Edit(at, at + len(old), "WhenEmptyOrUnderutilized"),))
+
+
+def _group_fix(doc: Document, path: Path) -> Fix | None:
+    """nodeClassRef.group: karpenter.k8s.aws/v1 -> karpenter.k8s.aws (drop the version)."""
+    value, info = doc.get(path), doc.exact(path)
+    if not isinstance(value, str) or info is None or value.count("/") != 1:
+        return None
+    group, _, ver = value.partition("/")
+    if group not in _NODECLASS_KINDS or not re.fullmatch(r"v\d+(alpha\d+|beta\d+)?", ver):
+        return None
+    vtext = doc.source.text[info.span.offset:info.span.end_offset]
+    if vtext.count("/" + ver) != 1:
+        return None
+    at = info.span.offset + vtext.index("/" + ver)
+    return Fix(f"drop the version from the group ({group})", "safe", (Edit(at, at + len(ver) + 1, ""),))
+
+
+def _rename_key_fix(doc: Document, path: Path, new: str) -> Fix | None:
+    info = doc.exact(path)
+    if info is None or info.key_span is None:
+        return None
+    ks = info.key_span
+    if doc.source.text[ks.offset:ks.end_offset] != path[-1]:
+        return None  # quoted or otherwise written key
+    parent = doc.get(path[:-1])
+    if isinstance(parent, dict) and new in parent:
+        return None
+    return Fix(f"rename {path[-1]} to {new}", "unsafe", (Edit(ks.offset, ks.end_offset, new),))
+
+
+_FIXES: dict[str, Callable[[Document, Path], Fix | None]] = {
+    "move_expire_after": _move_expire_after,
+    "node_class_ref": _node_class_ref,
+    "when_underutilized": _when_underutilized,
+}
+
+
+# ---------------------------------------------------------------------------------------------- entry points
+
+_CLEAN: set = set()
+
+
+def validate(res: Resource, release: str, target: str | None = None) -> list[SchemaError] | None:
+    """Every structural error of `res` against `release`'s schema for its apiVersion (None: no such schema).
+    `target`: the Karpenter version the messages name (default: `release`)."""
+    got = _validator(release, res.group, res.version, res.kind)
+    if got is None:
+        return None
+    validator, raw = got
+    data = res.data
+    if not isinstance(data, dict):
+        return None
+    # `status` is written by controllers through the status subresource: the API server ignores it on create/update.
+    instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
+    # Copies of one manifest (overlays, environments) are common in monorepos: remember what validated cleanly.
+    try:
+        digest = (release, res.group, res.version, res.kind, json.dumps(instance, sort_keys=True, default=repr))
+    except (TypeError, ValueError):  # pragma: no cover - keys of mixed types
+        digest = None
+    if digest is not None and digest in _CLEAN:
+        return []
+    run = _Run(res, release, raw, target)
+    for e in validator.iter_errors(instance):
+        run.handle(e)
+    errors = run.finish()
+    if not errors and digest is not None and len(_CLEAN) < 100_000:
+        _CLEAN.add(digest)
+    errors.sort(key=lambda x: _order(res.doc, x))
+    return errors
+
+
+def _order(doc: Document, err: SchemaError):
+    span = doc.key_span(err.path) if err.on == "key" else doc.span(err.path)
+    return (span.line, span.column, err.kind, err.message)
+
+
+# Results per (document, target): every schema rule of a run asks for the same validation.
+_CACHE: dict[tuple, tuple[Any, Result | None]] = {}
+
+
+def _forget(key):
+    _CACHE.pop(key, None)
+
+
+def check(res: Resource, karpenter_version: Version | str) -> Result | None:
+    """Validation of `res` for the target version (cached), or None when not validated: not a Karpenter kind, an
+    apiVersion the target does not serve (KPL801's business) or no bundled schema."""
+    if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
+        return None
+    target = Version.parse(karpenter_version)
+    key = (id(res.doc), res.doc.base, res.api_version, res.kind, target)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is res.doc:
+        return hit[1]
+    result = _check(res, target)
+    try:
+        ref = weakref.ref(res.doc, lambda _r, k=key: _forget(k))
+    except TypeError:  # pragma: no cover
+        return result
+    _CACHE[key] = (ref, result)
+    return result
+
+
+def _since_of(kind: str, err: SchemaError) -> str | None:
+    if err.ident[:1] == ("unknown",):
+        return since(kind, err.ident[1])
+    if err.ident[:1] == ("enum",):
+        return since(kind, err.ident[1], err.ident[2], enum=True)
+    return None
+
+
+def _check(res: Resource, target: Version) -> Result | None:
+    sel = select(res.group, res.version, res.kind, target)
+    if sel is None:
+        return None
+    errors = validate(res, sel.release, str(target))
+    if errors is None:
+        return None
+    result = Result(sel)
+    if sel.upper and errors:
+        other = validate(res, sel.upper, str(target))
+        if other is not None:
+            upper_ids = {e.ident for e in other}
+            for err in errors:
+                if err.ident in upper_ids:
+                    result.errors.append(err)
+                    continue
+                first = _since_of(res.kind, err)
+                if first is None:
+                    result.undecided.append(err)
+                elif target < V(first):
+                    result.errors.append(err)  # the field or value came later than the target: a real error
+                # else: the target has it, the older bundled schema does not: not an error
+            return result
+    result.errors = errors
+    return result
