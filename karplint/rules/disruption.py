@@ -1,0 +1,478 @@
+"""Disruption (KPL4xx) and removed disruption annotations (KPL81x).
+
+Facts: ../shared/facts/karpenter.md §2 (timeline), §3.1 (disruption fields and patterns), §8 (disruption semantics),
+§10 (removed annotations), §12 (upstream issues). Durations: `karplint.durations`; cron: `karplint.cron`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable
+
+from karplint import cron, yamledit
+from karplint.detect import deployed_karpenter, target_karpenter
+from karplint.durations import format_seconds, parse_field, parse_go_duration
+from karplint.findings import Fix
+from karplint.model import Model, Resource
+from karplint.placement import can_land
+from karplint.rules import rule
+from karplint.versions import V, Version
+
+DISRUPTION = ("spec", "disruption")
+BUDGETS = DISRUPTION + ("budgets",)
+TEMPLATE_SPEC = ("spec", "template", "spec")
+TGP = TEMPLATE_SPEC + ("terminationGracePeriod",)
+EXPIRE = TEMPLATE_SPEC + ("expireAfter",)
+TEMPLATE_ANNOTATIONS = ("spec", "template", "metadata", "annotations")
+
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+AUTO_MODE_GROUP = "eks.amazonaws.com"  # nodeClassRef.group of EKS Auto Mode NodePools
+DEFAULT_EXPIRE_AFTER = "720h"  # facts §3.1
+DURATION_FORM_SINCE = V("1.12.0")  # pod do-not-disrupt "<duration>", core pkg/utils/pod/scheduling.go (facts §2, §8)
+
+# v1 budget reasons accepted by each release line (CRD enum; facts §3.1): first release -> reasons.
+BUDGET_REASONS: dict[str, tuple[str, ...]] = {
+    "0.33.6": ("Underutilized", "Empty", "Drifted"),  # v1 served for the upgrade path (aws-v0.37.8 CRD)
+}
+
+# Annotations removed in v1.0 and what replaced them (facts §10).
+REMOVED_ANNOTATIONS: dict[str, tuple[str, str, str]] = {
+    # key: (replacement, deprecated in, removed in)
+    "karpenter.sh/do-not-evict": (DO_NOT_DISRUPT, "0.32.0", "1.0.0"),
+    "karpenter.sh/do-not-consolidate": (DO_NOT_DISRUPT, "0.32.0", "1.0.0"),
+}
+
+
+def _is_v1_nodepool(res: Resource) -> bool:
+    return res.kind == "NodePool" and res.group == "karpenter.sh" and res.version == "v1"
+
+
+# ------------------------------------------------------------------------------------------ KPL401
+
+@rule("KPL401", "consolidate-after-required", category="disruption", severity="error",
+      summary="A v1 NodePool `disruption` block without `consolidateAfter` is rejected by every released CRD",
+      kinds=("NodePool",), fix="safe")
+def consolidate_after_required(res, ctx):
+    if not _is_v1_nodepool(res):
+        return
+    disruption = res.get(DISRUPTION)
+    if not isinstance(disruption, dict) or "consolidateAfter" in disruption:
+        return
+    fix = None
+    if disruption:
+        after = "consolidationPolicy" if "consolidationPolicy" in disruption else None
+        edits = yamledit.insert_entry(res.doc, DISRUPTION, "consolidateAfter", "0s", after=after)
+        if edits:
+            fix = Fix("add `consolidateAfter: 0s` (Karpenter's default when it defaults the field)", "safe", edits)
+    yield ctx.violation(
+        res, DISRUPTION,
+        "spec.disruption.consolidateAfter is required whenever `disruption` is written: every released v1 CRD "
+        "rejects the NodePool (`spec.disruption.consolidateAfter: Required value`, aws/karpenter-provider-aws#8846); "
+        "only an absent `disruption` is defaulted. Add `consolidateAfter: 0s` to keep today's behaviour",
+        on="key", fix=fix)
+
+
+# ------------------------------------------------------------------------------------------ KPL402
+
+def _v1_nodepool_without_disruption(res: Resource) -> tuple | None:
+    if _is_v1_nodepool(res) and res.get(DISRUPTION) is None:
+        return ("spec",)
+    return None
+
+
+def _provisioner_eviction_args(res: Resource) -> tuple | None:
+    if res.kind != "Provisioner" or res.group != "karpenter.sh":
+        return None
+    kubelet = res.get(("spec", "kubeletConfiguration"))
+    if not isinstance(kubelet, dict):
+        return None
+    for key in ("evictionHard", "evictionSoft"):
+        if isinstance(kubelet.get(key), dict) and kubelet[key]:
+            return ("spec", "kubeletConfiguration", key)
+    return None
+
+
+@dataclass(frozen=True)
+class BuggyRelease:
+    first: str  # first affected release
+    last: str  # last affected release
+    fixed: str  # first release with the fix
+    affects: Callable[[Resource], tuple | None]  # the path the bug hits in this resource, or None
+    what: str
+    sources: tuple[str, ...]
+
+
+BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
+    BuggyRelease(
+        "1.0.0", "1.0.3", "1.0.4", _v1_nodepool_without_disruption,
+        "a v1 NodePool without `spec.disruption` gets no disruption defaults, so consolidation is off",
+        ("kubernetes-sigs/karpenter#1662", "facts/karpenter.md §2 (absent disruption defaulted from v1.0.4)"),
+    ),
+    BuggyRelease(
+        "0.27.3", "0.27.3", "0.28.0", _provisioner_eviction_args,
+        "kubelet eviction thresholds are rendered as `memory.available<…` without quotes, the bootstrap script "
+        "fails on `<` and the node never joins (the fix, aws/karpenter-provider-aws#3841, merged 2023-05-02; "
+        "0.28.0 is the first release certain to carry it)",
+        ("aws/karpenter-provider-aws#3818", "aws/karpenter-provider-aws#3841"),
+    ),
+)
+
+
+@rule("KPL402", "known-buggy-release", category="disruption", severity="warning",
+      summary="The deployed or targeted Karpenter release has a known bug that this configuration hits",
+      kinds=("NodePool", "Provisioner"))
+def known_buggy_release(res, ctx):
+    if res.get(("spec", "template", "spec", "nodeClassRef", "group")) == AUTO_MODE_GROUP:
+        return  # EKS Auto Mode runs AWS's own Karpenter, not the release deployed in the run
+    for version, where in _versions_in_play(ctx):
+        for bug in BUGGY_RELEASES:
+            if not V(bug.first) <= version <= V(bug.last):
+                continue
+            path = bug.affects(res)
+            if path is None:
+                continue
+            yield ctx.violation(
+                res, path,
+                f"{where}: in Karpenter {bug.first}–{bug.last} {bug.what} ({', '.join(bug.sources)}); "
+                f"upgrade to {bug.fixed} or later", on="key")
+
+
+def _versions_in_play(ctx) -> list[tuple[Version, str]]:
+    """The explicit target, else every distinct release deployed in the run (a monorepo may hold several)."""
+    if ctx.version_source != "default":
+        version, where, _ = target_karpenter(ctx)
+        return [(version, where)]
+    found = deployed_karpenter(ctx.model)
+    if found is None:
+        return []
+    out: dict[Version, str] = {}
+    for version, where in found.all:
+        out.setdefault(version, f"Karpenter {version} from {where}")
+    return list(out.items())
+
+
+# ------------------------------------------------------------------------------------------ budgets
+
+def _budgets(res: Resource) -> list[tuple[int, dict]]:
+    budgets = res.get(BUDGETS)
+    if not isinstance(budgets, list):
+        return []
+    return [(i, b) for i, b in enumerate(budgets) if isinstance(b, dict)]
+
+
+def _placeholder(v) -> bool:
+    return isinstance(v, str) and ("${" in v or "{{" in v or "<<" in v)
+
+
+@rule("KPL403", "invalid-budget-schedule", category="disruption", severity="error",
+      summary="A disruption budget `schedule` that is not a valid 5-field cron expression or macro",
+      kinds=("NodePool",))
+def invalid_budget_schedule(res, ctx):
+    if res.group != "karpenter.sh":
+        return
+    for i, b in _budgets(res):
+        schedule = b.get("schedule")
+        if schedule is None or _placeholder(schedule):
+            continue
+        err = cron.validate(schedule if isinstance(schedule, str) else str(schedule))
+        if err:
+            yield ctx.violation(res, BUDGETS + (i, "schedule"),
+                                f"invalid budget schedule {schedule!r}: {err}; Karpenter parses it as standard cron "
+                                "(robfig/cron ParseStandard, UTC) and cannot evaluate this budget")
+
+
+@rule("KPL404", "budget-schedule-duration-pair", category="disruption", severity="error",
+      summary="A disruption budget has `schedule` without `duration` or `duration` without `schedule`",
+      kinds=("NodePool",))
+def budget_schedule_duration_pair(res, ctx):
+    if res.group != "karpenter.sh":
+        return
+    for i, b in _budgets(res):
+        has_s, has_d = "schedule" in b, "duration" in b
+        if has_s and not has_d:
+            yield ctx.violation(res, BUDGETS + (i, "schedule"),
+                                "budget has `schedule` but no `duration`: the CRD rejects it (\"'schedule' must be set "
+                                "with 'duration'\"); add how long each scheduled window lasts, e.g. `duration: 8h`",
+                                on="key")
+        elif has_d and not has_s:
+            yield ctx.violation(res, BUDGETS + (i, "duration"),
+                                "budget has `duration` but no `schedule`: the CRD rejects it (\"'schedule' must be set "
+                                "with 'duration'\"); add a cron `schedule` or drop `duration` for an always-active budget",
+                                on="key")
+
+
+def _reasons_for(version: Version) -> tuple[str, ...] | None:
+    known = [r for r in BUDGET_REASONS if V(r) <= version]
+    return BUDGET_REASONS[known[-1]] if known else None
+
+
+@rule("KPL405", "unknown-budget-reason", category="disruption", severity="error",
+      summary="A v1 disruption budget lists a reason the targeted Karpenter release does not know",
+      kinds=("NodePool",))
+def unknown_budget_reason(res, ctx):
+    if not _is_v1_nodepool(res):
+        return
+    version, where, _ = target_karpenter(ctx)
+    allowed = _reasons_for(version)
+    if allowed is None:
+        return
+    for i, b in _budgets(res):
+        reasons = b.get("reasons")
+        if not isinstance(reasons, list):
+            continue
+        for j, reason in enumerate(reasons):
+            if reason in allowed or _placeholder(reason):
+                continue
+            close = difflib.get_close_matches(str(reason), allowed, n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            yield ctx.violation(res, BUDGETS + (i, "reasons", j),
+                                f"unknown budget reason {reason!r} for {where}: allowed are {', '.join(allowed)} "
+                                f"(case-sensitive){hint}")
+
+
+@rule("KPL406", "disruption-disabled-by-budget", category="disruption", severity="info",
+      summary="A budget `nodes: \"0\"` without a schedule turns voluntary disruption off for good",
+      kinds=("NodePool",))
+def disruption_disabled_by_budget(res, ctx):
+    if res.group != "karpenter.sh":
+        return
+    for i, b in _budgets(res):
+        nodes = b.get("nodes")
+        if str(nodes).strip() not in ("0", "0%") or "schedule" in b:
+            continue
+        reasons = b.get("reasons")
+        which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
+                 else "Drifted, Empty and Underutilized")
+        yield ctx.violation(res, BUDGETS + (i, "nodes"),
+                            f"budget `nodes: \"{nodes}\"` with no schedule blocks voluntary disruption ({which}) "
+                            "permanently: nodes are never consolidated or replaced on drift (expiration, "
+                            "interruption and repair still apply); intended? (aws/karpenter-provider-aws#6383)")
+
+
+# ------------------------------------------------------------------------------------------ do-not-disrupt
+
+@dataclass
+class Pod:
+    res: Resource
+    meta_path: tuple
+    spec_path: tuple
+
+    @property
+    def annotations(self) -> dict:
+        a = self.res.get(self.meta_path + ("annotations",))
+        return a if isinstance(a, dict) else {}
+
+    @property
+    def spec(self) -> dict:
+        s = self.res.get(self.spec_path)
+        return s if isinstance(s, dict) else {}
+
+
+def _pods(model: Model) -> list[Pod]:
+    cache = model.__dict__.setdefault("_disruption_pods", None)
+    if cache is None:
+        cache = []
+        for res in model.workloads():
+            meta, spec = res.pod_template
+            cache.append(Pod(res, meta, spec))
+        model.__dict__["_disruption_pods"] = cache
+    return cache
+
+
+# Kinds whose pods run to completion: their do-not-disrupt protection ends when they finish, which is what
+# Karpenter's docs recommend it for (batch work), so they never block a node for good.
+RUN_TO_COMPLETION = ("Job", "CronJob")
+
+
+def _protected(pod: Pod) -> bool:
+    """Long-running pods permanently protected by do-not-disrupt ("true"; a duration expires, Jobs finish)."""
+    if pod.annotations.get(DO_NOT_DISRUPT) != "true" or pod.res.kind in RUN_TO_COMPLETION:
+        return False
+    return not (pod.res.kind == "Pod" and pod.spec.get("restartPolicy") in ("Never", "OnFailure"))
+
+
+def _names(pods: list[Pod], limit: int = 3) -> str:
+    names = [str(p.res) for p in pods[:limit]]
+    more = f" and {len(pods) - limit} more" if len(pods) > limit else ""
+    return ", ".join(names) + more
+
+
+def _v1_pools(model: Model) -> list[Resource]:
+    return [np for np in model.nodepools() if _is_v1_nodepool(np) and isinstance(np.get(TEMPLATE_SPEC), dict)]
+
+
+@rule("KPL410", "do-not-disrupt-without-tgp", category="disruption", severity="warning",
+      summary="Long-running pods with `karpenter.sh/do-not-disrupt: \"true\"` can land on a NodePool without terminationGracePeriod")
+def do_not_disrupt_without_tgp(model, ctx):
+    pools = [np for np in _v1_pools(model) if np.get(TGP) is None]
+    if not pools:
+        return
+    for pod in _pods(model):
+        if not _protected(pod):
+            continue
+        hits = [np for np in pools if can_land(pod.spec, np)]
+        if not hits:
+            continue
+        names = ", ".join(np.name or "<unnamed>" for np in hits[:3]) + (" …" if len(hits) > 3 else "")
+        yield ctx.violation(
+            pod.res, pod.meta_path + ("annotations", DO_NOT_DISRUPT),
+            f"{pod.res} is marked do-not-disrupt and can run on NodePool(s) {names} that set no "
+            "spec.template.spec.terminationGracePeriod: a node running it is never consolidated or replaced on drift, "
+            "and an expiring node waits for it forever (kubernetes-sigs/karpenter#1789); set terminationGracePeriod "
+            "on the NodePool or give the annotation a duration (≥ v1.12)",
+            on="key")
+
+
+@rule("KPL411", "expire-after-without-tgp", category="disruption", severity="warning",
+      summary="expireAfter (default 720h) without terminationGracePeriod while do-not-disrupt pods can land there",
+      kinds=("NodePool",))
+def expire_after_without_tgp(res, ctx):
+    if not _is_v1_nodepool(res) or not isinstance(res.get(TEMPLATE_SPEC), dict) or res.get(TGP) is not None:
+        return
+    expire = res.get(EXPIRE)
+    if expire == "Never" or _placeholder(expire):
+        return
+    pods = [p for p in _pods(ctx.model) if _protected(p) and can_land(p.spec, res)]
+    if not pods:
+        return
+    shown = f"expireAfter {expire}" if expire is not None else f"the default expireAfter {DEFAULT_EXPIRE_AFTER}"
+    path = EXPIRE if expire is not None else TEMPLATE_SPEC
+    yield ctx.violation(
+        res, path,
+        f"{shown} without terminationGracePeriod while {_names(pods)} use karpenter.sh/do-not-disrupt: \"true\": "
+        "expiration is forceful since v1.0, so expiring nodes are cordoned and start draining, then wait for those "
+        "pods forever (kubernetes-sigs/karpenter#1789); set spec.template.spec.terminationGracePeriod",
+        on="key")
+
+
+def _grace_seconds(pod: Pod) -> int | None:
+    g = pod.spec.get("terminationGracePeriodSeconds")
+    return g if isinstance(g, int) and not isinstance(g, bool) else None
+
+
+@rule("KPL412", "tgp-shorter-than-pod-grace", category="disruption", severity="warning",
+      summary="NodePool terminationGracePeriod shorter than a matching pod's terminationGracePeriodSeconds",
+      kinds=("NodePool",))
+def tgp_shorter_than_pod_grace(res, ctx):
+    if not _is_v1_nodepool(res):
+        return
+    tgp = parse_field("terminationGracePeriod", res.get(TGP))
+    if tgp is None:
+        return
+    longer = [(g, p) for p in _pods(ctx.model) if (g := _grace_seconds(p)) is not None and g > tgp
+              and can_land(p.spec, res)]
+    if not longer:
+        return
+    longer.sort(key=lambda x: -x[0])
+    g, pod = longer[0]
+    yield ctx.violation(
+        res, TGP,
+        f"terminationGracePeriod {res.get(TGP)} is shorter than the terminationGracePeriodSeconds of "
+        f"{_names([p for _, p in longer])} (up to {g}s = {format_seconds(g)}): Karpenter deletes such pods as soon as "
+        "the node starts draining, bypassing PodDisruptionBudgets and do-not-disrupt, so they never get their full "
+        "grace period; raise terminationGracePeriod above the pods' grace")
+
+
+@rule("KPL413", "tgp-too-long", category="disruption", severity="warning",
+      summary="NodePool terminationGracePeriod above the configured bound (option max-termination-grace-period)",
+      kinds=("NodePool",), options={"max-termination-grace-period": "168h"})
+def tgp_too_long(res, ctx):
+    if not _is_v1_nodepool(res):
+        return
+    tgp = parse_field("terminationGracePeriod", res.get(TGP))
+    bound_text = ctx.option("max-termination-grace-period")
+    bound = parse_go_duration(bound_text) if isinstance(bound_text, str) else None
+    if tgp is None or bound is None or tgp <= bound:
+        return
+    yield ctx.violation(
+        res, TGP,
+        f"terminationGracePeriod {res.get(TGP)} is above {bound_text} "
+        "(option max-termination-grace-period): a draining node may live that long after expiry or drift, and a "
+        "node's lifetime is up to expireAfter + terminationGracePeriod")
+
+
+def _annotation_sites(model: Model):
+    """(resource, annotations path, kind of site) for pods, NodePool templates and Nodes."""
+    for pod in _pods(model):
+        yield pod.res, pod.meta_path + ("annotations",), "pod"
+    for np in model.nodepools():
+        yield np, TEMPLATE_ANNOTATIONS, "node"
+    for node in model.of_kind("Node", group=""):
+        yield node, ("metadata", "annotations"), "node"
+
+
+@rule("KPL414", "invalid-do-not-disrupt-value", category="disruption", severity="error",
+      summary="A karpenter.sh/do-not-disrupt value Karpenter ignores (pods: \"true\" or a duration; nodes: \"true\")")
+def invalid_do_not_disrupt_value(model, ctx):
+    version, where, _ = target_karpenter(ctx)
+    for res, path, site in _annotation_sites(model):
+        ann = res.get(path)
+        if not isinstance(ann, dict) or DO_NOT_DISRUPT not in ann:
+            continue
+        value = ann[DO_NOT_DISRUPT]
+        vpath = path + (DO_NOT_DISRUPT,)
+        if value == "true" or value == "false" or _placeholder(value):
+            continue  # "false" is ignored, which is what it says
+        if not isinstance(value, str):
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            yield ctx.violation(res, vpath, f"annotation values must be strings: quote it (`\"{shown}\"`); the API "
+                                f"server rejects a bare {type(value).__name__}")
+            continue
+        if site == "node":
+            yield ctx.violation(res, vpath, f"karpenter.sh/do-not-disrupt on a node or NodePool template is honoured "
+                                f"only when exactly \"true\"; Karpenter ignores {value!r}")
+            continue
+        seconds = parse_go_duration(value)
+        if seconds is not None and seconds > 0:
+            if version < DURATION_FORM_SINCE:
+                yield ctx.violation(res, vpath, f"the duration form of karpenter.sh/do-not-disrupt ({value!r}) needs "
+                                    f"Karpenter ≥ {DURATION_FORM_SINCE}; {where} ignores it and the pod is not protected")
+            continue
+        yield ctx.violation(res, vpath, f"karpenter.sh/do-not-disrupt {value!r} is neither \"true\" nor a positive Go "
+                            "duration (e.g. \"30m\", ≥ v1.12): Karpenter ignores it and the pod is not protected")
+
+
+# ------------------------------------------------------------------------------------------ KPL811
+
+@rule("KPL811", "removed-disruption-annotation", category="deprecation", severity="error",
+      summary="karpenter.sh/do-not-evict or karpenter.sh/do-not-consolidate, removed in v1.0 (use do-not-disrupt)",
+      fix="safe")
+def removed_disruption_annotation(model, ctx):
+    version, where, _ = target_karpenter(ctx)
+    for res, path, site in _annotation_sites(model):
+        ann = res.get(path)
+        if not isinstance(ann, dict):
+            continue
+        for key, (replacement, deprecated, removed) in REMOVED_ANNOTATIONS.items():
+            if key not in ann or version < V(removed):
+                continue
+            fix = None
+            if replacement not in ann:
+                edits = yamledit.rename_key(res.doc, path + (key,), replacement)
+                if edits:
+                    fix = Fix(f"rename `{key}` to `{replacement}`", "safe", edits)
+            yield ctx.violation(
+                res, path + (key,),
+                f"`{key}` was deprecated in v{deprecated} and removed in v{removed}; {where} ignores it, so this "
+                f"{'pod' if site == 'pod' else 'node'} is not protected from disruption; use `{replacement}`",
+                on="key", fix=fix)
+
+
+@rule("KPL415", "do-not-disrupt-on-workload", category="disruption", severity="warning",
+      summary="karpenter.sh/do-not-disrupt on a Deployment/StatefulSet/Job's own metadata, where Karpenter never looks")
+def do_not_disrupt_on_workload(model, ctx):
+    keys = (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)
+    for pod in _pods(model):
+        if pod.meta_path == ("metadata",):
+            continue  # a bare Pod: its own metadata is the pod's
+        own = pod.res.get(("metadata", "annotations"))
+        if not isinstance(own, dict):
+            continue
+        for key in keys:
+            if key in own and key not in pod.annotations:
+                where = ".".join(pod.meta_path) + ".annotations"
+                yield ctx.violation(
+                    pod.res, ("metadata", "annotations", key),
+                    f"`{key}` on the {pod.res.kind}'s own metadata does nothing: Karpenter reads pod annotations; "
+                    f"move it to {where} so the pods carry it", on="key")
