@@ -170,8 +170,8 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
     # Read every file once: the bytes we fix are the bytes we compare against before writing.
     base: list[InputFile] = []
     for item in inputs:
-        if item.data is None and item.abspath is not None:
-            try:
+        if item.data is None and item.abspath is not None and os.path.isfile(item.abspath):
+            try:  # (never open a FIFO or device here: the check reports those)
                 with open(item.abspath, "rb") as fh:
                     data = fh.read(config.max_file_size + 1)
                 base.append(InputFile(item.display, item.abspath, data))
