@@ -192,11 +192,30 @@ def _is_prefix_or_category(sel: str) -> bool:
 def rules_cmd(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
                                                help="text (a table) or json."),
+    cel_coverage: bool = typer.Option(False, "--cel-coverage",
+                                      help="Instead: the CRDs' CEL rules per release and kind, and which ones "
+                                           "karplint evaluates (KPL130)."),
+    release: Optional[str] = typer.Option(None, "--release",
+                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --cel-coverage: list every rule."),
 ) -> None:
     """List every rule: code, slug, category, default severity, fix and summary."""
     import json
 
     from karplint.rules import all_rules
+
+    if cel_coverage:
+        from karplint.schema.cel import cel_coverage as coverage, print_coverage
+
+        try:
+            data = coverage(release)
+        except ValueError as exc:
+            _die(str(exc))
+        if output_format == OutputFormat.json:
+            typer.echo(json.dumps(data, indent=2))
+        else:
+            print_coverage(data, sys.stdout, verbose=verbose)
+        return
 
     rules = all_rules()
     if output_format == OutputFormat.json:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from karplint.config import Config, from_mapping
 from karplint.engine import InputFile, Report, check
 from karplint.findings import Finding
@@ -33,3 +39,38 @@ def lint(files: dict[str, str] | str, *, config: dict | None = None,
 def codes(findings: list[Finding]) -> list[tuple[str, int, int]]:
     """(code, line, column) of each finding: the usual assertion shape."""
     return [(f.code, f.line, f.column) for f in findings]
+
+
+# ---------------------------------------------------------------------------------------------- test suite
+
+REPO = Path(__file__).resolve().parents[1]  # the source checkout (tests run from it)
+SHARED = Path(os.environ.get("KARPLINT_SHARED", REPO.parent / "shared"))
+
+
+def need_shared() -> Path:
+    """../shared beside the repository (CRDs, corpus, upstream examples); skips the test when absent."""
+    import pytest
+
+    if not SHARED.is_dir():
+        pytest.skip(f"shared material not found at {SHARED} (set KARPLINT_SHARED)")
+    return SHARED
+
+
+def run_cli(*args: str, cwd: str | Path | None = None, stdin: str | bytes | None = None,
+            env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run `python -m karplint ARGS` as a user would; returns the completed process (text stdout/stderr)."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
+    full_env.update(env or {})
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    proc = subprocess.run([sys.executable, "-m", "karplint", *args], cwd=cwd, input=data, capture_output=True,
+                          env=full_env, timeout=timeout)
+    proc.stdout = proc.stdout.decode("utf-8", "replace")
+    proc.stderr = proc.stderr.decode("utf-8", "replace")
+    return proc
+
+
+def run_json(*args: str, **kw) -> tuple[int, dict, str]:
+    """run_cli with `--output-format json`: (exit code, parsed report, stderr); fails on a traceback."""
+    proc = run_cli(*args, "--output-format", "json", **kw)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout), proc.stderr

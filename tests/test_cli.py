@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, run_json
+from karplint.testing import run_cli, run_json
 
 V1BETA1_POOL = """apiVersion: karpenter.sh/v1beta1
 kind: NodePool

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import need_shared, run_json
+from karplint.testing import need_shared, run_json
 
 
 def _collect(root: Path) -> list[Path]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from conftest import REPO, run_json
+from karplint.testing import REPO, run_json
 
 
 def _sh_blocks() -> list[str]:

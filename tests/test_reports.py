@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from conftest import need_shared
+from karplint.testing import need_shared
 from karplint.report import render
 from karplint.report.github import escape_data, escape_property
 from karplint.testing import lint_report

@@ -95,21 +95,35 @@ def schema_release_approximate(model, ctx):
     parts = []
     anchor = (undecided or fallback)[0]
     if undecided:
-        pairs = sorted({(s.release, s.upper) for _r, s, _e in undecided})
+        pairs = sorted({(s.release, _label(s.upper)) for _r, s, _e in undecided})
         between = "; ".join(f"{lo} and {hi}" for lo, hi in pairs)
         fields = ", ".join(dict.fromkeys(_where(r, e) for r, _s, e in undecided[:5]))
         more = f" and {len(undecided) - 5} more" if len(undecided) > 5 else ""
+        n = len(undecided)
         parts.append(
-            f"Karpenter {target} has no bundled schema; {len(undecided)} schema verdict"
-            f"{'s' if len(undecided) != 1 else ''} differ between the bundled releases {between} and "
-            f"{'were' if len(undecided) != 1 else 'was'} not reported ({fields}{more})")
+            f"Karpenter {target} has no bundled schema; {n} schema verdict{'s' if n != 1 else ''} "
+            f"differ{'' if n != 1 else 's'} between the bundled releases {between} and "
+            f"{'were' if n != 1 else 'was'} not reported ({fields}{more})")
     if fallback:
-        notes = sorted({s.note for _r, s, _e in fallback})
-        parts.append("; ".join(notes) + ": findings may differ on the real release")
+        by_release: dict[str, list[str]] = {}
+        for r, s, _e in fallback:
+            by_release.setdefault(s.release, [])
+            what = f"{r.api_version} {r.kind}"
+            if what not in by_release[s.release]:
+                by_release[s.release].append(what)
+        for rel, whats in sorted(by_release.items()):
+            parts.append(f"no bundled schema of Karpenter {target} or older serves {', '.join(whats)}; checked "
+                         f"against {rel} instead, so findings may differ on the real release")
     parts.append("set karpenter-version to a bundled release for exact results")
     res, _sel, err = anchor
     span = res.doc.key_span(err.path) if err.on == "key" else res.doc.span(err.path)
     yield ctx.at(res, res.doc, span, ". ".join(p[0].upper() + p[1:] for p in parts))
+
+
+def _label(release: str | None) -> str:
+    if release and not release[:1].isdigit():
+        return "the provider's main branch (unreleased)"
+    return release or "later releases"
 
 
 def _where(res, err) -> str:

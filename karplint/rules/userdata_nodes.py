@@ -247,9 +247,20 @@ def bottlerocket_invalid_toml(res, ctx):
 
 @rule("KPL241", "bottlerocket-setting-replaced", category="userdata", severity="warning",
       summary="Bottlerocket settings Karpenter always replaces (node-taints, cluster-name, api-server, "
-              "cluster-certificate, max-pods, cluster-dns-ip)", kinds=KINDS)
+              "cluster-certificate, max-pods, cluster-dns-ip, its own node-labels)", kinds=KINDS)
 def bottlerocket_setting_replaced(res, ctx):
     yield from _toml_issues(res, ctx, ("replaced",))
+    analysis = _analysis(res)
+    kubelet = res.get(("spec", "kubelet"))
+    if analysis is None or analysis.family != ct.BOTTLEROCKET or not isinstance(kubelet, dict):
+        return
+    for part, settings, _ in _toml_parts(analysis):
+        k8s = settings.kubernetes()
+        for field, key in br.NODECLASS_KUBELET_TO_SETTINGS.items():
+            if kubelet.get(field) is not None and key in k8s:
+                yield ctx.at(res, res.doc, part.view.span(*settings.span(("settings", "kubernetes", key))),
+                             f"Karpenter replaces settings.kubernetes.{key} with the EC2NodeClass spec.kubelet."
+                             f"{field}; this value is never used")
 
 
 @rule("KPL242", "bottlerocket-invalid-node-taints", category="userdata", severity="error",
@@ -259,7 +270,7 @@ def bottlerocket_invalid_node_taints(res, ctx):
 
 
 @rule("KPL243", "bottlerocket-unknown-setting", category="userdata", severity="warning",
-      summary="[settings.kubernetes] keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
+      summary="settings.kubernetes keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
               "outside `settings`", kinds=KINDS)
 def bottlerocket_unknown_setting(res, ctx):
     yield from _toml_issues(res, ctx, ("unknown", "outside-settings"))
@@ -270,6 +281,13 @@ def bottlerocket_unknown_setting(res, ctx):
       kinds=KINDS)
 def bottlerocket_setting_type(res, ctx):
     yield from _toml_issues(res, ctx, ("type",))
+
+
+@rule("KPL245", "bottlerocket-invalid-node-labels", category="userdata", severity="error",
+      summary="settings.kubernetes.node-labels the kubelet refuses at start (e.g. node-role.kubernetes.io/*)",
+      kinds=KINDS)
+def bottlerocket_invalid_node_labels(res, ctx):
+    yield from _toml_issues(res, ctx, ("labels-value",))
 
 
 # --------------------------------------------------------------------------------------------- Windows

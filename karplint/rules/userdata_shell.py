@@ -122,14 +122,13 @@ def userdata_not_verified(res, ctx):
                        "(see the other findings for this part)")
             elif unanalysed:
                 why = f"its {unanalysed[0].kind} part was not analysed for registration taints"
-
             elif a.bootstraps:
                 why = "its bootstrap.sh call could not be analysed"
             else:
                 why = "no bootstrap.sh call or NodeConfig was found (the AMI may bootstrap on its own)"
             yield ctx.at(res, res.doc, _userdata_span(res),
                          f"cannot verify that this Custom userData registers the kubelet with {UNREGISTERED}: {why}")
-    if a.family in (ct.AL2023,) + (ct.CUSTOM,) and a.content.kind == ct.UNKNOWN:
+    if a.family in (ct.AL2023, ct.CUSTOM) and a.content.kind == ct.UNKNOWN:
         yield ctx.at(res, res.doc, _userdata_span(res),
                      f"userData content not recognised ({a.content.reason}); it was not analysed")
 
@@ -284,8 +283,8 @@ def kubelet_extra_args_lost(res, ctx):
             at = sd.reason_at or 0
             span = ba.span(w, at, at + 1) if w.offsets else ba.view.span(w.start, w.end)
             if sd.exec_fails:
-                msg = (f"--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
-                       f"$KUBELET_EXTRA_ARGS and the kubelet never starts")
+                msg = ("--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
+                       "$KUBELET_EXTRA_ARGS and the kubelet never starts")
             else:
                 msg = f"--kubelet-extra-args is lost on AL2: {sd.reason}; the kubelet starts without these flags"
             yield ctx.at(res, res.doc, span, msg)
@@ -594,7 +593,7 @@ _MIME_ERRORS = (mm.MISSING_COLON, mm.NOT_MULTIPART, mm.NO_MEDIA_TYPE, mm.NO_BOUN
 
 @rule("KPL210", "malformed-mime-userdata", category="userdata", severity="error",
       summary="MIME userData Karpenter cannot split: no blank line after the headers, non-multipart type, "
-              "boundary never used (missing closing boundary: info)", kinds=NODECLASS)
+              "boundary never used, last part not terminated (closing boundary missing: info)", kinds=NODECLASS)
 def malformed_mime_userdata(res, ctx):
     a = _analysis(res)
     if a is None or a.mime is None:
@@ -604,9 +603,19 @@ def malformed_mime_userdata(res, ctx):
         span = a.text.span(p.start, max(p.end, p.start + 1))
         if p.kind == mm.NO_CLOSING_BOUNDARY:
             yield ctx.at(res, res.doc, span,
-                         f"{p.message}: the last part runs to the end of the userData; cloud-init accepts this, "
-                         "but stricter MIME readers do not. End the document with the closing boundary",
-                         severity="info")
+                         f"{p.message}: Karpenter and cloud-init accept this, but end the document with the closing "
+                         "boundary so that appending a part cannot break it", severity="info")
+            continue
+        if p.kind == mm.UNTERMINATED_PART:
+            if karpenter_parses:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; Karpenter reads every part to merge its own, so it cannot merge this "
+                             "userData and fails to launch nodes for this EC2NodeClass. End the document with the "
+                             "closing boundary line")
+            else:
+                yield ctx.at(res, res.doc, span,
+                             f"{p.message}; cloud-init accepts it, but end the document with the closing boundary "
+                             "line", severity="info")
             continue
         if p.kind == mm.MISSING_COLON:
             msg = (f"no blank line after the MIME headers: the next line is read as a header "

@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from karplint.versions import BUNDLED_RELEASES, V, Version, nearest_bundled, served
+from karplint.versions import V, Version, nearest_bundled, served
 
 if TYPE_CHECKING:  # pragma: no cover
     from karplint.model import Resource

@@ -23,7 +23,7 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as _toml  # type: ignore[no-redef]
 
-from karplint.userdata.kubelet import parse_taints, validate_taint
+from karplint.userdata.kubelet import Label, parse_taints, validate_node_labels, validate_taint
 from karplint.userdata.placeholders import Placeholder
 
 # --------------------------------------------------------------------------------------------- data tables
@@ -115,6 +115,15 @@ KARPENTER_REPLACED_SETTINGS: dict[str, str] = {
     "max-pods": "spec.kubelet.maxPods or the instance type's pod density (Karpenter schedules with it)",
     "cluster-dns-ip": "spec.kubelet.clusterDNS or the kube-dns service IP",
     "node-taints": "the NodePool's taints + startupTaints + karpenter.sh/unregistered:NoExecute (wholesale)",
+}
+
+# node-labels Karpenter writes into every Bottlerocket userData it renders (karpenter.md §4, br_userdata_merged.golden;
+# mergo.MergeWithOverwrite: Karpenter's value wins). NodePool template labels are merged the same way.
+KARPENTER_NODE_LABELS: dict[str, str] = {
+    "karpenter.sh/nodepool": "the NodePool's name",
+    "karpenter.sh/capacity-type": "the launched capacity type",
+    "karpenter.k8s.aws/ec2nodeclass": "the EC2NodeClass's name",
+    "karpenter.sh/do-not-sync-taints": "true (Karpenter >= v1.5)",
 }
 
 # Bottlerocket's modeled types (bottlerocket-os/bottlerocket sources/models/modeled-types/src/kubernetes.rs).
@@ -391,6 +400,27 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
                                 f"settings.kubernetes.{key} is not a known Bottlerocket setting{hint}", *span))
     if "node-taints" in k8s:
         issues.extend(check_node_taints(settings, karpenter_merges=karpenter_merges))
+    labels = k8s.get("node-labels")
+    if isinstance(labels, dict):
+        issues.extend(check_node_labels(settings, labels, karpenter_merges=karpenter_merges))
+    return issues
+
+
+def check_node_labels(settings: BottlerocketSettings, labels: dict, *, karpenter_merges: bool) -> list[Issue]:
+    """`settings.kubernetes.node-labels`: keys Karpenter overwrites, and labels the kubelet refuses at start
+    (`--node-labels "${NODE_LABELS}"`: restricted kubernetes.io / k8s.io keys, invalid keys or values)."""
+    issues = []
+    for key, value in labels.items():
+        span = settings.span(("settings", "kubernetes", "node-labels", key))
+        if karpenter_merges and key in KARPENTER_NODE_LABELS:
+            issues.append(Issue("replaced", "warning", f"Karpenter overwrites node-labels {key!r} with "
+                                f"{KARPENTER_NODE_LABELS[key]}; this value is never used", *span))
+            continue
+        if not isinstance(value, str):
+            continue  # a type error (KPL244 under Karpenter)
+        for err in validate_node_labels([Label(str(key), value, 0, 0)]):
+            issues.append(Issue("labels-value", "error", f"node-labels {key}={value}: the kubelet exits at start: "
+                                f"{err.message}", *span))
     return issues
 
 

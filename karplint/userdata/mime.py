@@ -21,7 +21,8 @@ NOT_MULTIPART = "not-multipart"
 NO_MEDIA_TYPE = "no-media-type"
 NO_BOUNDARY_PARAM = "no-boundary-param"
 BOUNDARY_NEVER_APPEARS = "boundary-never-appears"
-NO_CLOSING_BOUNDARY = "no-closing-boundary"
+NO_CLOSING_BOUNDARY = "no-closing-boundary"  # ends with "--B" instead of "--B--": Go and cloud-init accept it
+UNTERMINATED_PART = "unterminated-part"  # the last part runs to the end of the text: Go's reader: unexpected EOF
 PART_MISSING_COLON = "part-missing-colon"
 
 
@@ -74,7 +75,7 @@ class MimeDocument:
 
     @property
     def ok(self) -> bool:
-        """Karpenter could split it (an info-level missing closing boundary does not count)."""
+        """Karpenter could split it (a missing closing boundary after a final delimiter line does not count)."""
         return not any(p.kind != NO_CLOSING_BOUNDARY for p in self.problems)
 
 
@@ -229,6 +230,7 @@ def parse_mime(text: str) -> MimeDocument:
                 pos = problem.start
             continue
         pos = nxt
+    unterminated = current is not None
     if current is not None:  # the last part runs to the end of the text
         delim_start, bstart = current
         doc.parts.append(MimePart(current_headers, delim_start, bstart, max(bstart, n), text[bstart:]))
@@ -238,8 +240,14 @@ def parse_mime(text: str) -> MimeDocument:
             BOUNDARY_NEVER_APPEARS,
             f'boundary "{boundary}" never appears as a "--{boundary}" line: the document has no parts '
             "(multipart: NextPart: EOF)", h.start, h.end))
+    elif unterminated:
+        at = doc.last_delimiter or (max(0, n - 1), n)
+        doc.problems.append(MimeProblem(
+            UNTERMINATED_PART, f'the last part is not followed by a "--{boundary}" or closing "--{boundary}--" line: '
+            "Go's multipart reader fails on it with \"unexpected EOF\"", at[0], at[1]))
     elif not doc.closed:
         at = doc.last_delimiter or (max(0, n - 1), n)
         doc.problems.append(MimeProblem(
-            NO_CLOSING_BOUNDARY, f'no closing "--{boundary}--" line', at[0], at[1]))
+            NO_CLOSING_BOUNDARY, f'no closing "--{boundary}--" line (the document ends with "--{boundary}")',
+            at[0], at[1]))
     return doc

@@ -18,6 +18,7 @@ merge, or the last bootstrap.sh call).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -217,11 +218,15 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
     return analysis
 
 
+# What the shell rules look at; a parse failure in a script that mentions none of it hides nothing they check.
+_RELEVANT = re.compile(r"bootstrap\.sh|kubelet|nodeadm|KUBELET|/etc/eks/")
+
+
 def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     script = parse_script(part.view.text)
     part.script = script
     view = part.view
-    if script.parser != "bashlex":
+    if script.parser != "bashlex" and _RELEVANT.search(view.text):
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
         if not 0 <= at < len(view.text.rstrip()):
             at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line

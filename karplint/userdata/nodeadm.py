@@ -743,8 +743,10 @@ def _emit(data: Any, indent: int, lines: list[str]) -> None:
                 _emit(item, indent + 2, sub)
                 sub[0] = pad + "- " + sub[0][indent + 2:]
                 lines.extend(sub)
+            elif isinstance(item, (dict, list)):
+                lines.append(f"{pad}- {'{}' if isinstance(item, dict) else '[]'}")
             else:
-                lines.append(f"{pad}- {_scalar(item) if not isinstance(item, (dict, list)) else ('{}' if isinstance(item, dict) else '[]')}")
+                lines.append(f"{pad}- {_scalar(item)}")
     else:
         lines.append(pad + _scalar(data))
 

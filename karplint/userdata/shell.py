@@ -19,7 +19,7 @@ bashlex 0.18 is not trusted for words (it drops nested quotes in `--opt='a="b"'`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 # ------------------------------------------------------------------------------------------------ data

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import need_shared
+from karplint.testing import need_shared
 from karplint import schema as kschema
 from karplint.versions import BUNDLED_RELEASES
 
@@ -89,3 +89,24 @@ def test_wheel_layout(tmp_path, monkeypatch):
     finally:
         monkeypatch.delenv("KARPLINT_SCHEMAS")
         kschema.schema_dir.cache_clear()
+
+
+def test_every_pattern_compiles_in_python():
+    """The CRDs' patterns are Go RE2; the validator uses Python's re: every one must compile (same meaning)."""
+    import re
+
+    def patterns(s):
+        if isinstance(s, dict):
+            for k, v in s.items():
+                if k == "pattern" and isinstance(v, str):
+                    yield v
+                elif k not in ("default", "enum", "x-kubernetes-validations"):
+                    yield from patterns(v)
+        elif isinstance(s, list):
+            for x in s:
+                yield from patterns(x)
+
+    seen = {p for f in kschema.schema_dir().rglob("*.json") for p in patterns(json.loads(f.read_text()))}
+    assert len(seen) > 20
+    for p in seen:
+        re.compile(p)

@@ -237,3 +237,15 @@ def test_required_catalog_deferral():
     hits = [f for f in lint(text) if f.code in ("KPL103", "KPL401") and "consolidateAfter" in f.message]
     assert len(hits) == 1
     assert hits[0].code == ("KPL401" if "KPL401" in REGISTRY else "KPL103")
+
+
+def test_fallback_to_a_newer_release_is_said_once():
+    # v1 is served from 0.36.3, but the first bundled release serving it is 0.37.8
+    found = [f for f in lint((FIXTURES / "range.yaml").read_text(), karpenter_version="0.36.3")
+             if f.code.startswith("KPL1")]
+    assert [f.code for f in found].count("KPL106") == 4
+    notes = [f for f in found if f.code == "KPL129"]
+    assert len(notes) == 1 and notes[0].message == (
+        "No bundled schema of Karpenter 0.36.3 or older serves karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 "
+        "EC2NodeClass; checked against 0.37.8 instead, so findings may differ on the real release. Set "
+        "karpenter-version to a bundled release for exact results")

@@ -101,3 +101,10 @@ def test_arbitrary_unicode_never_raises(text):
     s = br.parse_settings(text)
     br.check(s, karpenter_merges=True)
     br.locate_keys(text)
+
+
+def test_node_labels():
+    text = ('[settings.kubernetes.node-labels]\n"karpenter.sh/nodepool" = "x"\n"node-role.kubernetes.io/gpu" = "true"\n'
+            '"team" = "a"\n"topology.kubernetes.io/zone" = "z"\n')
+    assert kinds(text) == [("replaced", "warning"), ("labels-value", "error")]
+    assert kinds(text, merges=False) == [("labels-value", "error")]

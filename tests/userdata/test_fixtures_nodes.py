@@ -158,3 +158,18 @@ def test_kpl206_carries_the_nodeconfig_fix():
     (f,) = [f for f in lint({"c.yaml": text}) if f.code == "KPL206"]
     assert f.fix is not None and f.fix.safety == "unsafe"
     assert "karpenter.sh/unregistered" in f.fix.edits[0].replacement
+
+
+def test_bottlerocket_setting_also_in_spec_kubelet():
+    text = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: br}
+spec:
+  amiFamily: Bottlerocket
+  kubelet:
+    evictionHard: {memory.available: 5%}
+  userData: |
+    [settings.kubernetes.eviction-hard]
+    "memory.available" = "10%"
+"""
+    assert [(f.code, f.line, f.column) for f in lint({"b.yaml": text}) if f.code == "KPL241"] == [("KPL241", 9, 26)]

@@ -58,8 +58,10 @@ def test_crlf_and_unclosed():
     text = 'Content-Type: multipart/mixed; boundary="B"\r\n\r\n--B\r\nContent-Type: text/x-shellscript\r\n\r\necho\r\n'
     doc = parse_mime(text)
     assert len(doc.parts) == 1 and doc.parts[0].body == "echo\r\n"
-    assert [p.kind for p in doc.problems] == [mm.NO_CLOSING_BOUNDARY]
+    assert [p.kind for p in doc.problems] == [mm.UNTERMINATED_PART]  # Go: unexpected EOF
     assert text[doc.problems[0].start:doc.problems[0].end] == "--B"
+    trailing = parse_mime(text + "--B\r\n")  # a final delimiter without "--": accepted
+    assert [p.kind for p in trailing.problems] == [mm.NO_CLOSING_BOUNDARY] and trailing.ok
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 
-import pytest
 from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
@@ -117,6 +116,11 @@ def test_mime_problems():
     custom = nodeclass(userdata='MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n--B\n\necho\n--B--')
     found = ud_findings(custom)
     assert [(f.code, f.severity) for f in found] == [("KPL200", "info"), ("KPL210", "warning")]  # Custom: cloud-init reads it
+    unterminated = nodeclass(family_lines="  amiFamily: AL2\n  amiSelectorTerms:\n    - id: ami-1\n",
+                             userdata='MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n'
+                                      'Content-Type: text/x-shellscript\n\necho hi')
+    (f,) = ud_findings(unterminated)
+    assert (f.code, f.line, f.column, f.severity) == ("KPL210", 14, 5, "error") and "unexpected EOF" in f.message
 
 
 def test_al2_and_al2023_bootstrap_calls():

@@ -1,0 +1,90 @@
+"""CEL rules of the Karpenter CRDs (`x-kubernetes-validations`), evaluated offline (karplint.schema.cel).
+
+KPL130 reports every rule the API server would reject the object with; KPL131 lists, once per resource, a rule
+present at one of its nodes that karplint cannot evaluate (never counted as passing). Transition rules (`oldSelf`)
+only run on updates and are not reported (see `karplint rules --cel-coverage`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from karplint.rules import rule
+from karplint.schema import load_schema, select
+from karplint.schema.cel import Outcome, evaluate
+from karplint.schema.validate import format_path
+from karplint.versions import KARPENTER_KINDS, Version
+
+_KINDS = tuple(KARPENTER_KINDS)
+
+# Outcomes per (document, target): both rules of this module ask for the same evaluation.
+_CACHE: dict[tuple, tuple[Any, Any]] = {}
+
+
+def outcome(res, karpenter_version: Version | str) -> tuple[Outcome, set | None] | None:
+    """(outcome against the selected release, identities of the failures the next bundled release shares or None
+    when the target is a bundled release), cached per document; None when no CRD schema applies."""
+    if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
+        return None
+    target = Version.parse(karpenter_version)
+    key = (id(res.doc), res.doc.base, res.api_version, res.kind, target)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is res.doc:
+        return hit[1]
+    result = _outcome(res, target)
+    try:
+        _CACHE[key] = (weakref.ref(res.doc, lambda _r, k=key: _CACHE.pop(k, None)), result)
+    except TypeError:  # pragma: no cover
+        pass
+    return result
+
+
+def _ident(f) -> tuple:
+    return (f.report_path, f.rule.rule, f.message)
+
+
+def _outcome(res, target: Version):
+    sel = select(res.group, res.version, res.kind, target)
+    if sel is None:
+        return None
+    schema = load_schema(sel.release, res.group, res.version, res.kind)
+    if schema is None:
+        return None
+    out = evaluate(res.data, schema)
+    shared = None
+    if sel.upper and out.failures:
+        upper = load_schema(sel.upper, res.group, res.version, res.kind)
+        if upper is not None:
+            shared = {_ident(f) for f in evaluate(res.data, upper).failures}
+    return out, shared
+
+
+@rule("KPL130", "cel-validation", category="schema", severity="error",
+      summary="The CRD's CEL validation rules (x-kubernetes-validations) reject the object",
+      kinds=_KINDS)
+def cel_validation(res, ctx):
+    got = outcome(res, ctx.karpenter_version)
+    if got is None:
+        return
+    out, shared = got
+    for f in out.failures:
+        if shared is not None and _ident(f) not in shared:
+            continue  # the target lies between two bundled releases that disagree: undecidable
+        yield ctx.violation(res, f.report_path, f"{format_path(f.report_path)}: {f.message}", on="key")
+
+
+@rule("KPL131", "cel-rule-unevaluated", category="schema", severity="info",
+      summary="A CEL rule of the CRD applies here but karplint cannot evaluate it (listed, never assumed to pass)",
+      kinds=_KINDS)
+def cel_rule_unevaluated(res, ctx):
+    got = outcome(res, ctx.karpenter_version)
+    if got is None:
+        return
+    seen = set()
+    for path, r, why in got[0].unevaluated:
+        if r.rule in seen:
+            continue
+        seen.add(r.rule)
+        yield ctx.violation(res, path, f"{format_path(path)}: CEL rule not checked by karplint ({why}): "
+                                       f"{r.rule.strip()[:120]}", on="key")

@@ -1,0 +1,192 @@
+"""Checks Karpenter runs on a NodePool after the API server accepted it (`NodePool.RuntimeValidate`, core
+`pkg/apis/v1/nodepool_validation.go` + `nodeclaim_validation.go`). A failure does not reject the object: the
+NodePool gets `ValidationSucceeded=False`, is not Ready, and Karpenter provisions nothing from it.
+
+Only what the CRD schema and its CEL rules cannot see is checked here: the schema puts the label-value pattern of
+`requirements[].values` at array level (so only the runtime applies it), has no pattern for label keys (map keys),
+and knows nothing of taint pairs across two lists or of the capacity types a cloud provider offers. Restricted
+label domains are CEL rules in every bundled NodePool CRD (KPL130 reports them), so they are not repeated here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from karplint.rules import rule
+from karplint.schema.validate import format_path, is_templated
+from karplint.versions import V, served
+
+_TEMPLATE = ("spec", "template")
+_SPEC = _TEMPLATE + ("spec",)
+
+# k8s.io/apimachinery/pkg/util/validation
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+# Well-known requirement keys with a closed set of values (core `WellKnownValuesForRequirements`), with the release
+# that introduced each value.
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+WELL_KNOWN_VALUES = {
+    CAPACITY_TYPE: {"on-demand": "0.0.0", "spot": "0.0.0", "reserved": "1.3.0"},
+}
+
+
+def label_value_errors(value: str) -> list[str]:
+    """validation.IsValidLabelValue."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _LABEL_VALUE.match(value):
+        errs.append("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                    "and must start and end with an alphanumeric character")
+    return errs
+
+
+def qualified_name_errors(key: str) -> list[str]:
+    """validation.IsQualifiedName (label keys: optional DNS subdomain prefix, '/', name)."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        prefix, name = "", parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return ["prefix part must be non-empty"]
+    else:
+        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                "with an alphanumeric character, with an optional DNS subdomain prefix and '/'"]
+    errs = []
+    if prefix:
+        if len(prefix) > 253:
+            errs.append("prefix part must be no more than 253 characters")
+        if not _DNS1123_SUBDOMAIN.match(prefix):
+            errs.append("prefix part must be a lowercase RFC 1123 subdomain")
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    elif not _QUALIFIED_NAME.match(name):
+        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                    "an alphanumeric character")
+    return errs
+
+
+def _is_nodepool(res, ctx) -> bool:
+    """A NodePool the targeted release serves (KPL801 reports the others; their runtime never sees them)."""
+    return res.group == "karpenter.sh" and res.version in ("v1", "v1beta1") \
+        and served(res.group, res.version, res.kind, ctx.karpenter_version)[0]
+
+
+_CONSEQUENCE = "Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"
+
+
+@rule("KPL140", "duplicate-taint", category="schema", severity="error",
+      summary="The same taint key and effect twice across taints and startupTaints: the NodePool is ignored",
+      kinds=("NodePool",))
+def duplicate_taint(res, ctx):
+    if not _is_nodepool(res, ctx):
+        return
+    seen: dict[tuple, tuple] = {}
+    for field in ("taints", "startupTaints"):
+        items = res.get(_SPEC + (field,))
+        if not isinstance(items, list):
+            continue
+        for i, t in enumerate(items):
+            if not isinstance(t, dict):
+                continue
+            key, effect = t.get("key"), t.get("effect", "")
+            if not isinstance(key, str) or not isinstance(effect, str) or is_templated(key) or is_templated(effect):
+                continue
+            path = _SPEC + (field, i)
+            first = seen.get((key, effect))
+            if first is None:
+                seen[(key, effect)] = path
+                continue
+            yield ctx.violation(
+                res, path + ("key",),
+                f"{format_path(path)}: duplicate taint Key/Effect pair {key}={effect} (first in "
+                f"{format_path(first)}); {_CONSEQUENCE}. A taint that an agent removes belongs in startupTaints only",
+                on="key")
+
+
+@rule("KPL141", "invalid-requirement-value", category="schema", severity="error",
+      summary="A requirements[].values entry that is not a valid label value (only Karpenter's runtime checks it)",
+      kinds=("NodePool",))
+def invalid_requirement_value(res, ctx):
+    if not _is_nodepool(res, ctx):
+        return
+    reqs = res.get(_SPEC + ("requirements",))
+    if not isinstance(reqs, list):
+        return
+    for i, req in enumerate(reqs):
+        if not isinstance(req, dict) or not isinstance(req.get("values"), list):
+            continue
+        key = req.get("key")
+        for j, value in enumerate(req["values"]):
+            if not isinstance(value, str) or is_templated(value):
+                continue  # a non-string is the structural validator's type error
+            errs = label_value_errors(value)
+            if errs:
+                path = _SPEC + ("requirements", i, "values", j)
+                yield ctx.violation(
+                    res, path, f"{format_path(path)}: invalid value {value!r} for key {key}: {'; '.join(errs)}; "
+                               f"{_CONSEQUENCE}")
+
+
+@rule("KPL142", "invalid-label-key", category="schema", severity="error",
+      summary="A template label key that is not a qualified name (the schema cannot check map keys)",
+      kinds=("NodePool",))
+def invalid_label_key(res, ctx):
+    if not _is_nodepool(res, ctx):
+        return
+    labels = res.get(_TEMPLATE + ("metadata", "labels"))
+    if not isinstance(labels, dict):
+        return
+    for key in labels:
+        if not isinstance(key, str) or is_templated(key):
+            continue
+        errs = qualified_name_errors(key)
+        if errs:
+            path = _TEMPLATE + ("metadata", "labels", key)
+            yield ctx.violation(res, path, f"{format_path(path)}: invalid key name {key!r} in labels: "
+                                           f"{'; '.join(errs)}; {_CONSEQUENCE}", on="key")
+
+
+@rule("KPL143", "unknown-capacity-type", category="schema", severity="error",
+      summary="karpenter.sh/capacity-type values other than on-demand, spot, reserved",
+      kinds=("NodePool",))
+def unknown_capacity_type(res, ctx):
+    if not _is_nodepool(res, ctx):
+        return
+    reqs = res.get(_SPEC + ("requirements",))
+    if not isinstance(reqs, list):
+        return
+    target = ctx.karpenter_version
+    for i, req in enumerate(reqs):
+        if not isinstance(req, dict) or req.get("key") not in WELL_KNOWN_VALUES or req.get("operator") != "In":
+            continue
+        values = req.get("values")
+        if not isinstance(values, list) or not values or any(is_templated(v) for v in values):
+            continue
+        known = {v for v, since in WELL_KNOWN_VALUES[req["key"]].items() if target >= V(since)}
+        good = [v for v in values if v in known]
+        bad = [v for v in values if v not in known]
+        allowed = ", ".join(sorted(known))
+        path = _SPEC + ("requirements", i, "values")
+        min_values = req.get("minValues")
+        if not good:
+            yield ctx.violation(
+                res, path, f"{format_path(path)}: no valid values for {req['key']} (expected one of: {allowed}; got "
+                           f"{', '.join(map(str, bad))}); {_CONSEQUENCE}")
+        elif isinstance(min_values, int) and not isinstance(min_values, bool) and len(good) < min_values \
+                and len(values) >= min_values:  # fewer values than minValues at all: a CEL rule (KPL130) says so
+            yield ctx.violation(
+                res, path, f"{format_path(path)}: only {len(good)} valid value(s) for {req['key']} but minValues is "
+                           f"{min_values} (valid: {allowed}); {_CONSEQUENCE}")
+        elif bad:
+            for j, v in enumerate(values):
+                if v in bad:
+                    yield ctx.violation(
+                        res, path + (j,),
+                        f"{format_path(path + (j,))}: {v!r} is not a {req['key']} (expected one of: {allowed}); "
+                        "Karpenter logs an error and ignores it", severity="warning")
