@@ -470,7 +470,9 @@ def custom_missing_unregistered_taint(res, ctx):
     near = _near_miss(taints)
     registered = ", ".join(str(t) for t in taints) or "no taints"
     msg = f"Custom userData must make the kubelet register {UNREGISTERED}, but it registers {registered}"
-    if near is not None:
+    if near is not None and near.key == UNREGISTERED_KEY:
+        msg += f" (did you mean effect {UNREGISTERED_EFFECT} instead of {near.effect}? taints match on key and effect)"
+    elif near is not None:
         msg += f" (did you mean {UNREGISTERED_KEY} instead of {near.key}?"
         if near.effect != UNREGISTERED_EFFECT:
             msg += f" with effect {UNREGISTERED_EFFECT}"

@@ -115,12 +115,12 @@ def parse_bootstrap(cmd: Command, program_index: int, script: ShellScript | None
             i += 2
             continue
         call.positionals.append(w)
-        if v.startswith("--") and not w.dynamic:
-            opt, eq, _ = v.partition("=")
-            if eq and opt in VALUE_OPTIONS:
-                call.equals_forms.append(EqualsForm(w, opt, len(opt) + 1, len(call.positionals) == 1))
-            elif not eq and i > 0:
-                call.unknown_options.append(w)
+        opt, eq, _ = v.partition("=")
+        # also when the value holds an unresolved "$X" (kept verbatim in `v`): the option part is still known
+        if eq and opt in VALUE_OPTIONS:
+            call.equals_forms.append(EqualsForm(w, opt, len(opt) + 1, len(call.positionals) == 1))
+        elif v.startswith("--") and not eq and not w.dynamic and i > 0:
+            call.unknown_options.append(w)
         i += 1
     if "--kubelet-extra-args" not in call.options and script is not None:
         prefix = next((a for a in cmd.assignments if a.raw.startswith("KUBELET_EXTRA_ARGS=")), None)

@@ -223,10 +223,11 @@ _RELEVANT = re.compile(r"bootstrap\.sh|kubelet|nodeadm|KUBELET|/etc/eks/")
 
 
 def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
-    script = parse_script(part.view.text)
-    part.script = script
     view = part.view
-    if script.parser != "bashlex" and _RELEVANT.search(view.text):
+    relevant = _RELEVANT.search(view.text) is not None
+    script = parse_script(view.text, check_parser=relevant)
+    part.script = script
+    if script.parser == "line-scan":
         at = script.parse_error_offset if script.parse_error_offset is not None else 0
         if not 0 <= at < len(view.text.rstrip()):
             at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line

@@ -95,7 +95,7 @@ class ShellScript:
     text: str
     commands: list[Command]
     assignments: list[Assignment]
-    parser: str  # "bashlex" when bashlex parsed the script, "line-scan" when only karplint's scanner did
+    parser: str  # "bashlex": bashlex parsed it too; "line-scan": bashlex failed; "not-checked": bashlex not run
     parse_error: str | None = None
     parse_error_offset: int | None = None
     unterminated: str | None = None  # the scanner itself hit an unterminated quote/heredoc
@@ -547,16 +547,21 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
     commands: list[Command] = []
     assignments: list[Assignment] = []
 
+    by_name: dict[str, list[Assignment]] = {}  # filled alongside `assignments`, in text order
+
     def env(name: str, at: int) -> str | None:
         found = None
-        for a in assignments:
-            if a.offset >= at:
-                break
-            if a.name == name and not a.in_command:
+        for a in reversed(by_name.get(name, ())):
+            if a.offset < at and not a.in_command:
                 found = a
+                break
         if found is None or found.value.dynamic or not found.top_level:
             return None  # unknown, or assigned conditionally: its value at run time is not known
         return found.value.value
+
+    def record(a: Assignment) -> None:
+        assignments.append(a)
+        by_name.setdefault(a.name, []).append(a)
 
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -606,8 +611,8 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             if argv_started and declare and split:
                 name, vstart = split
                 value = make_word(t.text[vstart:], t.start + vstart, env)
-                assignments.append(Assignment(name, w, value, built_words[0].value == "export", t.start, False,
-                                              top and built_words[0].value != "local"))
+                record(Assignment(name, w, value, built_words[0].value == "export", t.start, False,
+                                  top and built_words[0].value != "local"))
             if not argv_started:
                 declare = w.value in _DECLARE
             argv_started = True
@@ -617,7 +622,7 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
         for w in prefix:
             name, vstart = _split_assignment(w)
             value = make_word(w.raw[vstart:], w.start + vstart, env)
-            assignments.append(Assignment(name, w, value, False, w.start, bool(built_words), top))
+            record(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
             cmd = Command(built_words, prefix, redirects, start, end, line_of(start), pipe_prev)
             commands.append(cmd)
@@ -695,12 +700,17 @@ def _bashlex_check(text: str) -> tuple[str | None, int | None]:
     return None, None
 
 
-def parse_script(text: str) -> ShellScript:
-    """Commands of a shell script plus how well it was understood. Never raises."""
+def parse_script(text: str, check_parser: bool = True) -> ShellScript:
+    """Commands of a shell script plus how well it was understood. Never raises.
+
+    `check_parser=False` skips bashlex (slow on large scripts) when the caller does not need to know whether a real
+    parser understood the script; `parser` is then "not-checked"."""
     try:
         commands, assignments, unterminated = scan(text)
     except Exception as exc:  # defensive: a scanner bug must become a note, never a traceback
         return ShellScript(text, [], [], "line-scan", f"internal scanner error: {type(exc).__name__}: {exc}", 0)
+    if not check_parser:
+        return ShellScript(text, commands, assignments, "not-checked", None, None, unterminated)
     error, pos = _bashlex_check(text)
     parser = "bashlex" if error is None else "line-scan"
     return ShellScript(text, commands, assignments, parser, error, pos, unterminated)

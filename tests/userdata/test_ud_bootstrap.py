@@ -52,3 +52,11 @@ def test_exported_environment_pickup():
     # a plain (non-exported) shell variable is not seen by bootstrap.sh
     c = call_of("KUBELET_EXTRA_ARGS='--max-pods=3'\n/etc/eks/bootstrap.sh c\n")
     assert c.kubelet_extra_args is None
+
+
+def test_equals_form_with_a_dynamic_value_is_still_an_equals_form():
+    c = call_of('/etc/eks/bootstrap.sh c --kubelet-extra-args="--node-labels=${LABELS}"')
+    (eq,) = c.equals_forms
+    assert eq.option == "--kubelet-extra-args" and eq.word.dynamic
+    quoted = call_of('/etc/eks/bootstrap.sh c "--kubelet-extra-args=--max-pods=$N"')
+    assert [e.option for e in quoted.equals_forms] == ["--kubelet-extra-args"]

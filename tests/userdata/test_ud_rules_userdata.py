@@ -235,3 +235,20 @@ def test_analysis_summary_properties():
     taints, part = a.registered_taints
     assert [str(t) for t in taints] == ["karpenter.sh/unregistered:NoExecute"]
     assert [(lab.key, lab.value) for lab in part.node_labels] == [("a", "b"), ("c", "d")]
+
+
+def test_al2_dynamic_extra_args_still_name_karpenter_flags():
+    text = nodeclass(family_lines="  amiSelectorTerms:\n    - alias: al2@latest\n",
+                     userdata='MAX_PODS=$(curl -s http://169.254.169.254/x)\n'
+                              '/etc/eks/bootstrap.sh c --kubelet-extra-args "--max-pods=$MAX_PODS"')
+    found = ud_findings(text)
+    assert codes(found) == [("KPL207", 11, 5), ("KPL200", 11, 50), ("KPL208", 11, 50)]
+    assert "$MAX_PODS" in found[1].message and "--max-pods" in found[2].message
+
+
+def test_unregistered_with_the_wrong_effect():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                              "'--register-with-taints=karpenter.sh/unregistered:NoSchedule'")
+    (f,) = ud_findings(text, karpenter_version="1.2.0")
+    assert f.severity == "error" and "did you mean effect NoExecute instead of NoSchedule?" in f.message
+    assert "--register-with-taints=karpenter.sh/unregistered:NoExecute'" in apply_edits(text, f.fix.edits)
