@@ -86,7 +86,8 @@ def schema_release_approximate(model, ctx):
             continue
         sel = result.selection
         for err in result.undecided:
-            undecided.append((res, sel, err))
+            if not (err.defer_to and err.defer_to in REGISTRY):
+                undecided.append((res, sel, err))
         if not sel.exact and sel.upper is None and result.errors:
             fallback.append((res, sel, result.errors[0]))
     if not undecided and not fallback:

@@ -25,6 +25,12 @@ API (for the structural validator `karplint.schema.validate` and the CEL engine 
         target serves it (e.g. v1 at 0.36.3, NodeOverlay at 1.7.0), the nearest newer bundled release that has it.
         None for non-Karpenter kinds and for apiVersions the target does not serve (rule KPL801 reports those).
     select(group, version, kind, karpenter_version) -> Selection | None   the same with the details (see Selection)
+
+Shared helpers in `karplint.schema.validate` (stable, used by the CEL rules too):
+
+    is_templated(value) -> bool      a string with a placeholder (${VAR}, <<VAR>>, {{ .X }}) or an elision (...)
+    format_path(path) -> str         ("spec", "template", "spec", "requirements", 0) -> spec.template.spec.requirements[0]
+    check(res, karpenter_version) -> Result | None   the cached structural validation (errors, undecided, selection)
 """
 
 from __future__ import annotations

@@ -337,7 +337,7 @@ class SchemaError:
     message: str
     fix: Fix | None = None
     ident: tuple = ()  # release-independent identity, to compare verdicts between two releases
-    defer_to: str | None = None  # a catalog rule that reports this very problem (see DEFERRED_REQUIRED)
+    defer_to: str | None = None  # a catalog rule that reports this very problem (DEFERRED_REQUIRED, DEFERRED_VALUES)
 
 
 @dataclass
@@ -357,6 +357,20 @@ class Result:
 DEFERRED_REQUIRED: dict[tuple, str] = {
     ("karpenter.sh", "v1", "NodePool", ("spec", "disruption"), "consolidateAfter"): "KPL401",
 }
+# Values that a catalog rule checks more precisely: (group, versions, kind, path with "*" for items, error class)
+# -> rule code. Same deal: KPL101/KPL102 stay quiet there when that rule is registered.
+DEFERRED_VALUES: dict[tuple, str] = {
+    ("karpenter.sh", ("v1",), "NodePool", ("spec", "disruption", "budgets", "*", "reasons", "*"), "enum"): "KPL405",
+    ("karpenter.sh", ("v1", "v1beta1"), "NodePool", ("spec", "disruption", "budgets", "*", "schedule"), "pattern"):
+        "KPL403",
+}
+
+
+def _deferred_value(group: str, version: str, kind: str, path: Path, cls: str) -> str | None:
+    for (g, versions, k, pattern, c), code in DEFERRED_VALUES.items():
+        if g == group and version in versions and k == kind and c == cls and _match(pattern, path):
+            return code
+    return None
 
 _TYPE_WORDS = {
     "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
@@ -497,7 +511,8 @@ class _Run:
                 near = _near(inst, [str(a) for a in allowed])
                 if near:
                     msg += f"; did you mean {near}?"
-            self.add(SchemaError("enum", path, "value", msg, ident=("enum", path, _hashable(inst))))
+            self.add(SchemaError("enum", path, "value", msg, ident=("enum", path, _hashable(inst)),
+                                 defer_to=_deferred_value(self.group, self.version, self.kind, path, "enum")))
             return
         if v == "pattern":
             words = _PATTERN_WORDS.get(e.validator_value)
@@ -507,7 +522,8 @@ class _Run:
                 words = f"a value matching {e.validator_value}"
             msg = f'{label} "{_short(inst)}" is not valid: expected {words}'
             fix = _group_fix(self.res.doc, path) if path[-2:] == ("nodeClassRef", "group") else None
-            self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst))))
+            self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst)),
+                                 defer_to=_deferred_value(self.group, self.version, self.kind, path, "pattern")))
             return
         if v in _RANGE:
             self.add(SchemaError("range", path, "value", _range_message(v, e.validator_value, inst, label),

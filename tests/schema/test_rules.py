@@ -249,3 +249,22 @@ def test_fallback_to_a_newer_release_is_said_once():
         "No bundled schema of Karpenter 0.36.3 or older serves karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 "
         "EC2NodeClass; checked against 0.37.8 instead, so findings may differ on the real release. Set "
         "karpenter-version to a bundled release for exact results")
+
+
+def test_catalog_rules_own_budget_reasons_and_schedules():
+    """Budget reasons (KPL405) and schedules (KPL403) are checked more precisely by catalog rules: one finding."""
+    from karplint.rules.base import REGISTRY
+
+    text = (FIXTURES / "required.yaml").read_text().split("---")[0].replace(
+        "        kind: EC2NodeClass\n", "        kind: EC2NodeClass\n        name: default\n").replace(
+        "          values: [\"spot\"]\n", "          operator: In\n          values: [\"spot\"]\n").replace(
+        "    consolidateAfter:\n",
+        "    consolidateAfter: 1m\n    budgets:\n      - nodes: \"1\"\n        reasons: [Expired]\n"
+        "      - nodes: \"1\"\n        schedule: every day\n        duration: 1h\n")
+    lines = text.splitlines()
+    reason = next(i for i, x in enumerate(lines, 1) if "Expired" in x)
+    schedule = next(i for i, x in enumerate(lines, 1) if "every day" in x)
+    found = [f for f in lint(text) if f.line in (reason, schedule)]
+    expect = {reason: "KPL405" if "KPL405" in REGISTRY else "KPL101",
+              schedule: "KPL403" if "KPL403" in REGISTRY else "KPL102"}
+    assert sorted((f.line, f.code) for f in found) == sorted(expect.items())
