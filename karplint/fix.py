@@ -383,6 +383,10 @@ def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe
         patch = unified_diff(outcome)
         stdout.write(patch.encode("utf-8"))
         stdout.flush()
+        for ff in outcome.changed:
+            if ff.source.encoding != "utf-8":
+                stderr.write(f"karplint: warning: {ff.display} is {ff.source.encoding.upper()}; the diff shows it as "
+                             "UTF-8 text, which `patch` cannot apply to it (use --fix)\n")
         for note in outcome.notes:
             stderr.write(f"karplint: error: {note}\n")
         if show:
