@@ -68,6 +68,23 @@ def nearest_bundled(version: Version) -> str:
     return candidates[-1] if candidates else BUNDLED_RELEASES[0]
 
 
+# v1 was back-ported for the upgrade path: served from these patch releases of each 0.3x minor line, and by every
+# release after the last one (facts/karpenter.md §2).
+V1_UPGRADE_PATH = ("0.33.6", "0.34.7", "0.35.6", "0.36.3", "0.37.1")
+
+
+def _first_served(first: str | tuple[str, ...], release: Version) -> str | None:
+    """None when `release` serves it, else the release that first does (on `release`'s minor line if any)."""
+    lines = (first,) if isinstance(first, str) else first
+    for entry in lines:
+        v = V(entry)
+        if (release.major, release.minor) == (v.major, v.minor):
+            return None if release >= v else entry
+    if release > V(lines[-1]):
+        return None
+    return lines[0] if release < V(lines[0]) else None
+
+
 # (group, version, kind) -> (first release serving it, first release NOT serving it or None, migration hint)
 API_SERVED = {
     ("karpenter.sh", "v1alpha5", "Provisioner"): (
@@ -82,9 +99,9 @@ API_SERVED = {
         "0.32.0", "1.1.0", "move to apiVersion karpenter.sh/v1"),
     ("karpenter.k8s.aws", "v1beta1", "EC2NodeClass"): (
         "0.32.0", "1.1.0", "move to apiVersion karpenter.k8s.aws/v1 (kubelet moves from the NodePool to spec.kubelet, amiSelectorTerms becomes required)"),
-    ("karpenter.sh", "v1", "NodePool"): ("0.33.6", None, ""),
-    ("karpenter.sh", "v1", "NodeClaim"): ("0.33.6", None, ""),
-    ("karpenter.k8s.aws", "v1", "EC2NodeClass"): ("0.33.6", None, ""),
+    ("karpenter.sh", "v1", "NodePool"): (V1_UPGRADE_PATH, None, ""),
+    ("karpenter.sh", "v1", "NodeClaim"): (V1_UPGRADE_PATH, None, ""),
+    ("karpenter.k8s.aws", "v1", "EC2NodeClass"): (V1_UPGRADE_PATH, None, ""),
     ("karpenter.sh", "v1alpha1", "NodeOverlay"): ("1.7.0", None, ""),
 }
 
@@ -109,6 +126,8 @@ def served(group: str, version: str, kind: str, release: Version) -> tuple[bool,
     first, removed, hint = fact
     if removed is not None and release >= V(removed):
         return False, removed, hint
-    if first is not None and release < V(first):
-        return False, None, f"first served in {first}"
+    if first is not None:
+        needed = _first_served(first, release)
+        if needed is not None:
+            return False, None, f"first served in {needed}"
     return True, None, hint

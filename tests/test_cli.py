@@ -19,6 +19,7 @@ spec:
     spec:
       nodeClassRef: {apiVersion: karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: default}
       requirements: []
+  limits: {cpu: "100"}
 """
 
 
@@ -202,4 +203,4 @@ def test_suppressions(tmp_path: Path):
         "  name: old\n", "  name: old\n  annotations:\n    karplint.io/ignore: KPL801\n"))
     _, report, _ = run_json("check", ".", cwd=tmp_path)
     got = [(f["file"], f["code"], f["line"]) for f in report["findings"]]
-    assert got == [("a.yaml", "KPL090", 17)], got
+    assert got == [("a.yaml", "KPL090", 18)], got

@@ -79,7 +79,7 @@ def test_adversarial_file(name: str, tmp_path: Path):
         assert proc.returncode == 0 or not expected_codes, (proc.returncode, report["findings"][:3])
     else:
         assert proc.returncode == expected_code, (proc.returncode, report["findings"][:3])
-    assert elapsed < 20, f"{name} took {elapsed:.1f}s"
+    assert elapsed < 30, f"{name} took {elapsed:.1f}s"  # generous: CI shares 2 cores with xdist workers
     assert not os.path.exists("/tmp/karplint-pwned")
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from karplint.testing import need_shared
 from karplint.loader import decode, load
 from karplint.model import as_resource
 from karplint.schema.validate import check
+from karplint.testing import need_shared
+
+
 
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "corpus_expected.tsv"
