@@ -480,12 +480,23 @@ def custom_missing_unregistered_taint(res, ctx):
     msg += f"; {consequence} (running Karpenter {version})"
     ba = next((b for b in reversed(a.bootstraps) if b.part is part and b.taint_word is not None), None)
     fix = _unregistered_fix(ba, near) if ba is not None else None
+    if fix is None and part.script is not None:
+        last = next((b for b in reversed(a.bootstraps) if b.part is part), None)
+        fix = _add_taint_flag_fix(last) if last is not None and last.taint_word is None else None
     if fix is None and part.kind == ct.NODECONFIG:  # NodeConfig registerWithTaints list (userdata_nodes.py)
         from karplint.rules.userdata_nodes import unregistered_taint_fix
 
         fix = unregistered_taint_fix(res)
-    yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg, fix=fix,
-                 severity="error" if fatal else "warning")
+    yield ctx.at(res, res.doc, part.registered_taints_span or _userdata_span(res), msg,
+                 fix=_in_file_newlines(fix, res.doc.source.newline), severity="error" if fatal else "warning")
+
+
+def _in_file_newlines(fix: Fix | None, newline: str) -> Fix | None:
+    """Inserted lines must use the file's line ending (a CRLF file stays CRLF)."""
+    if fix is None or newline != "\r\n":
+        return fix
+    edits = tuple(Edit(e.start, e.end, re.sub(r"(?<!\r)\n", "\r\n", e.replacement)) for e in fix.edits)
+    return Fix(fix.description, fix.safety, edits)
 
 
 def _near_miss(taints: list[kl.Taint]) -> kl.Taint | None:
@@ -495,6 +506,22 @@ def _near_miss(taints: list[kl.Taint]) -> kl.Taint | None:
     keys = [t.key for t in taints]
     close = difflib.get_close_matches(UNREGISTERED_KEY, keys, n=1, cutoff=0.8)
     return next((t for t in taints if close and t.key == close[0]), None)
+
+
+def _add_taint_flag_fix(ba: BootstrapAnalysis) -> Fix | None:
+    """Append `--register-with-taints=karpenter.sh/unregistered:NoExecute` inside a quoted --kubelet-extra-args
+    value that has no --register-with-taints yet (only when the value is one literal quoted word)."""
+    w = ba.extra_args
+    if w is None or w.dynamic or w.variables or not w.offsets or ba.systemd is None or ba.systemd.dropped:
+        return None
+    if len(w.raw) < 2 or w.raw[-1] not in "'\"" or w.offsets[-1] != w.end - 2 or "\n" in w.raw:
+        return None  # the insertion point must be inside the closing quote
+    rng = _file_range(ba.view, w.end - 1, w.end)
+    if rng is None:
+        return None
+    flag = f"--register-with-taints={UNREGISTERED}"
+    sep = " " if w.value.strip() else ""
+    return Fix(f"add {flag} to --kubelet-extra-args", "unsafe", (Edit(rng[0], rng[0], sep + flag),))
 
 
 def _unregistered_fix(ba: BootstrapAnalysis, near: kl.Taint | None) -> Fix | None:

@@ -31,7 +31,7 @@ from karplint.userdata.kubelet import (
 )
 from karplint.userdata.mime import MimeDocument, parse_mime
 from karplint.userdata.shell import ShellScript, Word, bootstrap_calls, parse_script
-from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219
+from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219, split_exec_252
 from karplint.userdata.text import UserDataText
 
 
@@ -263,8 +263,6 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         return
     if word.dynamic:
         ba.unverifiable = True
-        from karplint.userdata.systemd import split_exec_252
-
         ba.flag_names_only = parse_kubelet_args([w.value for w in split_exec_252(word.value).words])
         return
     result = kubelet_extra_args_219(word.value)
@@ -297,6 +295,8 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
         labels = parse_node_labels(use.value)
         ba.labels.extend((kw, use.value_offset, lab) for lab in labels)
         ba.label_errors.extend((kw, use.value_offset, e) for e in validate_node_labels(labels))
+    if flags.positionals or flags.missing_value or ba.label_errors:
+        ba.kubelet_fails = True  # "unknown command", a flag without its value, or refused labels: kubelet exits
 
 
 # The nodeadm / Bottlerocket part analysers register themselves on import (karplint/userdata/analysers.py).

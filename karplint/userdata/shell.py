@@ -721,7 +721,7 @@ def parse_script(text: str, check_parser: bool = True) -> ShellScript:
 BOOTSTRAP_PATH = "/etc/eks/bootstrap.sh"
 # wrappers that run their argument as the command (option words they may take before it)
 _WRAPPERS = {"exec": (), "sudo": ("-u", "-g", "-C"), "env": (), "command": (), "nohup": (), "time": (),
-             "nice": ("-n",), "bash": (), "sh": (), "stdbuf": ()}
+             "nice": ("-n",), "bash": (), "sh": (), "stdbuf": (), "source": (), ".": ()}
 
 
 def command_name_index(cmd: Command) -> int:

@@ -252,3 +252,15 @@ def test_unregistered_with_the_wrong_effect():
     (f,) = ud_findings(text, karpenter_version="1.2.0")
     assert f.severity == "error" and "did you mean effect NoExecute instead of NoSchedule?" in f.message
     assert "--register-with-taints=karpenter.sh/unregistered:NoExecute'" in apply_edits(text, f.fix.edits)
+
+
+def test_unregistered_fix_adds_the_flag_to_quoted_extra_args():
+    text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args '--node-labels=foo=bar'")
+    (f,) = ud_findings(text)
+    assert f.code == "KPL206" and f.fix.safety == "unsafe"
+    fixed = apply_edits(text, f.fix.edits)
+    assert "'--node-labels=foo=bar --register-with-taints=karpenter.sh/unregistered:NoExecute'" in fixed
+    assert ud_findings(fixed) == []
+    unquoted = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args --node-labels=foo=bar")
+    (f,) = ud_findings(unquoted)
+    assert f.fix is None  # a space would split the word: no safe place to insert

@@ -70,6 +70,8 @@ def test_heredoc_bodies_are_not_commands():
     "sudo -E /etc/eks/bootstrap.sh c\n",
     "exec /etc/eks/bootstrap.sh c\n",
     "bash -x /etc/eks/bootstrap.sh c\n",
+    ". /etc/eks/bootstrap.sh c\n",
+    "sed -i s/a/b/ /etc/eks/bootstrap.sh\nchmod +x /etc/eks/bootstrap.sh\n/etc/eks/bootstrap.sh c\n",
     "f() {\n  /etc/eks/bootstrap.sh c\n}\nf\n",
     "exec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n/etc/eks/bootstrap.sh c\n",
 ])
