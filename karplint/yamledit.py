@@ -709,10 +709,10 @@ def scalar_offsets(doc: Document, path: Path) -> list[int] | None:
         return None
     built: list[str] = []
     offs: list[int] = []
-    if info.style in (None, "'", '"'):
+    if info.style in (None, "", "'", '"'):
         if span.line != span.end_line:
             return None
-        if info.style is None:
+        if not info.style:
             body_start, body = span.offset, raw
         else:
             body_start, body = span.offset + 1, raw[1:-1]
