@@ -183,6 +183,8 @@ def _equals_fix(ba: BootstrapAnalysis, eq) -> Fix | None:
     if rng is None:
         return None
     replacement = f"{eq.option} {quoted}"
+    if ba.part.content_type.startswith("text/cloud-config") and (": " in replacement or " #" in replacement):
+        return None  # inside a YAML plain scalar of the cloud-config these would change the YAML structure
     return Fix(f"rewrite as `{eq.option} {quoted if len(quoted) < 60 else quoted[:57] + '...'}`", "safe",
                (_minimal_edit(rng[0], w.raw, replacement),))
 

@@ -4,7 +4,8 @@
     analysis.family                  # "AL2", "AL2023", "Custom", ... (from amiFamily or the alias)
     analysis.content                 # Content(kind, reason): mime / shell / nodeconfig / toml / powershell / ...
     analysis.mime                    # MimeDocument or None
-    analysis.parts                   # [Part]: one per MIME part, or one for the whole text
+    analysis.parts                   # [Part]: one per MIME part, or one for the whole text, then one shell
+                                     # part per cloud-config bootcmd/runcmd string item
     analysis.bootstraps              # [BootstrapAnalysis]: every bootstrap.sh call in shell parts, in order
     analysis.registered_taints       # what the node's kubelet registers (Custom), or None when unknown
     analysis.notes                   # [Note]: what could not be analysed, with spans
@@ -206,6 +207,10 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
             analysis.parts.append(Part(idx, kind, mp.content_type, text.view(mp.body_start, mp.body_end)))
     elif content.kind != ct.EMPTY:
         analysis.parts.append(Part(None, content.kind, "", text))
+    for part in list(analysis.parts):
+        if part.kind == ct.CLOUD_CONFIG:
+            # runcmd/bootcmd strings are shell commands: analyse each as a shell part of its own
+            analysis.parts.extend(_cloud_config_commands(part))
     for part in analysis.parts:
         if part.kind == ct.SHELL:
             _analyse_shell(part, analysis)
@@ -216,6 +221,39 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
                 analysis.notes.append(Note("internal", f"{part.kind} analysis failed ({type(exc).__name__}: {exc})",
                                            part.view.span(0, 0)))
     return analysis
+
+
+CLOUD_CONFIG_COMMAND_KEYS = ("bootcmd", "runcmd")
+
+
+def _cloud_config_commands(part: Part) -> list[Part]:
+    """One shell Part per string item of a cloud-config's bootcmd/runcmd (list items are exec'd without a shell
+    and are not analysed). A plain one-line item keeps exact positions; others point at the item's start."""
+    try:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+        root = YAML(typ="safe", pure=True).compose(part.view.text)
+    except Exception:  # not YAML: cloud-init ignores it; nothing to analyse here
+        return []
+    out: list[Part] = []
+    if not isinstance(root, MappingNode):
+        return out
+    text = part.view.text
+    for key, value in root.value:
+        if not (isinstance(key, ScalarNode) and key.value in CLOUD_CONFIG_COMMAND_KEYS and isinstance(value, SequenceNode)):
+            continue
+        for item in value.value:
+            if not isinstance(item, ScalarNode) or not isinstance(item.value, str):
+                continue
+            start, end = item.start_mark.index, item.end_mark.index
+            if text[start:end] == item.value:
+                view = part.view.view(start, end)
+            else:
+                view = UserDataText(item.value, part.view.source, part.view.span(start, start + 1), None,
+                                    full_text=item.value)
+            out.append(Part(part.index, ct.SHELL, f"text/cloud-config {key.value}", view))
+    return out
 
 
 # What the shell rules look at; a parse failure in a script that mentions none of it hides nothing they check.

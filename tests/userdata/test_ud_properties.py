@@ -124,7 +124,9 @@ families = st.sampled_from([
     "  amiFamily: Custom\n  amiSelectorTerms:\n    - alias: bottlerocket@latest\n",
 ])
 prefixes = st.sampled_from(["", "#!/bin/bash\n/etc/eks/bootstrap.sh c ", "/etc/eks/bootstrap.sh c --kubelet-extra-args ",
-                            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n\n'])
+                            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n\n',
+                            'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n'
+                            'Content-Type: text/cloud-config\n\nruncmd:\n  - '])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

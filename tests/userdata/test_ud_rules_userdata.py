@@ -264,3 +264,12 @@ def test_unregistered_fix_adds_the_flag_to_quoted_extra_args():
     unquoted = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args --node-labels=foo=bar")
     (f,) = ud_findings(unquoted)
     assert f.fix is None  # a space would split the word: no safe place to insert
+
+
+def test_cloud_config_runcmd_strings_are_shell():
+    text = fixture_text("al2_cloud_config.yaml")
+    found = ud_findings(text)
+    assert codes(found) == [("KPL207", 20, 9), ("KPL201", 20, 42)]
+    fixed = apply_edits(text, found[1].fix.edits)
+    assert "- /etc/eks/bootstrap.sh my-cluster --kubelet-extra-args '--node-labels=team=data'" in fixed
+    assert codes(ud_findings(fixed)) == [("KPL207", 20, 9), ("KPL208", 20, 64)]
