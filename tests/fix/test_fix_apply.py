@@ -173,3 +173,35 @@ def test_file_with_syntax_error_not_fixed(fix_rules):
     assert out.files == [] and not out.notes
     out = fix_text(text, select=("KPL99", "KPL001"))
     assert out.files == [] and {f.code for f in out.report.findings} >= {"KPL001", "KPL991"}
+
+
+def test_atomic_write_refuses_a_file_changed_during_the_run(tmp_path):
+    import pytest
+
+    from karplint.fix import WriteError, atomic_write
+
+    p = tmp_path / "x.yaml"
+    p.write_bytes(b"a: 1\n")
+    with pytest.raises(WriteError, match="changed on disk"):
+        atomic_write(str(p), b"a: 2\n", expected=b"a: 0\n")
+    assert p.read_bytes() == b"a: 1\n"
+    atomic_write(str(p), b"a: 2\n", expected=b"a: 1\n")
+    assert p.read_bytes() == b"a: 2\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["x.yaml"]  # no temporary file left behind
+
+
+def test_write_failure_restores_findings(fix_rules, tmp_path):
+    import os
+
+    from karplint.fix import write_fixes
+
+    p = tmp_path / "np.yaml"
+    p.write_text(NP.format(name="default"))
+    os.chmod(p, 0o444)
+    cfg = make_config({"select": ["KPL99"]})
+    out = fix_inputs([InputFile("np.yaml", str(p), None)], cfg)
+    assert out.fixed == 2
+    notes = write_fixes(out, cfg)
+    assert notes and "read-only" in notes[0]
+    assert {f.code for f in out.report.findings} == {"KPL991", "KPL992", "KPL994"}
+    assert p.read_text() == NP.format(name="default") and out.fixed == 0
