@@ -6,7 +6,8 @@
     run_fixes(...)                                          what `karplint check --fix/--diff` does
 
 A pass runs the whole check on the current texts (rules may look across files), takes the applicable fixes
-of every finding (safe ones; unsafe ones too with `unsafe`), applies per file every fix whose edits overlap
+of every finding (safe ones; unsafe ones too with `unsafe`, except in files with YAML anchors, where an edit
+under an anchor would change every alias of it), applies per file every fix whose edits overlap
 no edit already taken in this pass (the others wait for the next pass, which re-checks the new text), and
 repeats until no fix changes anything (at most `MAX_PASSES`). Bytes outside the edited spans are never
 touched: edits are applied to the decoded text, which is re-encoded with the file's encoding and BOM.
@@ -98,6 +99,12 @@ def document_count(text: str) -> int | None:
         return sum(1 for _ in _yaml().compose_all(_yaml_text(text)))
     except Exception:  # noqa: BLE001 - any parser failure means "does not parse"
         return None
+
+
+def _has_anchors(text: str) -> bool:
+    from karplint.yamledit import _anchor_offsets
+
+    return "&" in text and bool(_anchor_offsets(text))
 
 
 def _overlaps(a: Edit, b: Edit) -> bool:
@@ -200,6 +207,8 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
         by_file: dict[str, list[Finding]] = {}
         for f in report.findings:
             if applicable(f, unsafe) and f.file in files and files[f.file].error is None:
+                if f.fix.safety == "unsafe" and _has_anchors(files[f.file].text):
+                    continue  # an edit under an anchor changes every alias of it: behaviour elsewhere
                 by_file.setdefault(f.file, []).append(f)
         changed = False
         for display, findings in by_file.items():

@@ -8,7 +8,7 @@ from karplint.engine import InputFile
 from karplint.findings import Edit, Finding, Fix
 from karplint.fix import apply, document_count, fix_inputs, select_fixes, unified_diff
 from karplint.source import Span
-from karplint.testing import make_config
+from karplint.testing import lint_report, make_config
 from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
 
 NP = """\
@@ -205,3 +205,11 @@ def test_write_failure_restores_findings(fix_rules, tmp_path):
     assert notes and "read-only" in notes[0]
     assert {f.code for f in out.report.findings} == {"KPL991", "KPL992", "KPL994"}
     assert p.read_text() == NP.format(name="default") and out.fixed == 0
+
+
+def test_no_unsafe_fixes_in_files_with_anchors(fix_rules):
+    plain = NP.format(name="raw")
+    assert "  name: raw-2\n" in fix_text(plain, unsafe=True, select=("KPL996",)).files[0].text
+    anchored = plain.replace("  name: raw\n", "  name: raw\n  labels: {a: &v x, b: *v}\n")
+    out = fix_text(anchored, unsafe=True, select=("KPL996",))
+    assert not out.changed and [f.code for f in out.report.findings] == ["KPL996"]
