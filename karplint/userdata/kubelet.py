@@ -344,13 +344,19 @@ def validate_node_labels(labels: list[Label]) -> list[LabelError]:
 
 # kubelet flags that take no value (pflag NoOptDefVal "true"); `--flag=false` still works. Every other flag takes the
 # next word as its value when written without "=".
+# Removed flags are listed too: an old manifest's `--allow-privileged --register-with-taints=...` must not have
+# its taints read as the bool flag's value (the kubelet itself then stops at "unknown flag").
 KUBELET_BOOL_FLAGS = frozenset({
-    "alsologtostderr", "anonymous-auth", "cgroups-per-qos", "enable-controller-attach-detach",
-    "enable-debugging-handlers", "enable-load-reader", "enable-server", "exit-on-lock-contention", "fail-cgroupv1",
-    "fail-swap-on", "help", "keep-terminated-pod-volumes", "kernel-memcg-notification", "local-storage-capacity-isolation",
-    "log-flush-frequency-disabled", "logtostderr", "make-iptables-util-chains", "one-output", "protect-kernel-defaults",
-    "register-node", "register-schedulable", "rotate-certificates", "rotate-server-certificates", "seccomp-default",
-    "serialize-image-pulls", "skip-headers", "skip-log-headers", "version",
+    "add-dir-header", "allow-privileged", "alsologtostderr", "anonymous-auth", "authentication-token-webhook",
+    "cgroups-per-qos", "containerized", "cpu-cfs-quota", "docker-only", "enable-cadvisor-json-endpoints",
+    "enable-controller-attach-detach", "enable-custom-metrics", "enable-debugging-handlers", "enable-load-reader",
+    "enable-server", "exit-on-lock-contention", "experimental-allocatable-ignore-eviction",
+    "experimental-check-node-capabilities-before-mount", "fail-cgroupv1", "fail-swap-on", "help",
+    "keep-terminated-pod-volumes", "kernel-memcg-notification", "local-storage-capacity-isolation",
+    "log-json-split-stream", "log-text-split-stream", "logtostderr", "make-iptables-util-chains", "one-output",
+    "protect-kernel-defaults", "redirect-container-streaming", "register-node", "register-schedulable",
+    "rotate-certificates", "rotate-server-certificates", "runonce", "seccomp-default", "serialize-image-pulls",
+    "skip-headers", "skip-log-headers", "version",
 })
 SHORTHANDS = {"v": "v", "h": "help"}
 
