@@ -6,7 +6,8 @@
     run_fixes(...)                                          what `karplint check --fix/--diff` does
 
 A pass runs the whole check on the current texts (rules may look across files), takes the applicable fixes
-of every finding (safe ones; unsafe ones too with `unsafe`), applies per file every fix whose edits overlap
+of every finding (safe ones; unsafe ones too with `unsafe`, except in files with YAML anchors, where an edit
+under an anchor would change every alias of it), applies per file every fix whose edits overlap
 no edit already taken in this pass (the others wait for the next pass, which re-checks the new text), and
 repeats until no fix changes anything (at most `MAX_PASSES`). Bytes outside the edited spans are never
 touched: edits are applied to the decoded text, which is re-encoded with the file's encoding and BOM.
@@ -100,6 +101,12 @@ def document_count(text: str) -> int | None:
         return None
 
 
+def _has_anchors(text: str) -> bool:
+    from karplint.yamledit import _anchor_offsets
+
+    return "&" in text and bool(_anchor_offsets(text))
+
+
 def _overlaps(a: Edit, b: Edit) -> bool:
     if a.start == a.end and b.start == b.end:
         return a.start == b.start  # two insertions at one point: their order would be a guess
@@ -170,8 +177,8 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
     # Read every file once: the bytes we fix are the bytes we compare against before writing.
     base: list[InputFile] = []
     for item in inputs:
-        if item.data is None and item.abspath is not None:
-            try:
+        if item.data is None and item.abspath is not None and os.path.isfile(item.abspath):
+            try:  # (never open a FIFO or device here: the check reports those)
                 with open(item.abspath, "rb") as fh:
                     data = fh.read(config.max_file_size + 1)
                 base.append(InputFile(item.display, item.abspath, data))
@@ -200,6 +207,8 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
         by_file: dict[str, list[Finding]] = {}
         for f in report.findings:
             if applicable(f, unsafe) and f.file in files and files[f.file].error is None:
+                if f.fix.safety == "unsafe" and _has_anchors(files[f.file].text):
+                    continue  # an edit under an anchor changes every alias of it: behaviour elsewhere
                 by_file.setdefault(f.file, []).append(f)
         changed = False
         for display, findings in by_file.items():
@@ -383,6 +392,10 @@ def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe
         patch = unified_diff(outcome)
         stdout.write(patch.encode("utf-8"))
         stdout.flush()
+        for ff in outcome.changed:
+            if ff.source.encoding != "utf-8":
+                stderr.write(f"karplint: warning: {ff.display} is {ff.source.encoding.upper()}; the diff shows it as "
+                             "UTF-8 text, which `patch` cannot apply to it (use --fix)\n")
         for note in outcome.notes:
             stderr.write(f"karplint: error: {note}\n")
         if show:

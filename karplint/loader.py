@@ -167,7 +167,7 @@ class _Builder:
                     self.span(node),
                 )
         self.seen[id(node)] = visits + 1
-        style = getattr(node, "style", None)
+        style = getattr(node, "style", None) or None  # plain: None (the C parser says "", the pure one None)
         if isinstance(node, MappingNode):
             style = "{" if node.flow_style else None
         elif isinstance(node, SequenceNode):

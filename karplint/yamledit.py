@@ -23,6 +23,7 @@ Functions:
                                                      (missing parent mappings are created)
     append_item(doc, seq, item)                      append to a block (or one-line flow) sequence;
                                                      creates `key:` + the sequence when missing
+    delete_item(doc, seq, index)                     remove one item of a block sequence (whole lines)
     delete_entry(doc, path, prune=True)              remove a mapping entry (its whole lines, comments on them);
                                                      `prune` also removes parents it would leave empty
     move_entry(doc, path, mapping, key=, after=, before=)    move an entry (its text, comments and
@@ -38,7 +39,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from karplint.document import Document, Path
 from karplint.findings import Edit
@@ -46,7 +47,7 @@ from karplint.findings import Edit
 Edits = tuple  # tuple[Edit, ...]
 
 __all__ = [
-    "replace_scalar", "rename_key", "insert_entry", "append_item", "delete_entry", "move_entry",
+    "replace_scalar", "rename_key", "insert_entry", "append_item", "delete_item", "delete_entry", "move_entry",
     "scalar_offsets", "replace_in_scalar", "combine", "apply_edits", "render_scalar", "plain_ok",
 ]
 
@@ -251,46 +252,61 @@ def _flow(value: Any) -> str:
     return s
 
 
-def _render_entry(key: str, value: Any, col: int, unit: int, seq_off: int) -> list[str]:
+class Layout(NamedTuple):
+    unit: int  # indentation of a nested mapping
+    seq_off: int  # column of `-` relative to its key (0: `key:\n- a`)
+    item_off: int  # column of an item's content relative to its `-` (2 for `- a`, 4 for `-   a`)
+
+
+def _render_entry(key: str, value: Any, col: int, lay: Layout) -> list[str]:
     pad = " " * col
     k = render_scalar(str(key))
     if isinstance(value, dict) and value:
         lines = [f"{pad}{k}:"]
         for ck, cv in value.items():
-            lines += _render_entry(ck, cv, col + unit, unit, seq_off)
+            lines += _render_entry(ck, cv, col + lay.unit, lay)
         return lines
     if isinstance(value, list) and value:
         lines = [f"{pad}{k}:"]
         for item in value:
-            lines += _render_item(item, col + seq_off, unit, seq_off)
+            lines += _render_item(item, col + lay.seq_off, lay)
         return lines
     return [f"{pad}{k}: {_flow(value) if isinstance(value, (dict, list)) else render_scalar(value)}"]
 
 
-def _render_item(item: Any, dash_col: int, unit: int, seq_off: int) -> list[str]:
+def _render_item(item: Any, dash_col: int, lay: Layout) -> list[str]:
     pad = " " * dash_col
+    dash = "-" + " " * (lay.item_off - 1)
     if isinstance(item, dict) and item:
         lines: list[str] = []
         for i, (k, v) in enumerate(item.items()):
-            sub = _render_entry(k, v, dash_col + 2, unit, seq_off)
+            sub = _render_entry(k, v, dash_col + lay.item_off, lay)
             if i == 0:
-                sub[0] = pad + "- " + sub[0][dash_col + 2:]
+                sub[0] = pad + dash + sub[0][dash_col + lay.item_off:]
             lines += sub
         return lines
     if isinstance(item, list) and item:
-        return [f"{pad}- {_flow(item)}"]
-    return [f"{pad}- {_flow(item) if isinstance(item, (dict, list)) else render_scalar(item)}"]
+        return [f"{pad}{dash}{_flow(item)}"]
+    return [f"{pad}{dash}{_flow(item) if isinstance(item, (dict, list)) else render_scalar(item)}"]
 
 
-def _layout(doc: Document) -> tuple[int, int]:
-    """(indentation unit, offset of `- ` under its key) as used in the document; defaults 2 and 2."""
+def _layout(doc: Document) -> Layout:
+    """The indentation the document uses (the first example of each); defaults 2, 2 and 2."""
     units: list[int] = []
     seq_offs: list[int] = []
+    item_offs: list[int] = []
     text = doc.source.text
     for p, info in doc.nodes.items():
-        if info.key_span is None or not p:
+        if not p or p[:len(doc.base)] != doc.base:
             continue
-        value = doc.get(p[len(doc.base):]) if p[:len(doc.base)] == doc.base else None
+        value = doc.get(p[len(doc.base):])
+        if isinstance(value, list) and value and info.style != "[" and text[info.span.offset:info.span.offset + 1] == "-":
+            first = doc.nodes.get(p + (0,))
+            if first is not None and first.span.line == info.span.line and first.span.offset > info.span.offset:
+                if isinstance(value[0], (dict, str, int, float, bool)) and first.style not in ("{", "["):
+                    item_offs.append(first.span.column - info.span.column)
+        if info.key_span is None:
+            continue
         kcol = info.key_span.column
         if isinstance(value, dict) and value and info.style != "{":
             child = doc.nodes.get(p + (next(iter(value)),))
@@ -301,8 +317,7 @@ def _layout(doc: Document) -> tuple[int, int]:
             if info.span.line > info.key_span.line and text[info.span.offset:info.span.offset + 1] == "-":
                 seq_offs.append(info.span.column - kcol)
     unit = min(units) if units else 2
-    seq_off = seq_offs[0] if seq_offs else unit
-    return unit, seq_off
+    return Layout(unit, seq_offs[0] if seq_offs else unit, item_offs[0] if item_offs and item_offs[0] >= 2 else 2)
 
 
 # ---------------------------------------------------------------------------------------------- edits
@@ -422,7 +437,7 @@ def _insert_lines(doc: Document, mapping: Path, key: str, build: Callable[[int],
         return None
     mapping = tuple(mapping)
     text = doc.source.text
-    unit, _ = _layout(doc)
+    unit = _layout(doc).unit
     value = doc.get(mapping, _MISSING)
     if value is _MISSING:
         # Create the missing mappings under the deepest existing one.
@@ -481,8 +496,8 @@ def insert_entry(doc: Document, mapping: Path, key: str, value: Any, *, after: s
                  before: str | None = None) -> Edits | None:
     """Add `key: value` to the block mapping at `mapping` (after the entry `after`, before `before`, or at the
     end), indented like its siblings. A missing `mapping` is created under its deepest existing ancestor."""
-    unit, seq_off = _layout(doc)
-    return _insert_lines(doc, mapping, key, lambda col: _render_entry(key, value, col, unit, seq_off),
+    lay = _layout(doc)
+    return _insert_lines(doc, mapping, key, lambda col: _render_entry(key, value, col, lay),
                          after=after, before=before)
 
 
@@ -504,7 +519,7 @@ def append_item(doc: Document, seq: Path, item: Any) -> Edits | None:
     if not _editable(doc) or not seq or not isinstance(seq[-1], str):
         return None
     value = doc.get(seq, _MISSING)
-    unit, seq_off = _layout(doc)
+    lay = _layout(doc)
     text = doc.source.text
     if value is _MISSING or value is None:
         if value is None and _empty_value_line(doc, seq) is None:
@@ -514,8 +529,8 @@ def append_item(doc: Document, seq: Path, item: Any) -> Edits | None:
             return None
         if value is None:
             at = _empty_value_line(doc, seq)
-            col = doc.exact(seq).key_span.column - 1 + seq_off
-            return _insert_at(doc, at, _render_item(item, col, unit, seq_off), at - 1)
+            col = doc.exact(seq).key_span.column - 1 + lay.seq_off
+            return _insert_at(doc, at, _render_item(item, col, lay), at - 1)
         return insert_entry(doc, seq[:-1], seq[-1], [item])
     if not isinstance(value, list):
         return None
@@ -548,7 +563,11 @@ def append_item(doc: Document, seq: Path, item: Any) -> Edits | None:
     at = _seq_item_end(doc, seq, len(value) - 1)
     if at is None:
         return None
-    return _insert_at(doc, at, _render_item(item, dash_col, unit, seq_off), at - 1)
+    last = doc.exact(seq + (len(value) - 1,))
+    dash = text.rfind("-", 0, last.span.offset)
+    if dash >= _line_start(text, last.span.offset) and not text[dash + 1:last.span.offset].strip():
+        lay = lay._replace(item_off=max(2, last.span.offset - dash))  # this sequence's own `-   item` spacing
+    return _insert_at(doc, at, _render_item(item, dash_col, lay), at - 1)
 
 
 def delete_entry(doc: Document, path: Path, *, prune: bool = True) -> Edits | None:
@@ -591,6 +610,34 @@ def delete_entry(doc: Document, path: Path, *, prune: bool = True) -> Edits | No
         brk = start - 2 if text[start - 2:start] == "\r\n" else start - 1
         return (Edit(brk, end, ""),)
     return (Edit(start, end, ""),)
+
+
+def delete_item(doc: Document, seq: Path, index: int) -> Edits | None:
+    """Remove item `index` of the block sequence at `seq` (its `- ` line through its last line, comments on those
+    lines included). Refuses flow sequences, the only item (that would leave a null), empty items and items that
+    share a line with other content."""
+    seq = tuple(seq)
+    value = doc.get(seq)
+    holder = doc.exact(seq)
+    if not isinstance(value, list) or len(value) < 2 or holder is None or holder.style == "[" or not _editable(doc):
+        return None
+    if not -len(value) <= index < len(value):
+        return None
+    index %= len(value)
+    item = doc.exact(seq + (index,))
+    if item is None or item.span.offset == item.span.end_offset:
+        return None
+    text = doc.source.text
+    start = _line_start(text, item.span.offset)
+    if not re.fullmatch(r"[ \t]*-[ \t]+", text[start:item.span.offset]):
+        return None
+    cend = _content_end(doc, seq + (index,))
+    if cend is None or not _blank_or_comment(text[cend:_line_end(text, cend)]):
+        return None
+    stop = _next_line_start(text, cend)
+    if stop == len(text) and not text.endswith("\n") and start > 0:
+        start -= 2 if text[start - 2:start] == "\r\n" else 1  # last line, no final newline: take the break before
+    return (Edit(start, stop, ""),)
 
 
 def move_entry(doc: Document, path: Path, mapping: Path, *, key: str | None = None, after: str | None = None,
@@ -673,10 +720,10 @@ def scalar_offsets(doc: Document, path: Path) -> list[int] | None:
         return None
     built: list[str] = []
     offs: list[int] = []
-    if info.style in (None, "'", '"'):
+    if info.style in (None, "", "'", '"'):
         if span.line != span.end_line:
             return None
-        if info.style is None:
+        if not info.style:
             body_start, body = span.offset, raw
         else:
             body_start, body = span.offset + 1, raw[1:-1]

@@ -37,23 +37,9 @@ def _content_end(doc: Document, path: Path) -> int | None:
 
 
 def remove_sequence_item(doc: Document, seq_path: Path, index: int) -> Edit | None:
-    """Delete item `index` of a block sequence that has other items (whole lines, from its `-` line)."""
-    seq = doc.get(seq_path)
-    holder = doc.exact(tuple(seq_path))
-    if not isinstance(seq, list) or len(seq) < 2 or holder is None or holder.style in ("{", "["):
-        return None
-    item = doc.exact(tuple(seq_path) + (index,))
-    if item is None or item.style in ("{", "["):
-        return None
-    text = doc.source.text
-    item_start = _line_start(text, item.span.offset)
-    if text[item_start:item.span.offset].strip() != "-":
-        return None
-    end = _content_end(doc, tuple(seq_path) + (index,))
-    if end is None:
-        return None
-    stop = _after(text, end)
-    rest = text[end:stop].strip()
-    if rest and not rest.startswith("#"):
-        return None
-    return Edit(item_start, stop, "")
+    """Delete item `index` of a block sequence that has other items (whole lines, from its `-` line).
+    Delegates to `karplint.yamledit.delete_item` (empty values, block scalars, no final newline handled)."""
+    from karplint.yamledit import delete_item
+
+    edits = delete_item(doc, seq_path, index)
+    return edits[0] if edits else None

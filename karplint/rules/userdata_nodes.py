@@ -336,5 +336,6 @@ def unregistered_taint_fix(res) -> Fix | None:
     if block_indent.strip():
         return None
     lines = insertion.split("\n")  # last element is "" (insertion ends with a newline)
-    text = lines[0] + "\n" + "".join(block_indent + ln + "\n" for ln in lines[1:-1]) + block_indent
+    nl = "\r\n" if src.text[max(0, line_start - 2):line_start] == "\r\n" else "\n"  # keep CRLF files CRLF
+    text = lines[0] + nl + "".join(block_indent + ln + nl for ln in lines[1:-1]) + block_indent
     return Fix(f"add {UNREGISTERED} to kubelet.config.registerWithTaints", "unsafe", (Edit(file_at, file_at, text),))

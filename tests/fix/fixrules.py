@@ -11,7 +11,7 @@ from karplint import yamledit
 from karplint.findings import Edit, Fix
 from karplint.rules.base import REGISTRY, rule
 
-CODES = ("KPL991", "KPL992", "KPL993", "KPL994")
+CODES = ("KPL991", "KPL992", "KPL993", "KPL994", "KPL996")
 
 
 def _rules():
@@ -49,6 +49,15 @@ def _rules():
             edits = yamledit.move_entry(res.doc, ("spec", "disruption", "expireAfter"), ("spec", "template", "spec"))
             yield ctx.violation(res, ("spec", "disruption", "expireAfter"), "moved", on="key",
                                 fix=Fix("move expireAfter", "safe", edits) if edits else None)
+
+
+    @rule("KPL996", "test-raw-unsafe", category="disruption", severity="error",
+          summary="test: a hand-written unsafe edit", kinds=("NodePool",), fix="unsafe")
+    def raw_unsafe(res, ctx):
+        if res.name == "raw":
+            span = res.doc.span(("metadata", "name"))
+            yield ctx.violation(res, ("metadata", "name"), "rename",
+                                fix=Fix("rename", "unsafe", (Edit(span.end_offset, span.end_offset, "-2"),)))
 
 
 def register():

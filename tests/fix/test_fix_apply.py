@@ -8,7 +8,8 @@ from karplint.engine import InputFile
 from karplint.findings import Edit, Finding, Fix
 from karplint.fix import apply, document_count, fix_inputs, select_fixes, unified_diff
 from karplint.source import Span
-from karplint.testing import make_config
+from karplint.testing import lint_report, make_config
+from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
 
 NP = """\
 # a nodepool
@@ -53,7 +54,7 @@ def fix_text(text: str | bytes, *, unsafe: bool = False, select=("KPL99",), name
     return fix_inputs([InputFile(name, None, data)], cfg, unsafe=unsafe)
 
 
-def test_safe_fixes_only_by_default(test_rules):
+def test_safe_fixes_only_by_default(fix_rules):
     out = fix_text(NP.format(name="default"))
     [ff] = out.files
     assert ff.text == FIXED_SAFE
@@ -61,19 +62,19 @@ def test_safe_fixes_only_by_default(test_rules):
     assert out.fixed == 2
 
 
-def test_unsafe_fixes(test_rules):
+def test_unsafe_fixes(fix_rules):
     out = fix_text(NP.format(name="default"), unsafe=True)
     assert "    consolidationPolicy: WhenEmptyOrUnderutilized   # old name\n    consolidateAfter: 0s\n" in out.files[0].text
     assert out.report.findings == []
 
 
-def test_idempotent(test_rules):
+def test_idempotent(fix_rules):
     once = fix_text(NP.format(name="default"), unsafe=True).files[0].text
     again = fix_text(once, unsafe=True)
     assert not again.changed and again.fixed == 0 and again.notes == []
 
 
-def test_broken_fix_leaves_file_untouched(test_rules):
+def test_broken_fix_leaves_file_untouched(fix_rules):
     text = NP.format(name="break-me")
     out = fix_text(text, unsafe=True)
     [ff] = out.files
@@ -84,7 +85,7 @@ def test_broken_fix_leaves_file_untouched(test_rules):
     assert unified_diff(out) == ""
 
 
-def test_encodings_and_bom_preserved(test_rules):
+def test_encodings_and_bom_preserved(fix_rules):
     text = NP.format(name="default").replace("\n", "\r\n")
     for enc, bom in (("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE)):
         out = fix_text(bom + text.encode(enc))
@@ -92,7 +93,7 @@ def test_encodings_and_bom_preserved(test_rules):
         assert ff.encoded() == bom + FIXED_SAFE.replace("\n", "\r\n").encode(enc)
 
 
-def test_multiple_documents_each_fixed(test_rules):
+def test_multiple_documents_each_fixed(fix_rules):
     text = NP.format(name="a") + "---\n" + NP.format(name="b") + "...\n---\n# only a comment\n"
     out = fix_text(text)
     assert out.files[0].text.count("WhenEmptyOrUnderutilized") == 2
@@ -166,9 +167,49 @@ def test_fixes_that_never_settle_leave_file_untouched():
         REGISTRY.pop("KPL995", None)
 
 
-def test_file_with_syntax_error_not_fixed(test_rules):
+def test_file_with_syntax_error_not_fixed(fix_rules):
     text = NP.format(name="a") + "---\nbad: [\n"
     out = fix_text(text)
     assert out.files == [] and not out.notes
     out = fix_text(text, select=("KPL99", "KPL001"))
     assert out.files == [] and {f.code for f in out.report.findings} >= {"KPL001", "KPL991"}
+
+
+def test_atomic_write_refuses_a_file_changed_during_the_run(tmp_path):
+    import pytest
+
+    from karplint.fix import WriteError, atomic_write
+
+    p = tmp_path / "x.yaml"
+    p.write_bytes(b"a: 1\n")
+    with pytest.raises(WriteError, match="changed on disk"):
+        atomic_write(str(p), b"a: 2\n", expected=b"a: 0\n")
+    assert p.read_bytes() == b"a: 1\n"
+    atomic_write(str(p), b"a: 2\n", expected=b"a: 1\n")
+    assert p.read_bytes() == b"a: 2\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["x.yaml"]  # no temporary file left behind
+
+
+def test_write_failure_restores_findings(fix_rules, tmp_path):
+    import os
+
+    from karplint.fix import write_fixes
+
+    p = tmp_path / "np.yaml"
+    p.write_text(NP.format(name="default"))
+    os.chmod(p, 0o444)
+    cfg = make_config({"select": ["KPL99"]})
+    out = fix_inputs([InputFile("np.yaml", str(p), None)], cfg)
+    assert out.fixed == 2
+    notes = write_fixes(out, cfg)
+    assert notes and "read-only" in notes[0]
+    assert {f.code for f in out.report.findings} == {"KPL991", "KPL992", "KPL994"}
+    assert p.read_text() == NP.format(name="default") and out.fixed == 0
+
+
+def test_no_unsafe_fixes_in_files_with_anchors(fix_rules):
+    plain = NP.format(name="raw")
+    assert "  name: raw-2\n" in fix_text(plain, unsafe=True, select=("KPL996",)).files[0].text
+    anchored = plain.replace("  name: raw\n", "  name: raw\n  labels: {a: &v x, b: *v}\n")
+    out = fix_text(anchored, unsafe=True, select=("KPL996",))
+    assert not out.changed and [f.code for f in out.report.findings] == ["KPL996"]

@@ -8,7 +8,7 @@ import shutil
 import stat
 import subprocess
 
-import pytest
+from fixsupport import run_fix_cli  # noqa: F401 - pytest fixtures
 
 NP = """\
 # a nodepool

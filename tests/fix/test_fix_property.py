@@ -3,7 +3,8 @@ newline and a BOM, gives exactly the same wrapping around the fixed fixture: no 
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 
 from fix_golden import GOLDEN, run_golden_fix
 from wrap import wrap, wrapping
@@ -11,6 +12,7 @@ from wrap import wrap, wrapping
 from karplint.engine import InputFile
 from karplint.fix import fix_inputs
 from karplint.testing import make_config
+from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
 
 NP = """\
 apiVersion: karpenter.sh/v1
@@ -45,17 +47,19 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 @SETTINGS
 @given(w=wrapping())
-def test_wrapped_test_rules(test_rules, w):
+def test_wrapped_fix_rules(fix_rules, w):
     out = fix_inputs([InputFile("w.yaml", None, wrap(NP, w))], make_config({"select": ["KPL99"]}), unsafe=True)
     assert out.files and out.files[0].error is None, out.notes
     assert out.files[0].encoded() == wrap(NP_FIXED, w)
 
 
-@settings(max_examples=8, deadline=None)
+CASES = [c for c in GOLDEN if not c.missing]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@settings(max_examples=3, deadline=None)
 @given(w=wrapping())
-def test_wrapped_golden_fixtures(w):
-    for case in GOLDEN:
-        if case.missing:
-            continue
-        got = run_golden_fix(case, wrap(case.before, w))
-        assert got == wrap(case.after, w), case.name
+@example(w=("# head\n", "", True, False, True))  # CRLF, no final newline, BOM
+@example(w=("", "---\nnext: doc  # c\n", False, False, False))  # LF, a document after, no final newline
+def test_wrapped_golden_fixture(case, w):
+    assert run_golden_fix(case, wrap(case.before, w)) == wrap(case.after, w)

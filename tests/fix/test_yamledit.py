@@ -265,3 +265,30 @@ def test_combine():
     assert ye.combine((Edit(0, 1, "x"),), (Edit(1, 2, "y"),)) == (Edit(0, 1, "x"), Edit(1, 2, "y"))
     assert ye.combine((Edit(0, 2, "x"),), (Edit(1, 2, "y"),)) is None
     assert ye.combine((Edit(0, 1, "x"),), None) is None
+
+
+# ------------------------------------------------------------------------------------------ delete_item
+
+@pytest.mark.parametrize("before,index,after", [
+    ("t:\n  - key: a   # c\n    effect: X\n  - key: b\n", 0, "t:\n  - key: b\n"),
+    ("t:\n  - key: a\n    value:\n  - key: b\nz: 1\n", 0, "t:\n  - key: b\nz: 1\n"),
+    ("t:\r\n- a\r\n- b\r\n---\r\nx: 1\r\n", 1, "t:\r\n- a\r\n---\r\nx: 1\r\n"),
+    ("t:\n- a\n- b", 1, "t:\n- a"),
+    ("t:\n- - a\n  - b\n- c\n", 0, "t:\n- c\n"),
+    ("t:\r\n- a\r\n- |\r\n  x\r\n  y", -1, "t:\r\n- a"),
+])
+def test_delete_item(before, index, after):
+    assert run(before, ye.delete_item, ("t",), index) == after
+
+
+@pytest.mark.parametrize("text", ["t: [a, b]\n", "t:\n- a\n", "t:\n-\n- a\n", "t:\n- &x a\n- *x\n"])
+def test_delete_item_refuses(text):
+    assert run(text, ye.delete_item, ("t",), 0) is None
+
+
+def test_item_spacing_follows_the_file():
+    text = "a:\n    b:\n    -   key: x\n        effect: Y\n"
+    out = run(text, ye.append_item, ("a", "b"), {"key": "z", "effect": "W"})
+    assert out == text + "    -   key: z\n        effect: W\n"
+    out = run(text, ye.insert_entry, ("a",), "c", [{"k": 1}])
+    assert out == text + "    c:\n    -   k: 1\n"

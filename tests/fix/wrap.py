@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-_words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-é", min_size=1, max_size=10)
+_words = st.builds(str.__add__, st.sampled_from("abcxyzé"), st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-é", max_size=9))
 _comment = st.builds(lambda w, pad: " " * pad + "# " + " ".join(w),
                      st.lists(st.text(alphabet="abc xyz:#'\"-é✓", max_size=12), max_size=3), st.integers(0, 4))
 

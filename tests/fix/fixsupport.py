@@ -1,4 +1,5 @@
-"""Fixtures for the fix tests: test-only rules with fixes (registered only for the tests that ask)."""
+"""Fixtures for the fix tests (imported by the test modules; not a conftest.py, whose module name `conftest`
+would shadow tests/conftest.py): test-only rules with fixes, registered only for the tests that ask."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+if str(HERE) not in sys.path:
+    sys.path.append(str(HERE))
 
 import fixrules  # noqa: E402
 
 
 @pytest.fixture
-def test_rules():
+def fix_rules():
     unregister = fixrules.register()
     yield fixrules.CODES
     unregister()
