@@ -158,23 +158,24 @@ def check(
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
     report_out = sys.stdout
+    from karplint.parallel import default_jobs
+
+    cache = None
+    if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
+        from karplint.cache import Cache
+        from karplint.engine import selected_rules
+
+        cache = Cache.for_run(cfg, selected_rules(cfg))
     if fix or diff:  # autofix: the logic lives in karplint/fix.py
         from karplint.fix import run_fixes
 
-        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes)
+        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
+                                 jobs=jobs or default_jobs(), cache=cache)
         if report is None:
             raise typer.Exit(code)
         if "-" in paths:
             report_out = sys.stderr  # stdout carries the fixed document
     else:
-        from karplint.parallel import default_jobs
-
-        cache = None
-        if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
-            from karplint.cache import Cache
-            from karplint.engine import selected_rules
-
-            cache = Cache.for_run(cfg, selected_rules(cfg))
         report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache)
 
     fmt = output_format.value if output_format else (

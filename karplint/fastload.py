@@ -343,7 +343,7 @@ class _PositionBuilder:
 
     def __init__(self, marks: _Marks):
         self.span = marks.span
-        self.plain = None if marks.pure else ""  # the reference's style for plain scalars
+        self.plain = None  # the reference's style for plain scalars (loader normalises the C parser's "" to None)
         self.nodes: dict = {}
 
     def build(self, node, path: tuple, key_span: Span | None, value_of: int = 0, key_end: int = 0) -> Any:

@@ -33,6 +33,7 @@ from typing import Iterable, TextIO
 
 from karplint.config import Config
 from karplint.engine import InputFile, Report, check
+from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
 from karplint.loader import Problem, _yaml, _yaml_text, load
 from karplint.source import SourceFile
@@ -172,8 +173,14 @@ def _inputs_for(inputs: list[InputFile], files: dict[str, FileFix]) -> list[Inpu
 
 
 def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
-               extra_problems: list[tuple[str, Problem]] = (), max_passes: int = MAX_PASSES) -> FixOutcome:
-    """Compute the fixed texts of `inputs` (nothing is written)."""
+               extra_problems: list[tuple[str, Problem]] = (), max_passes: int = MAX_PASSES,
+               jobs: int = 1, cache=None) -> FixOutcome:
+    """Compute the fixed texts of `inputs` (nothing is written). `jobs`/`cache` as for `engine.check` (the
+    passes after the first re-check every file; the cache makes the unchanged ones cheap)."""
+
+    def check(items, config, extra_problems=()):
+        return run_check(items, config, extra_problems=extra_problems, jobs=jobs, cache=cache)
+
     # Read every file once: the bytes we fix are the bytes we compare against before writing.
     base: list[InputFile] = []
     for item in inputs:
@@ -383,11 +390,12 @@ def show_fixes(outcome: FixOutcome, out: TextIO) -> None:
 
 
 def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe: bool, diff: bool,
-              show: bool = False, stdout=None, stderr: TextIO | None = None) -> tuple[Report | None, int | None]:
+              show: bool = False, stdout=None, stderr: TextIO | None = None, jobs: int = 1,
+              cache=None) -> tuple[Report | None, int | None]:
     """`karplint check --fix` / `--diff`. Returns (report to render or None, exit code or None)."""
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr
-    outcome = fix_inputs(inputs, config, unsafe=unsafe, extra_problems=extra_problems)
+    outcome = fix_inputs(inputs, config, unsafe=unsafe, extra_problems=extra_problems, jobs=jobs, cache=cache)
     if diff:
         patch = unified_diff(outcome)
         stdout.write(patch.encode("utf-8"))
