@@ -171,7 +171,7 @@ _PURE_REFERENCE: bool | None = None
 
 def _pure_reference() -> bool:
     """Whether the reference loader runs ruamel's pure-Python parser (its own marks and styles) rather than
-    ruamel's C parser (libyaml's marks; plain style ''), whose answers are libyaml's as they are."""
+    ruamel's C parser (libyaml's marks), whose answers are libyaml's as they are."""
     global _PURE_REFERENCE
     if _PURE_REFERENCE is None:
         from ruamel.yaml.parser import Parser
@@ -343,7 +343,7 @@ class _PositionBuilder:
 
     def __init__(self, marks: _Marks):
         self.span = marks.span
-        self.plain = None  # the reference's style for plain scalars (loader normalises the C parser's "" to None)
+        self.plain = None  # plain scalars have style None in the reference loader (C and pure parsers alike)
         self.nodes: dict = {}
 
     def build(self, node, path: tuple, key_span: Span | None, value_of: int = 0, key_end: int = 0) -> Any:
