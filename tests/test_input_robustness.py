@@ -27,6 +27,19 @@ def _alias_bomb() -> bytes:
     return text.encode()
 
 
+def _nodeclass(family: str, userdata: str) -> bytes:
+    body = "".join("    " + line + "\n" for line in userdata.split("\n"))
+    return (f"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: c\nspec:\n"
+            f"  amiFamily: {family}\n  amiSelectorTerms:\n    - id: ami-0123456789abcdef0\n  role: r\n"
+            f"  subnetSelectorTerms:\n    - tags: {{a: b}}\n  securityGroupSelectorTerms:\n    - tags: {{a: b}}\n"
+            f"  userData: |\n{body}").encode()
+
+
+def _mime_parts(n: int) -> str:
+    parts = "".join(f"--//\nContent-Type: text/x-shellscript\n\necho part {i}\n" for i in range(n))
+    return f"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n{parts}--//--"
+
+
 # name -> (bytes, expected exit code, codes that must appear (subset))
 CASES: dict[str, tuple[bytes, int, set[str]]] = {
     "alias-bomb": (_alias_bomb(), 1, {"KPL004"}),
@@ -59,6 +72,15 @@ CASES: dict[str, tuple[bytes, int, set[str]]] = {
     "unclosed-quote": (b"a: 'x\n", 1, {"KPL001"}),
     "tab-indent": (b"a:\n\tb: 1\n", 1, {"KPL001"}),
     "empty-file": (b"", 0, set()),
+    "userdata-60000-lines": (_nodeclass("AL2", "#!/bin/bash\n" + "\n".join(
+        f"echo line {i}" for i in range(60_000))), 0, set()),
+    "userdata-mime-5000-parts": (_nodeclass("AL2", _mime_parts(5000)), 0, set()),
+    "userdata-nested-substitutions": (_nodeclass("AL2", "#!/bin/bash\nX=" + "$(echo " * 2000 + "x" + ")" * 2000
+                                                 + "\n/etc/eks/bootstrap.sh c --kubelet-extra-args \"$X\""), 0, set()),
+    "userdata-nodeconfig-deep": (_nodeclass("AL2023", "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec: "
+                                            + "[" * 3000 + "]" * 3000), 1, set()),
+    "userdata-bottlerocket-deep-toml": (_nodeclass("Bottlerocket", "[settings]\na = " + "[" * 3000 + "]" * 3000),
+                                        1, set()),
     "only-comments": (b"# nothing\n# here\n", 0, set()),
 }
 

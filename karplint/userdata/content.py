@@ -99,13 +99,17 @@ class Content:
 
 def _is_yaml_map(text: str) -> bool:
     """Karpenter (nodeadm.go) tries to read non-MIME AL2023 userData as YAML; a map becomes a NodeConfig part."""
-    try:
-        from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import MappingNode
 
-        data = YAML(typ="safe", pure=True).load(text)
+    from karplint.loader import _yaml, _yaml_text
+
+    try:
+        # Compose only (libyaml, no recursion limit): a deeply nested map is still a map, and nodeadm's decoder
+        # then reports what is wrong with it instead of the text being mistaken for a shell script.
+        node = _yaml().compose(_yaml_text(text))
     except Exception:  # any YAML error (ruamel raises several unrelated types): not a map
         return False
-    return isinstance(data, dict)
+    return isinstance(node, MappingNode)
 
 
 def detect(text: str, family: str | None) -> Content:
