@@ -137,9 +137,23 @@ def tolerates(tolerations: list, taint: dict) -> bool:
 
 
 def can_land(pod_spec: dict, np: Resource) -> bool:
-    """Whether a pod with `pod_spec` may run on nodes of NodePool `np` (True when unsure)."""
+    """Whether a pod with `pod_spec` may run on nodes of NodePool `np` (True when unsure).
+
+    Rules ask this for every (pod, NodePool) pair; most pods share their scheduling constraints, so the verdict
+    is memoised per NodePool object (it lives exactly as long as the run's model) by those constraints."""
     if not isinstance(pod_spec, dict):
         return True
+    affinity = pod_spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    signature = repr((pod_spec.get("nodeSelector"), node_affinity, pod_spec.get("tolerations")))
+    memo = np.__dict__.setdefault("_can_land_memo", {})
+    verdict = memo.get(signature)
+    if verdict is None:
+        verdict = memo[signature] = _can_land(pod_spec, np)
+    return verdict
+
+
+def _can_land(pod_spec: dict, np: Resource) -> bool:
     selector = pod_spec.get("nodeSelector")
     if isinstance(selector, dict):
         for k, v in selector.items():
