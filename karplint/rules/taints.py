@@ -12,7 +12,7 @@ from karplint.detect import Found, installed_agents
 from karplint.findings import Fix
 from karplint.model import Model, Resource
 from karplint.placement import can_land, runs_windows, tolerates
-from karplint.rules import _edits, rule
+from karplint.rules import rule
 
 TEMPLATE_SPEC = ("spec", "template", "spec")
 STARTUP = TEMPLATE_SPEC + ("startupTaints",)
@@ -137,8 +137,7 @@ def _move_fix(np: Resource, index: int, taint: dict) -> Fix | None:
     if len(taints) == 1:
         remove = yamledit.delete_entry(doc, TAINTS, prune=False)
     else:
-        edit = _edits.remove_sequence_item(doc, TAINTS, index)
-        remove = (edit,) if edit is not None else None
+        remove = yamledit.delete_item(doc, TAINTS, index)
     same = [t for _, t in _taints(np, STARTUP) if t["key"] == taint["key"] and t.get("effect") == effect]
     add = () if same else _add_startup_taint_edits(np, taint["key"], effect, taint.get("value"))
     edits = yamledit.combine(remove, add)
