@@ -293,6 +293,18 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             offs.extend(range(base + at, base + end))
         return end
 
+    def substitute(at: int, in_double: bool) -> int:
+        """A `...` command substitution: unknown at lint time, kept verbatim; word-split unless quoted."""
+        nonlocal dynamic, splits
+        end = raw.find("`", at + 1)
+        end = n if end == -1 else end + 1
+        dynamic = True
+        splits = splits or not in_double
+        unknown.append(raw[at:end])
+        out.extend(raw[at:end])
+        offs.extend(range(base + at, base + end))
+        return end
+
     while i < n:
         c = raw[i]
         if c == "\\":
@@ -343,13 +355,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
                     i = expand(i, True)
                     continue
                 if d == "`":
-                    j = raw.find("`", i + 1)
-                    j = n if j == -1 else j + 1
-                    dynamic = True
-                    unknown.append(raw[i:j])
-                    out.extend(raw[i:j])
-                    offs.extend(range(base + i, base + j))
-                    i = j
+                    i = substitute(i, True)
                     continue
                 out.append(d)
                 offs.append(base + i)
@@ -360,14 +366,7 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             i = expand(i, False)
             continue
         if c == "`":
-            j = raw.find("`", i + 1)
-            j = n if j == -1 else j + 1
-            dynamic = True
-            splits = True
-            unknown.append(raw[i:j])
-            out.extend(raw[i:j])
-            offs.extend(range(base + i, base + j))
-            i = j
+            i = substitute(i, False)
             continue
         out.append(c)
         offs.append(base + i)

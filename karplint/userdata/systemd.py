@@ -50,87 +50,70 @@ class ExecSplit:
     lost: str = ""  # the text that never reaches the kubelet
 
 
+def _next_word(value: str, i: int) -> tuple[int, int, list[str], list[int], str | None, int] | None:
+    """The word of an ExecStart line starting at or after `i` (separators skipped), with quotes and backslashes
+    removed as both systemd versions do: (start, end, chars, offsets, quote left open, where it opened); None at
+    the end of the line. The versions differ only in what they make of an empty word or an open quote."""
+    n = len(value)
+    while i < n and value[i] in _SEPARATORS:
+        i += 1
+    if i >= n:
+        return None
+    start = i
+    chars: list[str] = []
+    offs: list[int] = []
+    quote: str | None = None
+    quote_at = 0
+    while i < n:
+        c = value[i]
+        if quote is None and c in _SEPARATORS:
+            break
+        if c == "\\" and i + 1 < n:
+            chars.append(value[i + 1])
+            offs.append(i + 1)
+            i += 2
+            continue
+        if quote is None and c in "'\"":
+            quote, quote_at = c, i
+            i += 1
+            continue
+        if quote is not None and c == quote:
+            quote = None
+            i += 1
+            continue
+        chars.append(c)
+        offs.append(i)
+        i += 1
+    return start, i, chars, offs, quote, quote_at
+
+
 def split_exec_219(value: str) -> ExecSplit:
     out = ExecSplit()
-    n = len(value)
     i = 0
-    while True:
-        while i < n and value[i] in _SEPARATORS:
-            i += 1
-        if i >= n:
-            return out
-        start = i
-        chars: list[str] = []
-        offs: list[int] = []
-        quote: str | None = None
-        quote_at = 0
-        while i < n:
-            c = value[i]
-            if quote is None and c in _SEPARATORS:
-                break
-            if c == "\\" and i + 1 < n:
-                chars.append(value[i + 1])
-                offs.append(i + 1)
-                i += 2
-                continue
-            if quote is None and c in "'\"":
-                quote, quote_at = c, i
-                i += 1
-                continue
-            if quote is not None and c == quote:
-                quote = None
-                i += 1
-                continue
-            chars.append(c)
-            offs.append(i)
-            i += 1
+    while (word := _next_word(value, i)) is not None:
+        start, i, chars, offs, quote, quote_at = word
         if quote == '"':
             out.exec_fails = True
             out.error = 'unterminated double quote: systemd 219 cannot split the command line and the kubelet never starts'
             out.error_at = quote_at
             return out
         if not chars:  # an empty word ("" or '') ends the list in 219
-            if i < n and value[i:].strip(_SEPARATORS):
+            if i < len(value) and value[i:].strip(_SEPARATORS):
                 out.truncated_at = start
                 out.lost = value[i:].strip(_SEPARATORS)
             return out
         out.words.append(SplitWord("".join(chars), offs, start, i))
+    return out
 
 
 def split_exec_252(value: str) -> ExecSplit:
+    """systemd 252 (EXTRACT_RELAX|EXTRACT_UNQUOTE): open quotes are tolerated and "" is an empty argument."""
     out = ExecSplit()
-    n = len(value)
     i = 0
-    while True:
-        while i < n and value[i] in _SEPARATORS:
-            i += 1
-        if i >= n:
-            return out
-        start = i
-        chars: list[str] = []
-        offs: list[int] = []
-        quote: str | None = None
-        while i < n:
-            c = value[i]
-            if quote is None and c in _SEPARATORS:
-                break
-            if c == "\\" and i + 1 < n:
-                chars.append(value[i + 1])
-                offs.append(i + 1)
-                i += 2
-                continue
-            if quote is None and c in "'\"":
-                quote = c
-                i += 1
-                continue
-            if quote is not None and c == quote:
-                quote = None
-                i += 1
-                continue
-            chars.append(c)
-            offs.append(i)
-            i += 1
+    while (word := _next_word(value, i)) is not None:
+        start, i, chars, offs, _, _ = word
         out.words.append(SplitWord("".join(chars), offs, start, i))
+    return out
 
 
 def cunescape(word: str) -> tuple[str, list[int]] | None:
