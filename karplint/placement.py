@@ -7,9 +7,8 @@ well-known labels Karpenter fills from instance types, `Gt`/`Lt`), the pod is as
 
 from __future__ import annotations
 
-from typing import Any
-
 from karplint.model import Resource
+from karplint.templating import has_placeholder
 
 # Labels Karpenter sets on every node from the instance type, the zone or itself: any pod selector on them may
 # match some node of any NodePool unless a requirement narrows it.
@@ -18,10 +17,6 @@ WELL_KNOWN_PREFIXES = (
     "failure-domain.beta.kubernetes.io/", "karpenter.k8s.aws/", "karpenter.sh/", "topology.k8s.aws/",
     "k8s.io/", "eks.amazonaws.com/", "node-restriction.kubernetes.io/",
 )
-
-
-def _placeholder(v: Any) -> bool:
-    return isinstance(v, str) and ("${" in v or "{{" in v or "<<" in v)
 
 
 def nodepool_template(np: Resource) -> tuple[dict, list, list]:
@@ -44,7 +39,7 @@ def _nodepool_template(np: Resource) -> tuple[dict, list, list]:
 
 def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
     """Could a node of `np` satisfy `key op values`? True when unsure."""
-    if _placeholder(key) or any(_placeholder(v) for v in values):
+    if has_placeholder(key) or any(has_placeholder(v) for v in values):
         return True
     labels, reqs, _ = nodepool_template(np)
     values = [str(v) for v in values]
@@ -52,7 +47,7 @@ def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
     if key == "karpenter.sh/nodepool" and np.name:
         fixed = np.name
     elif key in labels:
-        if _placeholder(labels[key]):
+        if has_placeholder(labels[key]):
             return True
         fixed = str(labels[key])
     if fixed is not None:
@@ -70,7 +65,7 @@ def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
         if r.get("key") != key:
             continue
         rop, rvals = r.get("operator"), r.get("values") if isinstance(r.get("values"), list) else []
-        if any(_placeholder(v) for v in rvals):
+        if any(has_placeholder(v) for v in rvals):
             return True
         if rop == "In":
             vals = {str(v) for v in rvals}
@@ -118,7 +113,7 @@ def tolerates(tolerations: list, taint: dict) -> bool:
     for t in tolerations:
         if not isinstance(t, dict):
             continue
-        if any(_placeholder(v) for v in t.values()):
+        if any(has_placeholder(v) for v in t.values()):
             return True
         effect = t.get("effect")
         if effect and effect != taint.get("effect"):
@@ -170,7 +165,7 @@ def _can_land(pod_spec: dict, np: Resource) -> bool:
     _, _, taints = nodepool_template(np)
     tolerations = pod_spec.get("tolerations") if isinstance(pod_spec.get("tolerations"), list) else []
     for taint in taints:
-        if any(_placeholder(v) for v in taint.values()):
+        if any(has_placeholder(v) for v in taint.values()):
             continue
         if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
             return False

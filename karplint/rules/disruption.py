@@ -19,6 +19,7 @@ from karplint.model import Model, Resource
 from karplint.placement import can_land
 from karplint.rules import rule
 from karplint.versions import V, Version
+from karplint.templating import has_placeholder
 
 DISRUPTION = ("spec", "disruption")
 BUDGETS = DISRUPTION + ("budgets",)
@@ -162,10 +163,6 @@ def _budgets(res: Resource) -> list[tuple[int, dict]]:
     return [(i, b) for i, b in enumerate(budgets) if isinstance(b, dict)]
 
 
-def _placeholder(v) -> bool:
-    return isinstance(v, str) and ("${" in v or "{{" in v or "<<" in v)
-
-
 @rule("KPL403", "invalid-budget-schedule", category="disruption", severity="error",
       summary="A disruption budget `schedule` that is not a valid 5-field cron expression or macro",
       kinds=("NodePool",))
@@ -174,7 +171,7 @@ def invalid_budget_schedule(res, ctx):
         return
     for i, b in _budgets(res):
         schedule = b.get("schedule")
-        if schedule is None or _placeholder(schedule):
+        if schedule is None or has_placeholder(schedule):
             continue
         err = cron.validate(schedule if isinstance(schedule, str) else str(schedule))
         if err:
@@ -223,7 +220,7 @@ def unknown_budget_reason(res, ctx):
         if not isinstance(reasons, list):
             continue
         for j, reason in enumerate(reasons):
-            if reason in allowed or _placeholder(reason):
+            if reason in allowed or has_placeholder(reason):
                 continue
             close = difflib.get_close_matches(str(reason), allowed, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -341,7 +338,7 @@ def expire_after_without_tgp(res, ctx):
     if not _is_v1_nodepool(res) or not isinstance(res.get(TEMPLATE_SPEC), dict) or res.get(TGP) is not None:
         return
     expire = res.get(EXPIRE)
-    if expire == "Never" or _placeholder(expire):
+    if expire == "Never" or has_placeholder(expire):
         return
     pods = [p for p in _protected_pods(ctx.model) if can_land(p.spec, res)]
     if not pods:
@@ -422,7 +419,7 @@ def invalid_do_not_disrupt_value(model, ctx):
             continue
         value = ann[DO_NOT_DISRUPT]
         vpath = path + (DO_NOT_DISRUPT,)
-        if value == "true" or value == "false" or _placeholder(value):
+        if value == "true" or value == "false" or has_placeholder(value):
             continue  # "false" is ignored, which is what it says
         if not isinstance(value, str):
             shown = str(value).lower() if isinstance(value, bool) else str(value)
