@@ -33,3 +33,23 @@ def run_fix_cli():
         return subprocess.run([sys.executable, str(HERE / "fixrules.py"), *args], cwd=cwd, input=stdin,
                               capture_output=True, env=env, timeout=60)
     return run
+
+
+# The NodePool that the fix API and CLI tests share.
+NP = """\
+# a nodepool
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  disruption:
+    consolidationPolicy: WhenUnderutilized   # old name
+    expireAfter: 720h
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+"""

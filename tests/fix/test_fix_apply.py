@@ -9,25 +9,8 @@ from karplint.findings import Edit, Finding, Fix
 from karplint.fix import apply, document_count, fix_inputs, select_fixes, unified_diff
 from karplint.source import Span
 from karplint.testing import lint_report, make_config
-from fixsupport import fix_rules  # noqa: F401 - pytest fixtures
+from fixsupport import NP, fix_rules  # noqa: F401 - pytest fixtures
 
-NP = """\
-# a nodepool
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: {name}
-spec:
-  disruption:
-    consolidationPolicy: WhenUnderutilized   # old name
-    expireAfter: 720h
-  template:
-    spec:
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: default
-"""
 
 FIXED_SAFE = """\
 # a nodepool

@@ -8,25 +8,8 @@ import shutil
 import stat
 import subprocess
 
-from fixsupport import run_fix_cli  # noqa: F401 - pytest fixtures
+from fixsupport import NP, run_fix_cli  # noqa: F401 - pytest fixtures
 
-NP = """\
-# a nodepool
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: {name}
-spec:
-  disruption:
-    consolidationPolicy: WhenUnderutilized   # old name
-    expireAfter: 720h
-  template:
-    spec:
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: default
-"""
 
 
 def make_tree(root):
