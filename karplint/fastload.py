@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Mapping
 from typing import Any
 
@@ -190,26 +189,17 @@ class _Marks:
     final line break libyaml reports (line + 1, column 0) where ruamel reports the end of the last line.
     """
 
-    __slots__ = ("text", "n", "ends_with_break", "_starts", "pure")
+    __slots__ = ("text", "n", "ends_with_break", "_lines", "pure")
 
     def __init__(self, text: str):
         self.pure = _pure_reference()
         self.text = text
         self.n = len(text)
         self.ends_with_break = text.endswith("\n")
-        self._starts: list[int] | None = None
+        self._lines = SourceFile("", text)  # line starts, computed on the first position asked for
 
     def _position(self, offset: int) -> tuple[int, int]:
-        if self._starts is None:
-            starts = [0]
-            text = self.text
-            i = text.find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = text.find("\n", i + 1)
-            self._starts = starts
-        idx = bisect_right(self._starts, offset) - 1
-        return idx + 1, offset - self._starts[idx] + 1
+        return self._lines.position_of(offset)
 
     def _next_token(self, i: int) -> int:
         text, n = self.text, self.n

@@ -63,14 +63,9 @@ def family_of(res) -> tuple[str | None, str]:
             if fam.strip().lower() == known.lower():
                 return known, "amiFamily"
         return fam.strip(), "amiFamily"
-    terms = res.get(("spec", "amiSelectorTerms"))
-    if isinstance(terms, list):
-        for term in terms:
-            alias = term.get("alias") if isinstance(term, dict) else None
-            if isinstance(alias, str) and "@" in alias:
-                fam = ALIAS_FAMILIES.get(alias.split("@", 1)[0].strip().lower())
-                if fam:
-                    return fam, "alias"
+    fam = alias_family(res)
+    if fam:
+        return fam, "alias"
     if getattr(res, "version", None) == "v1beta1":
         return AL2, "default"  # v1beta1 EC2NodeClass: amiFamily defaults to AL2 (v1 requires it or an alias)
     return None, "none"
