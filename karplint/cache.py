@@ -1,11 +1,19 @@
-"""A content-hash cache of the per-file stage (`engine.process_input`): loaded documents as plain data and the
-findings of resource-scope rules, never a cross-file verdict (run-scope rules always run on the full model).
+"""The cache: per-file summaries (`engine.FileSummary` plus the pickled documents the run stage reads) and the
+last run stage's verdicts, never a cross-file verdict keyed by one file.
 
 One pack file per (karplint code, configuration, working directory) under `.karplint_cache/` in the project
 root (the directory of the configuration file) or the user cache directory; `KARPLINT_CACHE_DIR` overrides.
-Inside: display path -> (hash of path and bytes, pickled `FileResult`). An entry is used only when the file's
-bytes hash the same. Writes go to a temporary file renamed over the pack (atomic: concurrent runs never see a
-torn pack; the last writer wins). A pack or entry that cannot be read is ignored.
+
+* Files: display path -> (size, mtime_ns, inode, checked_ns, key, summary, documents). `key` hashes the path and
+  bytes. A file whose size, mtime and inode are unchanged is not read again, provided its mtime was more than
+  `RACY_NS` older than when it was checked (git's "racily clean" rule: a change in the same clock tick as the
+  check could leave mtime unchanged); any other file is read and looked up by `key`.
+* Run: (digest, verdicts) of the last run stage. The digest covers, in order, the path and key of every file
+  holding a document the run stage reads; the stage's verdicts depend on nothing else (karplint and the
+  configuration are in the pack's name), so equal digests mean equal verdicts.
+
+Writes go to a temporary file renamed over the pack (atomic: concurrent runs never see a torn pack; the last
+writer wins). A pack or entry that cannot be read is ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-FORMAT = 1
+FORMAT = 2
+RACY_NS = 2_000_000_000  # coarser than any filesystem's mtime granularity in practice (FAT: 2 s)
 
 
 def _code_fingerprint() -> str:
@@ -44,7 +53,8 @@ def _code_fingerprint() -> str:
 
 
 def _config_fingerprint(config, rules) -> str:
-    """Everything the per-file stage depends on besides the file: the selected rules and what they may read."""
+    """Everything the per-file and run stages depend on besides the files: the selected rules and what they may
+    read."""
     parts = (
         sorted(r.code for r in rules),
         str(config.karpenter_version),
@@ -70,7 +80,8 @@ class Cache:
     def __init__(self, directory: Path, namespace: str):
         self.directory = Path(directory)
         self.path = self.directory / f"{namespace}.pack"
-        self._entries: dict[str, tuple[str, bytes]] | None = None
+        self._files: dict[str, tuple] | None = None
+        self._run: tuple | None = None
         self._dirty = False
 
     @classmethod
@@ -89,35 +100,68 @@ class Cache:
         return h.hexdigest()
 
     def _load(self) -> dict:
-        if self._entries is None:
-            entries: dict = {}
+        if self._files is None:
+            files: dict = {}
+            run = None
             try:
                 with open(self.path, "rb") as fh:
                     loaded = pickle.load(fh)
-                if isinstance(loaded, dict):
-                    entries = loaded
+                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
+                    files, run = loaded["files"], loaded["run"]
             except FileNotFoundError:
                 pass
             except Exception:  # noqa: BLE001 - a corrupt or foreign pack is ignored (and replaced)
-                entries = {}
-            self._entries = entries
-        return self._entries
+                files, run = {}, None
+            self._files = files if isinstance(files, dict) else {}
+            self._run = run if isinstance(run, tuple) and len(run) == 2 else None
+        return self._files
 
-    def get(self, display: str, key: str):
+    @staticmethod
+    def _outcome(entry):
+        from karplint.engine import FileOutcome, FileSummary
+
+        if not (isinstance(entry, tuple) and len(entry) == 7 and isinstance(entry[5], FileSummary)):
+            return None
+        return FileOutcome(entry[5], entry[6], entry[4])
+
+    def by_stat(self, display: str, st: tuple):
+        """The cached outcome when the file's (size, mtime_ns, inode) vouch for unchanged bytes, else None."""
         entry = self._load().get(display)
-        if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != key:
+        if entry is None or tuple(entry[:3]) != tuple(st) or entry[3] - entry[1] <= RACY_NS:
             return None
-        try:
-            return pickle.loads(entry[1])
-        except Exception:  # noqa: BLE001 - a corrupt entry is recomputed
-            return None
+        return self._outcome(entry)
 
-    def put(self, display: str, key: str, blob: bytes) -> None:
-        self._load()[display] = (key, blob)
+    def by_key(self, display: str, key: str):
+        entry = self._load().get(display)
+        if entry is None or entry[4] != key:
+            return None
+        return self._outcome(entry)
+
+    def restat(self, display: str, st: tuple | None, checked_ns: int) -> None:
+        """The file's bytes were found unchanged (by hash): record its current stat for the next run."""
+        entry = self._load().get(display)
+        if st is None or entry is None or (tuple(entry[:3]) == tuple(st) and entry[3] == checked_ns):
+            return
+        self._files[display] = (*st, checked_ns, *entry[4:])
+        self._dirty = True
+
+    def put(self, display: str, st: tuple | None, checked_ns: int, key: str, summary, documents: bytes | None) -> None:
+        self._load()[display] = (*(st or (-1, -1, -1)), checked_ns, key, summary, documents)
+        self._dirty = True
+
+    def get_run(self, digest: str):
+        self._load()
+        if self._run is not None and self._run[0] == digest:
+            return self._run[1]
+        return None
+
+    def put_run(self, digest: str, results: list) -> None:
+        self._load()
+        self._run = (digest, results)
         self._dirty = True
 
     def save(self) -> None:
-        if not self._dirty or self._entries is None:
+        if not self._dirty or self._files is None:
             return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -125,7 +169,8 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".pack-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as fh:
-                    pickle.dump(self._entries, fh, pickle.HIGHEST_PROTOCOL)
+                    pickle.dump({"format": FORMAT, "files": self._files, "run": self._run}, fh,
+                                pickle.HIGHEST_PROTOCOL)
                 os.replace(tmp, self.path)
             except BaseException:
                 try:

@@ -321,3 +321,34 @@ def target_karpenter(ctx) -> tuple[Version, str, bool]:
     if found is not None:
         return found.version, f"Karpenter {found.version} from {found.where}", True
     return ctx.karpenter_version, f"Karpenter {ctx.karpenter_version} (default target; set karpenter-version)", False
+
+
+# ------------------------------------------------------------------------------------------ what detection reads
+# For `Rule.reads` of the rules that ask `installed_agents` or `deployed_karpenter` (see karplint/model.py).
+
+_INSTALLERS = ("HelmRelease", "Application", "ApplicationSet", "OCIRepository")
+
+
+def reads_chart_installs(doc: Document, res: Resource | None) -> bool:
+    """What `_helm_installs` reads: Flux/Argo CD installs, OCI chart sources, and any document of a Chart.yaml."""
+    return (res is not None and res.kind in _INSTALLERS) or os.path.basename(doc.path) == "Chart.yaml"
+
+
+def reads_agents(doc: Document, res: Resource | None) -> bool:
+    """What `installed_agents` reads: DaemonSets, chart installs, cilium values documents, cilium-config."""
+    if reads_chart_installs(doc, res):
+        return True
+    if res is None:
+        return "cilium" in doc.path.lower()
+    return res.kind == "DaemonSet" or (res.kind == "ConfigMap" and res.name == "cilium-config")
+
+
+def reads_karpenter_release(doc: Document, res: Resource | None) -> bool:
+    """What `deployed_karpenter` reads: chart installs and Deployments running the Karpenter controller image."""
+    if reads_chart_installs(doc, res):
+        return True
+    if res is None or res.kind != "Deployment":
+        return False
+    spec = res.get(("spec", "template", "spec"))
+    return isinstance(spec, dict) and any(
+        isinstance(c.get("image"), str) and _KARPENTER_IMAGE.search(c["image"]) for c in _containers(spec))

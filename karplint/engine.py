@@ -1,6 +1,11 @@
 """Run a check: load every input, build the model, run the selected rules, apply suppressions.
 
-    inputs (display path + bytes) -> FileResult (per file) -> Model -> rules -> Finding -> Report
+    inputs -> per-file stage (one file at a time: parse, resource- and file-scope rules) -> FileSummary
+           -> run stage (run-scope rules over the documents they read, across files) -> Finding -> Report
+
+The per-file stage depends only on one file, the configuration and karplint, so its `FileSummary` can be
+computed in worker processes and cached. The run stage sees only the documents some selected cross-file rule
+reads (each such rule declares them: `Rule.reads`); most documents of a monorepo are never loaded into it.
 """
 
 from __future__ import annotations
@@ -8,12 +13,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import traceback
-from dataclasses import dataclass, field
-from typing import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, NamedTuple
 
 from karplint.config import Config
 from karplint.document import Document
-from karplint.findings import Finding, severity_rank
+from karplint.findings import Finding, Fix, severity_rank
 from karplint.loader import Problem, decode, load
 from karplint.model import Model, Resource, as_resource
 from karplint.rules import Context, Rule, Violation, all_rules
@@ -27,21 +32,118 @@ class InputFile:
     display: str
     abspath: str | None = None  # None: `data` is given (stdin, tests)
     data: bytes | None = None
+    stat: tuple | None = None  # (size, mtime_ns, inode) seen by discovery: lets the cache skip reading
 
 
 @dataclass
 class FileResult:
+    """One file parsed: what `load_input` returns (also used by `render`)."""
+
     display: str
     source: SourceFile | None
     documents: list[Document] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     suppressions: list[Suppression] = field(default_factory=list)
-    # Per-file stage (`process_input`): what the selected resource-scope rules yielded for this file's
-    # resources, by (rule code, position in `documents`) -> [(code to report, Violation)]; None: not run yet.
-    rule_results: dict | None = None
-    # Resource-scope rules that read `ctx.model` here: their per-file results are dropped and they run on the
-    # whole model instead (see `_ModelGuard`).
-    needs_model: set = field(default_factory=set)
+
+
+DocKey = tuple  # (path, document index, list-item base): identifies a document across processes
+
+
+class Result(NamedTuple):
+    """A rule's verdict resolved to plain data (positions included), so it can be cached and shipped."""
+
+    code: str  # the code reported: the rule's, or KPL006 for an internal error
+    rule: str  # the rule that ran
+    file: str
+    span: Span
+    message: str
+    resource: dict | None
+    fix: Fix | None
+    severity: str | None
+    doc: DocKey | None
+
+
+@dataclass
+class FileSummary:
+    """What the run needs from one file besides its run-stage documents; small, cached per file."""
+
+    display: str
+    problems: list[Problem] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)  # verdicts of resource- and file-scope rules
+    annotations: list[tuple[DocKey, Suppression]] = field(default_factory=list)  # karplint.io/ignore
+    resources: int = 0
+    needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
+    run_documents: int = 0  # how many of its documents the run stage reads
+
+
+class FileOutcome:
+    """A file's per-file stage result, computed now or taken from the cache: the summary, and the documents the
+    run stage reads (a list, or the pickled list from the cache, unpickled only if the run stage runs)."""
+
+    __slots__ = ("summary", "key", "_docs")
+
+    def __init__(self, summary: FileSummary, docs: list[Document] | bytes | None, key: str | None = None):
+        self.summary = summary
+        self.key = key
+        self._docs = docs
+
+    def documents(self) -> list[Document]:
+        if isinstance(self._docs, bytes):
+            import pickle
+
+            self._docs = pickle.loads(self._docs)
+        return self._docs or []
+
+    def documents_blob(self) -> bytes | None:
+        if self._docs is None or isinstance(self._docs, bytes):
+            return self._docs
+        if not self._docs:
+            return None
+        import pickle
+
+        return pickle.dumps(self._docs, pickle.HIGHEST_PROTOCOL)
+
+
+class Sources:
+    """Decoded sources by display path, read on first use (code frames and fixes need a few files, not all).
+
+    A file is read again here: it has the bytes the check saw a moment ago (the cache vouched for them by hash,
+    or by size, mtime and inode), and only files with findings are ever asked for."""
+
+    def __init__(self, inputs: Iterable[InputFile] = ()):
+        self._inputs = {item.display: item for item in inputs}
+        self._decoded: dict[str, SourceFile | None] = {}
+
+    def get(self, display: str, default=None) -> SourceFile | None:
+        if display not in self._decoded:
+            self._decoded[display] = self._read(display)
+        return self._decoded[display] or default
+
+    def __contains__(self, display: str) -> bool:
+        return self.get(display) is not None
+
+    def __getitem__(self, display: str) -> SourceFile:
+        src = self.get(display)
+        if src is None:
+            raise KeyError(display)
+        return src
+
+    def _read(self, display: str) -> SourceFile | None:
+        item = self._inputs.get(display)
+        if item is None:
+            return None
+        raw = item.data
+        if raw is None and item.abspath is not None:
+            try:
+                with open(item.abspath, "rb") as fh:
+                    raw = fh.read()
+            except OSError:
+                return None
+        if raw is None:
+            return None
+        src = decode(display, raw, item.abspath)
+        return src if isinstance(src, SourceFile) else None
 
 
 @dataclass
@@ -50,7 +152,7 @@ class Report:
     files: int
     resources: int
     config: Config
-    sources: dict[str, SourceFile] = field(default_factory=dict)
+    sources: Sources = field(default_factory=Sources)
     notes: list[str] = field(default_factory=list)  # messages for stderr
 
     def failed(self) -> bool:
@@ -152,7 +254,8 @@ class _ModelGuard:
 
     Resource-scope rules see one resource; their results are computed per file (in worker processes, and
     cached with the file). A rule that reads `ctx.model` there depends on other files: the engine drops its
-    per-file results and runs it in the main process over the whole model instead, on every run.
+    per-file results and runs it in the run stage over the whole model instead, on every run. Such a rule must
+    declare what it reads (`Rule.reads`) so that the run stage has it.
     """
 
     def __getattr__(self, name):
@@ -162,45 +265,58 @@ class _ModelGuard:
         raise _NeedsModel()
 
 
-def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]) -> FileResult:
-    """The per-file stage: parse one file and run the selected resource-scope rules on its resources.
+# ---------------------------------------------------------------------------------------------- what the run stage reads
 
-    Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
-    computed in any process and cached; cross-file verdicts belong to `evaluate`."""
-    fr = parse_input(item, raw)
-    fr.rule_results = {}
-    resource_rules = [r for r in rules if r.check is not None and r.scope == "resource"]
-    if not resource_rules or not fr.documents:
-        return fr
-    ctx = Context(_ModelGuard(), config.karpenter_version, dict(config.cluster), dict(config.options),  # type: ignore[arg-type]
-                  config.karpenter_version_source)
-    by_kind: dict[str, list[tuple[int, Resource]]] = {}
-    for pos, doc in enumerate(fr.documents):
-        res = as_resource(doc)
-        if res is not None:
-            by_kind.setdefault(res.kind, []).append((pos, res))
-    internal = REGISTRY["KPL006"].code
-    for r in resource_rules:
-        for kind in r.kinds:
-            for pos, res in by_kind.get(kind, ()):
-                out: list = []
-                try:
-                    for v in r.check(res, ctx) or ():
-                        out.append((r.code, v))
-                except _NeedsModel:
-                    fr.needs_model.add(r.code)
-                    continue
-                except Exception as exc:  # noqa: BLE001
-                    out.append((internal, _internal(r, exc, res.doc, res)))
-                if out:
-                    fr.rule_results.setdefault((r.code, pos), []).extend(out)
-    for code in fr.needs_model:
-        for key in [k for k in fr.rule_results if k[0] == code]:
-            del fr.rule_results[key]
-    return fr
+Reads = Callable[[Document, "Resource | None"], bool]
 
 
-# ---------------------------------------------------------------------------------------------- running
+def _reads_everything(doc: Document, res: Resource | None) -> bool:
+    return True
+
+
+def run_reads(rules: Iterable[Rule]) -> Reads | None:
+    """Which documents the run stage needs for `rules`: a predicate on (document, its resource or None), or None
+    when no selected rule looks across files. A run-scope rule that declares nothing reads everything."""
+    preds: list[Reads] = []
+    kinds: set[str] = set()
+    for r in rules:
+        if r.check is None:
+            continue
+        if r.scope == "run":
+            if r.reads is None:
+                return _reads_everything
+            preds.extend(r.reads)
+        elif r.scope == "resource" and r.reads is not None:
+            preds.extend(r.reads)
+            kinds.update(r.kinds)  # its own resources: it runs over them in the run stage when it reads the model
+    if not preds and not kinds:
+        return None
+    preds = list(dict.fromkeys(preds))
+
+    def reads(doc: Document, res: Resource | None) -> bool:
+        return (res is not None and res.kind in kinds) or any(p(doc, res) for p in preds)
+
+    return reads
+
+
+# ---------------------------------------------------------------------------------------------- per-file stage
+
+def _doc_key(doc: Document) -> DocKey:
+    return (doc.source.path, doc.index, doc.base)
+
+
+def _resolve(v: Violation, code: str, rule_code: str) -> Result:
+    return Result(code, rule_code, v.doc.source.path, v.span, v.message, v.resource.ref() if v.resource else None,
+                  v.fix, v.severity, _doc_key(v.doc))
+
+
+def _internal(r: Rule, exc: BaseException, doc: Document, res: Resource | None) -> Result:
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    loc = f" at {os.path.basename(where.filename)}:{where.lineno}" if where else ""
+    v = Violation(doc, doc.span(()), f"internal error in {r.code} ({r.slug}): {type(exc).__name__}: {exc}{loc}; "
+                  "please report it", res)
+    return _resolve(v, REGISTRY["KPL006"].code, r.code)
+
 
 def _annotation_codes(res: Resource) -> tuple[str, ...]:
     codes: tuple[str, ...] = ()
@@ -214,125 +330,194 @@ def _annotation_codes(res: Resource) -> tuple[str, ...]:
     return codes
 
 
-def _doc_key(doc: Document) -> tuple:
-    return (doc.source.path, doc.index, doc.base)
+def _context(model, config: Config) -> Context:
+    return Context(model, config.karpenter_version, dict(config.cluster), dict(config.options),
+                   config.karpenter_version_source)
 
 
-def run_rules(model: Model, ctx: Context, rules: Iterable[Rule],
-              precomputed: dict | None = None, needs_model: set = frozenset()) -> list[tuple[Rule, Violation]]:
-    """Every violation of `rules`, in rule order, then kind, then model order.
+def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule],
+                  reads: Reads | None = None) -> FileOutcome:
+    """The per-file stage: parse one file, run the selected resource- and file-scope rules on it, and keep the
+    documents the run stage reads (`reads`, from `run_reads`).
 
-    `precomputed`: id(document) -> (FileResult, position) for documents whose file went through
-    `process_input`; their resource-scope results are taken from there, except for rules in `needs_model`."""
-    out: list[tuple[Rule, Violation]] = []
+    Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
+    computed in any process and cached; cross-file verdicts belong to the run stage."""
+    fr = parse_input(item, raw)
+    summary = FileSummary(fr.display, fr.problems, fr.suppressions)
+    if not fr.documents:
+        return FileOutcome(summary, None)
+    guarded = _context(_ModelGuard(), config)
+    resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
-    for res in model.resources:
-        by_kind.setdefault(res.kind, []).append(res)
+    for _doc, res in resources:
+        if res is not None:
+            by_kind.setdefault(res.kind, []).append(res)
+    summary.resources = sum(len(v) for v in by_kind.values())
+    results: list[Result] = []
+    needs_model: set[str] = set()
+    file_model: Model | None = None
     for r in rules:
         if r.check is None:
             continue
         if r.scope == "resource":
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
-                    pre = precomputed.get(id(res.doc)) if precomputed and r.code not in needs_model else None
-                    if pre is not None:
-                        fr, pos = pre
-                        for code, v in fr.rule_results.get((r.code, pos), ()):
-                            out.append((r if code == r.code else REGISTRY[code], v))
-                        continue
                     try:
-                        for v in r.check(res, ctx) or ():
-                            out.append((r, v))
-                    except Exception as exc:  # noqa: BLE001
-                        out.append((REGISTRY["KPL006"], _internal(r, exc, res.doc, res)))
-        else:
+                        out = [_resolve(v, r.code, r.code) for v in r.check(res, guarded) or ()]
+                    except _NeedsModel:
+                        if r.reads is None:
+                            results.append(_internal(r, RuntimeError(
+                                "the rule reads the whole run but does not declare what it reads (`reads`)"),
+                                res.doc, res))
+                        else:
+                            needs_model.add(r.code)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - isolation: one rule never stops the others
+                        out = [_internal(r, exc, res.doc, res)]
+                    results.extend(out)
+        elif r.scope == "file":
+            if file_model is None:
+                file_model = Model()
+                file_model.add(fr.documents)
             try:
-                for v in r.check(model, ctx) or ():
-                    out.append((r, v))
+                results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, _context(file_model, config)) or ())
             except Exception as exc:  # noqa: BLE001
-                anchor = model.resources[0] if model.resources else None
-                if anchor is not None:
-                    out.append((REGISTRY["KPL006"], _internal(r, exc, anchor.doc, None)))
+                results.append(_internal(r, exc, fr.documents[0], None))
+    summary.results = [x for x in results if x.rule not in needs_model]
+    summary.needs_model = frozenset(needs_model)
+    for _doc, res in resources:
+        codes = _annotation_codes(res) if res is not None else ()
+        if codes:
+            summary.annotations.append(
+                (_doc_key(res.doc), Suppression(codes, res.doc.key_span(("metadata",)), "annotation")))
+    run_docs = [doc for doc, res in resources if reads(doc, res)] if reads is not None else []
+    summary.run_documents = len(run_docs)
+    return FileOutcome(summary, run_docs or None)
+
+
+# ---------------------------------------------------------------------------------------------- run stage
+
+def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], needs_model: set) -> list[Result]:
+    """Cross-file verdicts: run-scope rules, and the resource-scope rules in `needs_model`, over the documents
+    the per-file stage kept for the run stage, in input order."""
+    model = Model()
+    for o in outcomes:
+        if o.summary.run_documents:
+            model.add(o.documents())
+    ctx = _context(model, config)
+    by_kind: dict[str, list[Resource]] = {}
+    for res in model.resources:
+        by_kind.setdefault(res.kind, []).append(res)
+    out: list[Result] = []
+    for r in rules:
+        if r.check is None:
+            continue
+        if r.scope == "resource":
+            if r.code not in needs_model:
+                continue
+            for kind in r.kinds:
+                for res in by_kind.get(kind, ()):
+                    try:
+                        out.extend(_resolve(v, r.code, r.code) for v in r.check(res, ctx) or ())
+                    except Exception as exc:  # noqa: BLE001
+                        out.append(_internal(r, exc, res.doc, res))
+        elif r.scope == "run":
+            try:
+                out.extend(_resolve(v, r.code, r.code) for v in r.check(model, ctx) or ())
+            except Exception as exc:  # noqa: BLE001
+                anchor = model.resources[0].doc if model.resources else model.documents[0] if model.documents else None
+                if anchor is not None:  # (with no document at all, a rule has nothing to fail on)
+                    out.append(_internal(r, exc, anchor, None))
     return out
 
 
-def _internal(r: Rule, exc: Exception, doc: Document, res: Resource | None) -> Violation:
-    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-    loc = f" at {os.path.basename(where.filename)}:{where.lineno}" if where else ""
-    return Violation(doc, doc.span(()), f"internal error in {r.code} ({r.slug}): {type(exc).__name__}: {exc}{loc}; "
-                     "please report it", res)
+def _run_digest(outcomes: list[FileOutcome], needs_model: set) -> str | None:
+    """What the run stage's verdicts depend on besides karplint and the configuration: the bytes of the files
+    holding run-stage documents, in order. None when one has no content key (no cache)."""
+    import hashlib
 
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr(sorted(needs_model)).encode())
+    for o in outcomes:
+        if o.summary.run_documents:
+            if o.key is None:
+                return None
+            h.update(b"\0" + o.summary.display.encode("utf-8", "surrogateescape") + b"\0" + o.key.encode())
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- running
 
 def selected_rules(config: Config) -> list[Rule]:
     return [r for r in all_rules() if is_selected(r, config)]
 
 
 def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = (),
-          jobs: int = 1, cache=None) -> Report:
+          jobs: int = 1, cache=None, started_ns: int | None = None) -> Report:
     """Check `inputs`. `jobs` > 1: the per-file stage runs in that many worker processes (when there is enough
-    work); `cache`: a `karplint.cache.Cache` holding per-file stage results. The findings are the same
-    whatever `jobs` and `cache` are."""
+    work); `cache`: a `karplint.cache.Cache` holding per-file summaries and the last run stage's verdicts. The
+    findings are the same whatever `jobs` and `cache` are. `started_ns`: when the inputs were discovered (their
+    `stat`), for the cache."""
     from karplint.parallel import run_files
 
-    results = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache)
-    return evaluate(results, config, extra_problems=extra_problems)
+    outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns)
+    report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
+    if cache is not None:
+        cache.save()
+    return report
 
 
-def evaluate(results: list[FileResult], config: Config, *,
-             extra_problems: Iterable[tuple[str, Problem]] = ()) -> Report:
+def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Iterable[tuple[str, Problem]] = (),
+             cache=None, sources: Sources | None = None) -> Report:
     rules = selected_rules(config)
     selected = {r.code for r in rules}
-    model = Model()
-    sources: dict[str, SourceFile] = {}
-    precomputed: dict[int, tuple[FileResult, int]] = {}
     needs_model: set[str] = set()
-    for fr in results:
-        if fr.source is not None:
-            sources[fr.display] = fr.source
-        model.add(fr.documents)
-        if fr.rule_results is not None:
-            needs_model |= fr.needs_model
-            for pos, doc in enumerate(fr.documents):
-                precomputed[id(doc)] = (fr, pos)
-    ctx = Context(model, config.karpenter_version, dict(config.cluster), dict(config.options),
-                  config.karpenter_version_source)
+    for o in outcomes:
+        needs_model |= o.summary.needs_model
+
+    digest = _run_digest(outcomes, needs_model) if cache is not None else None
+    run_results = cache.get_run(digest) if digest is not None else None
+    if run_results is None:
+        run_results = run_stage(outcomes, config, rules, needs_model)
+        if digest is not None:
+            cache.put_run(digest, run_results)
 
     findings: list[Finding] = []
+    finding_doc: dict[int, DocKey] = {}  # which document each finding belongs to, for annotation suppressions
 
-    def emit(r: Rule, display: str, span: Span, message: str, *, res: Resource | None = None, fix=None,
-             severity: str | None = None, source: SourceFile | None = None) -> Finding:
+    def emit(code: str, display: str, span: Span, message: str, resource=None, fix=None,
+             severity: str | None = None) -> Finding:
+        r = REGISTRY[code]
         sev = config.severity.get(r.code) or severity or r.severity
-        f = Finding(r.code, r.slug, r.category, sev, message, display, span, res.ref() if res else None, fix,
-                    source or sources.get(display))
+        f = Finding(r.code, r.slug, r.category, sev, message, display, span, resource, fix)
         findings.append(f)
         return f
 
     for display, problem in extra_problems:
-        emit(REGISTRY[problem.code], display, problem.span, problem.message)
-    for fr in results:
-        for p in fr.problems:
-            emit(REGISTRY[p.code], fr.display, p.span, p.message)
-
-    # Which document each finding belongs to, for annotation suppressions.
-    finding_doc: dict[int, tuple] = {}
-    for r, v in run_rules(model, ctx, rules, precomputed, needs_model):
-        f = emit(r, v.doc.source.path, v.span, v.message, res=v.resource, fix=v.fix, severity=v.severity,
-                 source=v.doc.source)
-        finding_doc[id(f)] = _doc_key(v.doc)
+        emit(problem.code, display, problem.span, problem.message)
+    for o in outcomes:
+        for p in o.summary.problems:
+            emit(p.code, o.summary.display, p.span, p.message)
+    for o in outcomes:
+        for x in o.summary.results:
+            if x.rule not in needs_model:
+                finding_doc[id(emit(x.code, x.file, x.span, x.message, x.resource, x.fix, x.severity))] = x.doc
+    for x in run_results:
+        finding_doc[id(emit(x.code, x.file, x.span, x.message, x.resource, x.fix, x.severity))] = x.doc
 
     findings = [f for f in findings if f.code in selected and not _ignored_for_file(f.code, f.file, config)]
-    findings = _apply_suppressions(findings, results, model, finding_doc, config, selected, sources)
+    findings = _apply_suppressions(findings, [o.summary for o in outcomes], finding_doc, config, selected)
     findings.sort(key=Finding.sort_key)
-    return Report(findings, len(results), len(model.resources), config, sources)
+    return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
+                  sources if sources is not None else Sources())
 
 
-def _apply_suppressions(findings, results, model, finding_doc, config, selected, sources) -> list[Finding]:
-    by_file: dict[str, list[Suppression]] = {fr.display: fr.suppressions for fr in results if fr.suppressions}
-    annotations: dict[tuple, Suppression] = {}
-    for res in model.resources:
-        codes = _annotation_codes(res)
-        if codes:
-            annotations[_doc_key(res.doc)] = Suppression(codes, res.doc.key_span(("metadata",)), "annotation")
+def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, config, selected) -> list[Finding]:
+    # Fresh copies: `used` is filled in below, and summaries may come from a cache shared by several checks.
+    by_file: dict[str, list[Suppression]] = {
+        s.display: [replace(x, used=set()) for x in s.suppressions] for s in summaries if s.suppressions}
+    by_doc = [(key, replace(sup, used=set())) for s in summaries for key, sup in s.annotations]
+    annotations: dict[DocKey, Suppression] = dict(by_doc)
 
     def suppressed(f: Finding) -> bool:
         if f.category == "suppression":
@@ -355,33 +540,30 @@ def _apply_suppressions(findings, results, model, finding_doc, config, selected,
     known = {r.code for r in all_rules()} | {r.slug.upper() for r in all_rules()} | {"ALL"}
     slugs = {r.slug.upper(): r.code for r in all_rules()}
 
-    def report_suppression(display: str, s: Suppression, source: SourceFile | None) -> None:
+    def report_suppression(display: str, s: Suppression) -> None:
         for code in s.codes:
             if code not in known:
                 if unknown.code in selected:
                     kept.append(Finding(unknown.code, unknown.slug, unknown.category,
                                         config.severity.get(unknown.code, unknown.severity),
-                                        f"unknown rule {code!r} in a karplint suppression", display, s.span,
-                                        None, None, source))
+                                        f"unknown rule {code!r} in a karplint suppression", display, s.span))
                 continue
             real = slugs.get(code, code)
             if code == "ALL":
                 if not s.used and unused.code in selected:
                     kept.append(Finding(unused.code, unused.slug, unused.category,
                                         config.severity.get(unused.code, unused.severity),
-                                        "suppression `ALL` suppresses nothing", display, s.span, None, None, source))
+                                        "suppression `ALL` suppresses nothing", display, s.span))
                 continue
             if real not in s.used and real in selected and unused.code in selected:
                 kept.append(Finding(unused.code, unused.slug, unused.category,
                                     config.severity.get(unused.code, unused.severity),
-                                    f"suppression of {real} suppresses nothing here; remove it", display, s.span,
-                                    None, None, source))
+                                    f"suppression of {real} suppresses nothing here; remove it", display, s.span))
 
     for display, sups in by_file.items():
         for s in sups:
-            report_suppression(display, s, sources.get(display))
-    for res in model.resources:
-        s = annotations.get(_doc_key(res.doc))
-        if s is not None:
-            report_suppression(res.doc.source.path, s, res.doc.source)
+            report_suppression(display, s)
+    for key, sup in by_doc:
+        if annotations.get(key) is sup:
+            report_suppression(key[0], sup)
     return kept

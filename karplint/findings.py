@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from karplint.source import Span
@@ -53,7 +53,6 @@ class Finding:
     span: Span
     resource: dict | None = None  # {"api_version", "kind", "name"}
     fix: Fix | None = None
-    source: object = field(default=None, repr=False, compare=False)  # SourceFile, for code frames and fixes
 
     @property
     def line(self) -> int:

@@ -126,3 +126,58 @@ class Model:
         for res in self.resources:
             if res.pod_template is not None and res.group in ("", "apps", "batch"):
                 yield res
+
+
+# ---------------------------------------------------------------------------------------------- what rules read
+# Predicates on (document, its resource or None) for `Rule.reads`: the documents a cross-file rule may look at.
+# Each must be true for every document the rule's code can read (a superset is fine, a miss is a wrong verdict;
+# tests/perf/test_run_reads.py compares pruned and full runs).
+
+def karpenter_resources(doc: Document, res: Resource | None) -> bool:
+    """Karpenter's own kinds, under any group (a wrong group is still read, to be reported)."""
+    from karplint.versions import KARPENTER_KINDS
+
+    return res is not None and (res.is_karpenter or res.kind in KARPENTER_KINDS)
+
+
+def _pod_annotations_with_prefix(res: Resource, prefix: str) -> bool:
+    paths = [("metadata", "annotations")]
+    if res.pod_template is not None:
+        paths.append(res.pod_template[0] + ("annotations",))
+    for path in paths:
+        ann = res.get(path)
+        if isinstance(ann, dict) and any(isinstance(k, str) and k.startswith(prefix) for k in ann):
+            return True
+    return False
+
+
+def karpenter_annotated_pods(doc: Document, res: Resource | None) -> bool:
+    """Workloads and Nodes with a `karpenter.sh/` annotation (do-not-disrupt and its removed predecessors)."""
+    return res is not None and (res.pod_template is not None or res.kind == "Node") and \
+        _pod_annotations_with_prefix(res, "karpenter.sh/")
+
+
+def pods_with_grace_period(doc: Document, res: Resource | None) -> bool:
+    """Workloads whose pods set terminationGracePeriodSeconds."""
+    if res is None or res.pod_template is None:
+        return False
+    spec = res.get(res.pod_template[1])
+    return isinstance(spec, dict) and "terminationGracePeriodSeconds" in spec
+
+
+def pods_with_tolerations(doc: Document, res: Resource | None) -> bool:
+    if res is None or res.pod_template is None:
+        return False
+    spec = res.get(res.pod_template[1])
+    return isinstance(spec, dict) and "tolerations" in spec
+
+
+def of_kinds(*kinds: str):
+    """Resources of these kinds (any group)."""
+    wanted = frozenset(kinds)
+
+    def reads(doc: Document, res: Resource | None) -> bool:
+        return res is not None and res.kind in wanted
+
+    reads.__name__ = f"of_kinds{tuple(sorted(wanted))}"
+    return reads

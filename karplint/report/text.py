@@ -12,8 +12,7 @@ from karplint.engine import Report
 STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def _frame(f, width: int = 2) -> list[Text]:
-    src = f.source
+def _frame(f, src) -> list[Text]:
     if src is None or f.span.line < 1:
         return []
     lines = []
@@ -54,7 +53,7 @@ def render_text(report: Report, out: TextIO, *, color: bool = False) -> None:
         if f.resource and f.resource.get("name"):
             head.append(f"  ({f.resource['kind']}/{f.resource['name']})", style="dim")
         console.print(head)
-        for line in _frame(f):
+        for line in _frame(f, report.sources.get(f.file)):
             console.print(line)
     counts = report.counts()
     n = len(report.findings)

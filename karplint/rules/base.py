@@ -1,7 +1,13 @@
 """The rule API.
 
-A rule is a function decorated with `@rule(...)`; it receives either one resource (when `kinds` is given)
-or the whole run (`scope="run"`), and yields `Violation`s. It never reads files and never formats output.
+A rule is a function decorated with `@rule(...)`; it receives one resource (when `kinds` is given), the
+documents of one file (`scope="file"`), or the whole run (`scope="run"`), and yields `Violation`s. It never
+reads files and never formats output.
+
+A rule that looks across files (`scope="run"`, or a resource rule reading `ctx.model`) declares what it reads:
+`reads=(predicate, ...)`, each `predicate(doc, res)` true for the documents it may look at (`res` is None for a
+document that is not a resource). The run stage loads only those documents; a run-scope rule without `reads`
+makes it load everything.
 
     @rule("KPL401", "consolidate-after-required", category="disruption", severity="error",
           summary="v1 disruption block without consolidateAfter", kinds=("NodePool",), fix="safe")
@@ -30,10 +36,11 @@ class Rule:
     severity: str
     summary: str
     check: Callable | None  # None: emitted by the loader or engine, documented here like any rule
-    scope: Literal["resource", "run"] = "resource"
+    scope: Literal["resource", "file", "run"] = "resource"
     kinds: tuple[str, ...] = ()
     fix: Literal["safe", "unsafe"] | None = None
     options: dict = field(default_factory=dict)  # option name -> default, settable in [tool.karplint.options]
+    reads: tuple[Callable, ...] | None = None  # what a cross-file rule reads (see the module docstring)
 
     def __post_init__(self):
         assert self.code.startswith("KPL") and len(self.code) == 6 and self.code[3:].isdigit(), self.code
@@ -95,16 +102,19 @@ def rule(
     severity: str,
     summary: str,
     kinds: Iterable[str] = (),
-    scope: Literal["resource", "run"] | None = None,
+    scope: Literal["resource", "file", "run"] | None = None,
     fix: Literal["safe", "unsafe"] | None = None,
     options: dict | None = None,
+    reads: Iterable[Callable] | None = None,
 ):
-    """Register a rule. With `kinds`, check(res, ctx) runs per resource of those kinds; else check(model, ctx)."""
+    """Register a rule. With `kinds`, check(res, ctx) runs per resource of those kinds; else check(model, ctx)
+    with the model of one file (`scope="file"`) or of the run."""
 
     def decorate(fn: Callable | None) -> Callable | None:
         kinds_t = tuple(kinds)
         sc = scope or ("resource" if kinds_t else "run")
-        r = Rule(code, slug, category, severity, summary, fn, sc, kinds_t, fix, dict(options or {}))
+        r = Rule(code, slug, category, severity, summary, fn, sc, kinds_t, fix, dict(options or {}),
+                 tuple(reads) if reads is not None else None)
         if code in REGISTRY and REGISTRY[code].slug != slug:
             raise ValueError(f"rule code {code} registered twice ({REGISTRY[code].slug}, {slug})")
         if any(o.slug == slug and o.code != code for o in REGISTRY.values()):

@@ -27,7 +27,8 @@ declare("KPL091", "unknown-suppression-code", category="suppression", severity="
 
 
 @rule("KPL007", "malformed-resource", category="input", severity="error",
-      summary="A Kubernetes document whose apiVersion, kind, metadata or spec has the wrong type")
+      summary="A Kubernetes document whose apiVersion, kind, metadata or spec has the wrong type",
+      scope="file")
 def malformed_resource(model, ctx):
     for doc in model.documents:
         data = doc.data
@@ -40,7 +41,7 @@ def malformed_resource(model, ctx):
                 yield ctx.at(None, doc, doc.span((key,)),
                              f"`{key}` must be a string, not {type(data[key]).__name__}")
         kind = data.get("kind")
-        if kind in KARPENTER_KINDS and isinstance(data.get("apiVersion"), str):
+        if isinstance(kind, str) and kind in KARPENTER_KINDS and isinstance(data.get("apiVersion"), str):
             if "metadata" in data and not isinstance(data["metadata"], dict):
                 yield ctx.at(None, doc, doc.span(("metadata",)), "`metadata` must be a mapping")
             if "spec" in data and not isinstance(data["spec"], dict):
@@ -49,7 +50,8 @@ def malformed_resource(model, ctx):
 
 
 @rule("KPL008", "non-mapping-document", category="input", severity="info",
-      summary="A YAML document that is a scalar or a list, not a Kubernetes object")
+      summary="A YAML document that is a scalar or a list, not a Kubernetes object",
+      scope="file")
 def non_mapping_document(model, ctx):
     for doc in model.documents:
         if doc.data is not None and not isinstance(doc.data, dict) and not doc.base:
@@ -82,7 +84,8 @@ _KNOWN_VERSIONS = {
 
 
 @rule("KPL802", "wrong-api-group", category="deprecation", severity="error",
-      summary="A Karpenter kind under the wrong API group, or a misspelt Karpenter apiVersion or kind")
+      summary="A Karpenter kind under the wrong API group, or a misspelt Karpenter apiVersion or kind",
+      scope="file")
 def wrong_api_group(model, ctx):
     kinds_lower = {k.lower(): k for k in KARPENTER_KINDS}
     for res in model.resources:

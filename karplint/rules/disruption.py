@@ -12,10 +12,10 @@ from functools import cached_property
 from typing import Callable
 
 from karplint import cron, yamledit
-from karplint.detect import deployed_karpenter, target_karpenter
+from karplint.detect import deployed_karpenter, reads_karpenter_release, target_karpenter
 from karplint.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
-from karplint.model import Model, Resource
+from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
 from karplint.placement import can_land
 from karplint.rules import rule
 from karplint.versions import V, Version
@@ -123,7 +123,8 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
 
 @rule("KPL402", "known-buggy-release", category="disruption", severity="warning",
       summary="The deployed or targeted Karpenter release has a known bug that this configuration hits",
-      kinds=("NodePool", "Provisioner"))
+      kinds=("NodePool", "Provisioner"),
+      reads=(reads_karpenter_release,))
 def known_buggy_release(res, ctx):
     if res.get(("spec", "template", "spec", "nodeClassRef", "group")) == AUTO_MODE_GROUP:
         return  # EKS Auto Mode runs AWS's own Karpenter, not the release deployed in the run
@@ -207,7 +208,8 @@ def _reasons_for(version: Version) -> tuple[str, ...] | None:
 
 @rule("KPL405", "unknown-budget-reason", category="disruption", severity="error",
       summary="A v1 disruption budget lists a reason the targeted Karpenter release does not know",
-      kinds=("NodePool",))
+      kinds=("NodePool",),
+      reads=(reads_karpenter_release,))
 def unknown_budget_reason(res, ctx):
     if not _is_v1_nodepool(res):
         return
@@ -310,7 +312,8 @@ def _v1_pools(model: Model) -> list[Resource]:
 
 
 @rule("KPL410", "do-not-disrupt-without-tgp", category="disruption", severity="warning",
-      summary="Long-running pods with `karpenter.sh/do-not-disrupt: \"true\"` can land on a NodePool without terminationGracePeriod")
+      summary="Long-running pods with `karpenter.sh/do-not-disrupt: \"true\"` can land on a NodePool without terminationGracePeriod",
+      reads=(karpenter_resources, karpenter_annotated_pods))
 def do_not_disrupt_without_tgp(model, ctx):
     pools = [np for np in _v1_pools(model) if np.get(TGP) is None]
     if not pools:
@@ -333,7 +336,8 @@ def do_not_disrupt_without_tgp(model, ctx):
 
 @rule("KPL411", "expire-after-without-tgp", category="disruption", severity="warning",
       summary="expireAfter (default 720h) without terminationGracePeriod while do-not-disrupt pods can land there",
-      kinds=("NodePool",))
+      kinds=("NodePool",),
+      reads=(karpenter_annotated_pods,))
 def expire_after_without_tgp(res, ctx):
     if not _is_v1_nodepool(res) or not isinstance(res.get(TEMPLATE_SPEC), dict) or res.get(TGP) is not None:
         return
@@ -360,7 +364,8 @@ def _grace_seconds(pod: Pod) -> int | None:
 
 @rule("KPL412", "tgp-shorter-than-pod-grace", category="disruption", severity="warning",
       summary="NodePool terminationGracePeriod shorter than a matching pod's terminationGracePeriodSeconds",
-      kinds=("NodePool",))
+      kinds=("NodePool",),
+      reads=(pods_with_grace_period,))
 def tgp_shorter_than_pod_grace(res, ctx):
     if not _is_v1_nodepool(res):
         return
@@ -410,7 +415,8 @@ def _annotation_sites(model: Model):
 
 
 @rule("KPL414", "invalid-do-not-disrupt-value", category="disruption", severity="error",
-      summary="A karpenter.sh/do-not-disrupt value Karpenter ignores (pods: \"true\" or a duration; nodes: \"true\")")
+      summary="A karpenter.sh/do-not-disrupt value Karpenter ignores (pods: \"true\" or a duration; nodes: \"true\")",
+      reads=(karpenter_resources, karpenter_annotated_pods, reads_karpenter_release))
 def invalid_do_not_disrupt_value(model, ctx):
     version, where, _ = target_karpenter(ctx)
     for res, path, site in _annotation_sites(model):
@@ -444,7 +450,8 @@ def invalid_do_not_disrupt_value(model, ctx):
 
 @rule("KPL811", "removed-disruption-annotation", category="deprecation", severity="error",
       summary="karpenter.sh/do-not-evict or karpenter.sh/do-not-consolidate, removed in v1.0 (use do-not-disrupt)",
-      fix="safe")
+      fix="safe",
+      reads=(karpenter_resources, karpenter_annotated_pods, reads_karpenter_release))
 def removed_disruption_annotation(model, ctx):
     version, where, _ = target_karpenter(ctx)
     for res, path, site in _annotation_sites(model):
@@ -467,7 +474,8 @@ def removed_disruption_annotation(model, ctx):
 
 
 @rule("KPL415", "do-not-disrupt-on-workload", category="disruption", severity="warning",
-      summary="karpenter.sh/do-not-disrupt on a Deployment/StatefulSet/Job's own metadata, where Karpenter never looks")
+      summary="karpenter.sh/do-not-disrupt on a Deployment/StatefulSet/Job's own metadata, where Karpenter never looks",
+      scope="file")
 def do_not_disrupt_on_workload(model, ctx):
     keys = (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)
     for pod in _pods(model):

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from karplint.document import Path
 from karplint.labels import AMI_FAMILY_LABELS, suggest_label_key
-from karplint.model import Model, Resource
+from karplint.model import Model, Resource, karpenter_resources
 from karplint.rules.base import rule
 from karplint.rules._catalog import (
     WORKLOAD_KINDS, ami_family, is_placeholder, nodeclass_ref,
@@ -49,7 +49,8 @@ def _requirements_path(res: Resource) -> Path:
 # ---------------------------------------------------------------------------------------------- nodeClassRef
 
 @rule("KPL601", "unknown-nodeclass", category="references", severity="error",
-      summary="A nodeClassRef names an EC2NodeClass that no file of the run defines")
+      summary="A nodeClassRef names an EC2NodeClass that no file of the run defines",
+      reads=(karpenter_resources,))
 def unknown_nodeclass(model: Model, ctx) -> Iterator:
     by_name = nodeclasses_by_name(model)
     if not by_name:
@@ -113,7 +114,8 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
 
 
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
-      summary="An EC2NodeClass that no NodePool or NodeClaim of the run references, in a file the run uses")
+      summary="An EC2NodeClass that no NodePool or NodeClaim of the run references, in a file the run uses",
+      reads=(karpenter_resources,))
 def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
     owners = list(model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh"))
     if not owners:
@@ -144,7 +146,8 @@ def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
 
 
 @rule("KPL604", "duplicate-resource-name", category="references", severity="error",
-      summary="Two documents of one file define the same object (kind, namespace, name)")
+      summary="Two documents of one file define the same object (kind, namespace, name)",
+      scope="file")
 def duplicate_resource_name(model: Model, ctx) -> Iterator:
     seen: dict[tuple, Resource] = {}
     for res in model.resources:
@@ -456,7 +459,8 @@ def misspelt_label_key(res: Resource, ctx) -> Iterator:
 
 @rule("KPL607", "requirement-contradicts-ami-family", category="references", severity="error",
       summary="A kubernetes.io/os, kubernetes.io/arch or windows-build requirement the referenced "
-              "EC2NodeClass's AMI family can never provide")
+              "EC2NodeClass's AMI family can never provide",
+      reads=(karpenter_resources,))
 def requirement_contradicts_ami_family(model: Model, ctx) -> Iterator:
     by_name = nodeclasses_by_name(model)
     if not by_name:
@@ -517,7 +521,8 @@ def _pool_signature(res: Resource) -> tuple | None:
 
 
 @rule("KPL608", "overlapping-nodepools", category="references", severity="info",
-      summary="Two NodePools of one file with identical requirements, labels and taints and the same weight")
+      summary="Two NodePools of one file with identical requirements, labels and taints and the same weight",
+      scope="file")
 def overlapping_nodepools(model: Model, ctx) -> Iterator:
     groups: dict[tuple, list[Resource]] = {}
     for res in model.nodepools():

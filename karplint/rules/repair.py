@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from karplint.model import Model, Resource
+from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, of_kinds
 from karplint.rules.base import rule
 from karplint.rules._catalog import WORKLOAD_KINDS, pod_spec, tolerations
 from karplint.versions import V
@@ -151,7 +151,8 @@ def tolerates_disrupted_taint(res: Resource, ctx) -> Iterator:
 
 @rule("KPL504", "node-repair-assumption", category="repair", severity="info",
       summary="The cluster setting node-repair = true, but the targeted Karpenter release or these resources "
-              "do not get the repair behaviour that implies")
+              "do not get the repair behaviour that implies",
+      reads=(karpenter_resources, karpenter_annotated_pods, of_kinds("PodDisruptionBudget")))
 def node_repair_assumption(model: Model, ctx) -> Iterator:
     if ctx.cluster.get("node-repair") is not True:
         return

@@ -6,6 +6,7 @@ its errors. The CEL rules of the CRDs (`x-kubernetes-validations`) are KPL130-KP
 
 from __future__ import annotations
 
+from karplint.model import karpenter_resources
 from karplint.rules.base import REGISTRY, rule
 from karplint.schema.validate import check
 from karplint.versions import KARPENTER_KINDS
@@ -72,7 +73,8 @@ def value_out_of_range(res, ctx):
 
 
 @rule("KPL129", "schema-release-approximate", category="schema", severity="info",
-      summary="The targeted Karpenter version has no bundled schema and some verdicts depend on it")
+      summary="The targeted Karpenter version has no bundled schema and some verdicts depend on it",
+      reads=(karpenter_resources,))
 def schema_release_approximate(model, ctx):
     """Once per run: schema verdicts that differ between the bundled releases around the target (not reported), or
     findings made against a different release than the target because the nearer one lacks the kind."""

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from karplint import yamledit
 from karplint.agents import AGENTS, BY_TAINT_KEY, Agent, is_ephemeral
-from karplint.detect import Found, installed_agents
+from karplint.detect import Found, installed_agents, reads_agents
 from karplint.findings import Fix
-from karplint.model import Model, Resource
+from karplint.model import Model, Resource, karpenter_resources, pods_with_tolerations
 from karplint.placement import can_land, runs_windows, tolerates
 from karplint.rules import rule
 
@@ -91,14 +91,16 @@ def _missing(model: Model, ctx, want_cni: bool):
 
 @rule("KPL301", "cni-startup-taint-missing", category="taints", severity="error",
       summary="The cluster runs Cilium but a NodePool lacks its `node.cilium.io/agent-not-ready` startup taint",
-      fix="unsafe")
+      fix="unsafe",
+      reads=(karpenter_resources, reads_agents))
 def cni_startup_taint_missing(model, ctx):
     yield from _missing(model, ctx, want_cni=True)
 
 
 @rule("KPL304", "agent-startup-taint-missing", category="taints", severity="warning",
       summary="A node agent with a readiness taint (EBS/EFS/FSx CSI) is installed but a NodePool lacks its startup taint",
-      fix="unsafe")
+      fix="unsafe",
+      reads=(karpenter_resources, reads_agents))
 def agent_startup_taint_missing(model, ctx):
     yield from _missing(model, ctx, want_cni=False)
 
@@ -112,7 +114,8 @@ def _agent_keys(model: Model, ctx) -> dict[str, Agent]:
 
 @rule("KPL302", "agent-taint-in-taints", category="taints", severity="error",
       summary="A node agent's readiness taint is listed under `taints` instead of `startupTaints`",
-      fix="unsafe")
+      fix="unsafe",
+      reads=(karpenter_resources, reads_agents))
 def agent_taint_in_taints(model, ctx):
     keys = _agent_keys(model, ctx)
     for np in model.nodepools():
@@ -147,7 +150,8 @@ def _move_fix(np: Resource, index: int, taint: dict) -> Fix | None:
 
 
 @rule("KPL303", "agent-taint-effect-mismatch", category="taints", severity="warning",
-      summary="A startup taint has the agent's key but not the effect the agent's configuration applies")
+      summary="A startup taint has the agent's key but not the effect the agent's configuration applies",
+      reads=(karpenter_resources, reads_agents))
 def agent_taint_effect_mismatch(model, ctx):
     for f in installed_agents(model, ctx.cluster).values():
         if not f.applies_effect:
@@ -168,7 +172,8 @@ def agent_taint_effect_mismatch(model, ctx):
 
 
 @rule("KPL305", "unremoved-startup-taint", category="taints", severity="info",
-      summary="A startup taint that no known agent removes: nodes never initialize unless something does")
+      summary="A startup taint that no known agent removes: nodes never initialize unless something does",
+      reads=(karpenter_resources, reads_agents, pods_with_tolerations))
 def unremoved_startup_taint(model, ctx):
     keys = _agent_keys(model, ctx)
     tolerated_by_someone: list[list] = []

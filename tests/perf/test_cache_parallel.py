@@ -13,6 +13,7 @@ import pytest
 
 from karplint.cache import Cache
 from karplint.engine import InputFile, check, selected_rules
+from karplint.model import karpenter_resources
 from karplint.rules.base import REGISTRY, rule
 from karplint.testing import make_config
 
@@ -50,16 +51,17 @@ NODEPOOL = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {nam
 
 @pytest.fixture()
 def probe_rules():
-    """A run-scope rule counting NodePools across files and a resource rule that (wrongly) reads ctx.model."""
+    """A run-scope rule counting NodePools across files and a resource rule that reads ctx.model (declaring it)."""
 
-    @rule("KPL698", "perf-probe-run", category="input", severity="info", summary="test probe")
+    @rule("KPL698", "perf-probe-run", category="input", severity="info", summary="test probe",
+          reads=(karpenter_resources,))
     def run_probe(model, ctx):
         pools = list(model.nodepools())
         for res in pools:
             yield ctx.violation(res, ("metadata", "name"), f"one of {len(pools)} NodePools")
 
     @rule("KPL699", "perf-probe-model", category="input", severity="info", summary="test probe",
-          kinds=("NodePool",))
+          kinds=("NodePool",), reads=(karpenter_resources,))
     def model_probe(res, ctx):
         others = [r.name for r in ctx.model.nodepools() if r.name != res.name]
         yield ctx.violation(res, ("metadata", "name"), f"others: {','.join(sorted(others))}")
@@ -110,11 +112,86 @@ def test_corrupt_cache_is_ignored(tmp_path):
     assert pack.exists()
     pack.write_bytes(pack.read_bytes()[:50])  # truncated by a crash
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
-    entries = pickle.loads(pack.read_bytes())  # rewritten whole
-    key, _blob = entries[str(p)]
-    entries[str(p)] = (key, b"garbage")  # a corrupt entry
-    pack.write_bytes(pickle.dumps(entries))
+    packed = pickle.loads(pack.read_bytes())  # rewritten whole
+    entry = packed["files"][str(p)]
+    packed["files"][str(p)] = entry[:5] + ("garbage", b"garbage")  # a corrupt entry
+    packed["run"] = ("garbage", "garbage")
+    pack.write_bytes(pickle.dumps(packed))
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+
+
+def test_model_reading_rule_without_reads_is_an_internal_error(tmp_path):
+    """A resource rule that reads the run without declaring what it reads cannot be given a correct model: it
+    is reported (KPL006), never silently wrong."""
+
+    @rule("KPL697", "perf-probe-undeclared", category="input", severity="info", summary="test probe",
+          kinds=("NodePool",))
+    def undeclared(res, ctx):
+        yield ctx.violation(res, ("metadata", "name"), f"{len(list(ctx.model.nodepools()))} pools")
+
+    try:
+        report = check(_inputs(tmp_path, ["a"]), make_config({"select": ["KPL697", "KPL006"]}))
+    finally:
+        del REGISTRY["KPL697"]
+    assert [(f.code, f.line) for f in report.findings] == [("KPL006", 1)]
+    assert "does not declare what it reads" in report.findings[0].message
+
+
+def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
+    """Size, mtime and inode vouch for a file's bytes once its mtime is older than the racy window; a file
+    changed in place (same size, mtime restored) after a racy check is read and hashed again."""
+    from karplint import engine, parallel
+
+    cfg = make_config()
+    p = tmp_path / "np.yaml"
+    p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
+    old = os.stat(p).st_mtime_ns - 10 * 10**9
+    os.utime(p, ns=(old, old))
+    inputs = [InputFile(str(p), str(p))]
+    cache_dir = tmp_path / "cache"
+    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    reads = []
+    real = engine.read_input
+    monkeypatch.setattr(parallel, "read_input", lambda item, config: reads.append(item.display) or real(item, config))
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))) == first
+    assert reads == []  # vouched for by stat
+    # Same size, same mtime, other bytes: only a racy check could miss it, and this one was not racy.
+    p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: y}\nspec: {}\n")
+    now = os.stat(p).st_mtime_ns
+    second = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    assert reads == [str(p)] and second == _findings(check(inputs, cfg)) and second != first
+    # Checked within the racy window of its mtime: the next run reads it again rather than trust the stat.
+    reads.clear()
+    os.utime(p, ns=(now, now))
+    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir), started_ns=now + 10**9)
+    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    assert reads == [str(p), str(p)]
+
+
+def test_run_stage_reuses_verdicts_only_for_the_same_inputs(tmp_path, probe_rules, monkeypatch):
+    """The run stage's verdicts are reused when no file holding a run-stage document changed, and recomputed
+    when one did; a file the run stage does not read may change freely."""
+    from karplint import engine
+
+    cfg = make_config({"select": ["KPL698", "KPL699"]})
+    cache_dir = tmp_path / "cache"
+    other = tmp_path / "svc.yaml"
+    other.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
+    inputs = _inputs(tmp_path, ["a", "b"]) + [InputFile(str(other), str(other))]
+    runs = []
+    real = engine.run_stage
+    monkeypatch.setattr(engine, "run_stage", lambda *a: runs.append(1) or real(*a))
+
+    def cached():
+        return _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+
+    first = cached()
+    assert cached() == first and len(runs) == 1
+    other.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: t}\n")
+    assert cached() == first and len(runs) == 1
+    (tmp_path / "b.yaml").write_text(NODEPOOL.format(name="z"))
+    changed = cached()
+    assert len(runs) == 2 and changed == _findings(check(inputs, cfg)) and changed != first
 
 
 def test_cache_is_keyed_by_content_and_configuration(tmp_path):

@@ -237,3 +237,14 @@ spec:
   containers: [{name: c, image: x}]
 """
     assert lint(text, config={"select": ["KPL410", "KPL411"]}) == []
+
+
+def test_known_buggy_release_from_deployed_controller_image():
+    """No karpenter-version: the release comes from the controller image of a Deployment in the run."""
+    found = run("deployed-controller-1.0.2.yaml")
+    assert codes(found) == [("KPL402", 23, 1)]
+    assert "Karpenter 1.0.2 from controller image of Deployment kube-system/karpenter" in found[0].message
+    # in another file of the run: the Deployment is still read (it is a cross-file fact)
+    deployment, pool = (FIXTURES / "deployed-controller-1.0.2.yaml").read_text().split("---\n")
+    split = lint({"karpenter.yaml": deployment, "pool.yaml": pool}, config=DISRUPTION)
+    assert [(f.file, f.code) for f in split] == [("pool.yaml", "KPL402")]
