@@ -8,9 +8,9 @@ root (the directory of the configuration file) or the user cache directory; `KAR
   bytes. A file whose size, mtime and inode are unchanged is not read again, provided its mtime was more than
   `RACY_NS` older than when it was checked (git's "racily clean" rule: a change in the same clock tick as the
   check could leave mtime unchanged); any other file is read and looked up by `key`.
-* Run: (digest, verdicts) of the last run stage. The digest covers, in order, the path and key of every file
-  holding a document the run stage reads; the stage's verdicts depend on nothing else (karplint and the
-  configuration are in the pack's name), so equal digests mean equal verdicts.
+* Run: rule code -> (digest, verdicts) of that cross-file rule's last run. The digest covers, in order, the path
+  and key of every file holding a document the rule reads (`Rule.reads`); its verdicts depend on nothing else
+  (karplint and the configuration are in the pack's name), so equal digests mean equal verdicts.
 
 Writes go to a temporary file renamed over the pack (atomic: concurrent runs never see a torn pack; the last
 writer wins). A pack or entry that cannot be read is ignored.
@@ -81,7 +81,7 @@ class Cache:
         self.directory = Path(directory)
         self.path = self.directory / f"{namespace}.pack"
         self._files: dict[str, tuple] | None = None
-        self._run: tuple | None = None
+        self._run: dict = {}
         self._dirty = False
 
     @classmethod
@@ -102,7 +102,7 @@ class Cache:
     def _load(self) -> dict:
         if self._files is None:
             files: dict = {}
-            run = None
+            run: dict = {}
             try:
                 with open(self.path, "rb") as fh:
                     loaded = pickle.load(fh)
@@ -111,9 +111,9 @@ class Cache:
             except FileNotFoundError:
                 pass
             except Exception:  # noqa: BLE001 - a corrupt or foreign pack is ignored (and replaced)
-                files, run = {}, None
+                files, run = {}, {}
             self._files = files if isinstance(files, dict) else {}
-            self._run = run if isinstance(run, tuple) and len(run) == 2 else None
+            self._run = run if isinstance(run, dict) else {}
         return self._files
 
     @staticmethod
@@ -149,15 +149,16 @@ class Cache:
         self._load()[display] = (*(st or (-1, -1, -1)), checked_ns, key, summary, documents)
         self._dirty = True
 
-    def get_run(self, digest: str):
+    def get_run(self, code: str, digest: str):
         self._load()
-        if self._run is not None and self._run[0] == digest:
-            return self._run[1]
+        got = self._run.get(code)
+        if isinstance(got, tuple) and len(got) == 2 and got[0] == digest and isinstance(got[1], list):
+            return got[1]
         return None
 
-    def put_run(self, digest: str, results: list) -> None:
+    def put_run(self, code: str, digest: str, results: list) -> None:
         self._load()
-        self._run = (digest, results)
+        self._run[code] = (digest, results)
         self._dirty = True
 
     def save(self) -> None:

@@ -75,6 +75,7 @@ class FileSummary:
     resources: int = 0
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
+    run_rules: frozenset = frozenset()  # the cross-file rules that read them
 
 
 class FileOutcome:
@@ -270,33 +271,37 @@ class _ModelGuard:
 Reads = Callable[[Document, "Resource | None"], bool]
 
 
-def _reads_everything(doc: Document, res: Resource | None) -> bool:
-    return True
+class RunReads:
+    """Which documents each cross-file rule reads: run-scope rules, and resource rules that declare `reads`
+    (they read `ctx.model`; their own resources count too). A run-scope rule that declares nothing reads every
+    document; `everything=True` makes every rule read every document (tests compare the two)."""
+
+    def __init__(self, rules: Iterable[Rule], *, everything: bool = False):
+        self.by_rule: dict[str, tuple[Reads, ...] | None] = {}
+        self.kinds: dict[str, frozenset] = {}
+        for r in rules:
+            if r.check is None:
+                continue
+            if r.scope == "run":
+                self.by_rule[r.code] = None if everything else r.reads
+            elif r.scope == "resource" and r.reads is not None:
+                self.by_rule[r.code] = None if everything else r.reads
+                self.kinds[r.code] = frozenset(r.kinds)
+        self._preds = list(dict.fromkeys(p for ps in self.by_rule.values() if ps for p in ps))
+
+    def __bool__(self) -> bool:
+        return bool(self.by_rule)
+
+    def match(self, doc: Document, res: Resource | None) -> set[str]:
+        """The codes of the rules that read `doc`."""
+        hit = {p: p(doc, res) for p in self._preds}  # each predicate once per document
+        return {code for code, preds in self.by_rule.items()
+                if preds is None or any(hit[p] for p in preds)
+                or (res is not None and res.kind in self.kinds.get(code, ()))}
 
 
-def run_reads(rules: Iterable[Rule]) -> Reads | None:
-    """Which documents the run stage needs for `rules`: a predicate on (document, its resource or None), or None
-    when no selected rule looks across files. A run-scope rule that declares nothing reads everything."""
-    preds: list[Reads] = []
-    kinds: set[str] = set()
-    for r in rules:
-        if r.check is None:
-            continue
-        if r.scope == "run":
-            if r.reads is None:
-                return _reads_everything
-            preds.extend(r.reads)
-        elif r.scope == "resource" and r.reads is not None:
-            preds.extend(r.reads)
-            kinds.update(r.kinds)  # its own resources: it runs over them in the run stage when it reads the model
-    if not preds and not kinds:
-        return None
-    preds = list(dict.fromkeys(preds))
-
-    def reads(doc: Document, res: Resource | None) -> bool:
-        return (res is not None and res.kind in kinds) or any(p(doc, res) for p in preds)
-
-    return reads
+def run_reads(rules: Iterable[Rule]) -> RunReads:
+    return RunReads(rules)
 
 
 # ---------------------------------------------------------------------------------------------- per-file stage
@@ -336,7 +341,7 @@ def _context(model, config: Config) -> Context:
 
 
 def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule],
-                  reads: Reads | None = None) -> FileOutcome:
+                  reads: RunReads | None = None) -> FileOutcome:
     """The per-file stage: parse one file, run the selected resource- and file-scope rules on it, and keep the
     documents the run stage reads (`reads`, from `run_reads`).
 
@@ -390,16 +395,25 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         if codes:
             summary.annotations.append(
                 (_doc_key(res.doc), Suppression(codes, res.doc.key_span(("metadata",)), "annotation")))
-    run_docs = [doc for doc, res in resources if reads(doc, res)] if reads is not None else []
+    run_docs: list[Document] = []
+    run_rules: set[str] = set()
+    if reads:
+        for doc, res in resources:
+            codes = reads.match(doc, res)
+            if codes:
+                run_docs.append(doc)
+                run_rules |= codes
     summary.run_documents = len(run_docs)
+    summary.run_rules = frozenset(run_rules)
     return FileOutcome(summary, run_docs or None)
 
 
 # ---------------------------------------------------------------------------------------------- run stage
 
-def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], needs_model: set) -> list[Result]:
-    """Cross-file verdicts: run-scope rules, and the resource-scope rules in `needs_model`, over the documents
-    the per-file stage kept for the run stage, in input order."""
+def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
+    """Cross-file verdicts by rule code: `rules` (run-scope rules, and resource rules that read the model) over
+    the documents the per-file stage kept for them, in input order. Each rule reads only its own documents
+    (`Rule.reads`), so it does not matter which other rules' documents the outcomes also hold."""
     model = Model()
     for o in outcomes:
         if o.summary.run_documents:
@@ -408,42 +422,46 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], ne
     by_kind: dict[str, list[Resource]] = {}
     for res in model.resources:
         by_kind.setdefault(res.kind, []).append(res)
-    out: list[Result] = []
+    out: dict[str, list[Result]] = {}
     for r in rules:
-        if r.check is None:
-            continue
+        got = out[r.code] = []
         if r.scope == "resource":
-            if r.code not in needs_model:
-                continue
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
                     try:
-                        out.extend(_resolve(v, r.code, r.code) for v in r.check(res, ctx) or ())
+                        got.extend(_resolve(v, r.code, r.code) for v in r.check(res, ctx) or ())
                     except Exception as exc:  # noqa: BLE001
-                        out.append(_internal(r, exc, res.doc, res))
-        elif r.scope == "run":
-            try:
-                out.extend(_resolve(v, r.code, r.code) for v in r.check(model, ctx) or ())
-            except Exception as exc:  # noqa: BLE001
-                anchor = model.resources[0].doc if model.resources else model.documents[0] if model.documents else None
-                if anchor is not None:  # (with no document at all, a rule has nothing to fail on)
-                    out.append(_internal(r, exc, anchor, None))
+                        got.append(_internal(r, exc, res.doc, res))
+            continue
+        try:
+            got.extend(_resolve(v, r.code, r.code) for v in r.check(model, ctx) or ())
+        except Exception as exc:  # noqa: BLE001
+            # Anchored on the first document the rule reads (the same whichever rules run with it).
+            anchor = next((o.documents()[0] for o in outcomes if r.code in o.summary.run_rules), None)
+            if anchor is not None:  # (with no document to read, a rule has nothing to fail on)
+                got.append(_internal(r, exc, anchor, None))
     return out
 
 
-def _run_digest(outcomes: list[FileOutcome], needs_model: set) -> str | None:
-    """What the run stage's verdicts depend on besides karplint and the configuration: the bytes of the files
-    holding run-stage documents, in order. None when one has no content key (no cache)."""
+def _rule_digests(outcomes: list[FileOutcome], codes: list[str]) -> dict[str, str]:
+    """For each cross-file rule, what its verdicts depend on besides karplint and the configuration (both in
+    the cache's name): the path and bytes of every file holding a document it reads, in order. Empty when a
+    file has no content key (no cache)."""
     import hashlib
 
-    h = hashlib.blake2b(digest_size=20)
-    h.update(repr(sorted(needs_model)).encode())
+    hashers = {code: hashlib.blake2b(code.encode(), digest_size=20) for code in codes}
     for o in outcomes:
-        if o.summary.run_documents:
-            if o.key is None:
-                return None
-            h.update(b"\0" + o.summary.display.encode("utf-8", "surrogateescape") + b"\0" + o.key.encode())
-    return h.hexdigest()
+        wanted = o.summary.run_rules
+        if not wanted:
+            continue
+        if o.key is None:
+            return {}
+        token = b"\0" + o.summary.display.encode("utf-8", "surrogateescape") + b"\0" + o.key.encode()
+        for code in wanted:
+            h = hashers.get(code)
+            if h is not None:
+                h.update(token)
+    return {code: h.hexdigest() for code, h in hashers.items()}
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -475,12 +493,24 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     for o in outcomes:
         needs_model |= o.summary.needs_model
 
-    digest = _run_digest(outcomes, needs_model) if cache is not None else None
-    run_results = cache.get_run(digest) if digest is not None else None
-    if run_results is None:
-        run_results = run_stage(outcomes, config, rules, needs_model)
-        if digest is not None:
-            cache.put_run(digest, run_results)
+    # The run stage: each rule's verdicts come from the cache when the files it reads are unchanged.
+    stage = [r for r in rules if r.check is not None and (
+        r.scope == "run" or (r.scope == "resource" and r.code in needs_model))]
+    digests = _rule_digests(outcomes, [r.code for r in stage]) if cache is not None else {}
+    by_rule: dict[str, list[Result]] = {}
+    for r in stage:
+        hit = cache.get_run(r.code, digests[r.code]) if r.code in digests else None
+        if hit is not None:
+            by_rule[r.code] = hit
+    missing = [r for r in stage if r.code not in by_rule]
+    if missing:
+        codes = {r.code for r in missing}
+        computed = run_stage([o for o in outcomes if o.summary.run_rules & codes], config, missing)
+        for r in missing:
+            by_rule[r.code] = computed[r.code]
+            if r.code in digests:
+                cache.put_run(r.code, digests[r.code], computed[r.code])
+    run_results = [x for r in stage for x in by_rule[r.code]]
 
     findings: list[Finding] = []
     finding_doc: dict[int, DocKey] = {}  # which document each finding belongs to, for annotation suppressions

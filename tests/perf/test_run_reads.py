@@ -1,7 +1,8 @@
-"""The run stage sees only the documents the selected cross-file rules declare they read (`Rule.reads`). A
-declaration that misses something a rule reads would change its verdicts: compare pruned runs with runs that
-give the run stage every document, on everything the project has (corpus, rule docs, fixtures, a synthetic
-monorepo), under configurations that switch on the rules reading the most."""
+"""The run stage sees only the documents the selected cross-file rules declare they read (`Rule.reads`), and the
+cache reuses each rule's verdicts while the files holding its documents are unchanged. Both are right only if
+every cross-file rule's verdicts follow from the documents it declares: check that, rule by rule, against the
+same rule given every document, on everything the project has (rule docs, fixtures, examples, a synthetic
+monorepo, the shared corpus) under configurations that switch on the rules reading the most."""
 
 from __future__ import annotations
 
@@ -12,30 +13,17 @@ import pytest
 
 from karplint import engine, parallel
 from karplint.docs import rule_doc
-from karplint.engine import InputFile, check
+from karplint.engine import FileOutcome, InputFile, RunReads, check, process_input, run_stage, selected_rules
 from karplint.rules import all_rules
 from karplint.testing import REPO, SHARED, make_config
 
 CONFIGS = {
-    "default": {},
-    "repair-cilium": {"cluster": {"node-repair": True, "cni": "cilium"}},
-    "old-release": {"karpenter-version": "0.37.0"},
-    "between-releases": {"karpenter-version": "1.4.7"},
+    "default": ({}, None),
+    "repair-cilium": ({"cluster": {"node-repair": True, "cni": "cilium"}}, None),
+    "old-release": ({}, "0.37.0"),
+    "between-releases": ({}, "1.4.7"),
 }
-
-
-def _findings(inputs, cfg, *, full: bool, monkeypatch):
-    with monkeypatch.context() as m:
-        if full:
-            m.setattr(parallel, "run_reads", lambda rules: engine._reads_everything)
-        report = check(inputs, cfg)
-    return [(f.file, f.line, f.column, f.code, f.severity, f.message, f.fix) for f in report.findings]
-
-
-def _config(name):
-    raw = dict(CONFIGS[name])
-    version = raw.pop("karpenter-version", None)
-    return make_config(raw, version)
+CROSS_FILE = [r for r in all_rules() if r.check is not None and (r.scope == "run" or r.reads is not None)]
 
 
 def _files_under(*roots: Path) -> list[InputFile]:
@@ -44,7 +32,7 @@ def _files_under(*roots: Path) -> list[InputFile]:
         if root.is_dir():
             for p in sorted(root.rglob("*")):
                 if p.suffix in (".yaml", ".yml", ".json") and p.is_file():
-                    out.append(InputFile(str(p), str(p)))
+                    out.append(InputFile(str(p), None, p.read_bytes()))
     return out
 
 
@@ -57,40 +45,57 @@ def _doc_examples() -> list[InputFile]:
     return out
 
 
-def test_every_cross_file_rule_declares_what_it_reads():
-    undeclared = [r.code for r in all_rules() if r.check is not None and r.scope == "run" and r.reads is None]
-    assert not undeclared, f"run-scope rules without `reads` make the run stage load every document: {undeclared}"
-
-
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_pruned_run_equals_full_run_on_docs_and_fixtures(config, monkeypatch):
-    inputs = _doc_examples() + _files_under(REPO / "tests" / "fixtures", REPO / "examples")
-    cfg = _config(config)
-    pruned = _findings(inputs, cfg, full=False, monkeypatch=monkeypatch)
-    assert pruned
-    assert pruned == _findings(inputs, cfg, full=True, monkeypatch=monkeypatch)
-
-
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_pruned_run_equals_full_run_on_corpus(config, monkeypatch):
-    corpus = SHARED / "corpus"
-    if not corpus.is_dir():
-        pytest.skip(f"shared corpus not found at {corpus}")
-    inputs = _files_under(corpus)
-    cfg = _config(config)
-    assert _findings(inputs, cfg, full=False, monkeypatch=monkeypatch) == \
-        _findings(inputs, cfg, full=True, monkeypatch=monkeypatch)
-
-
-def test_pruned_run_equals_full_run_on_synthetic_monorepo(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> list[InputFile]:
     sys.path.insert(0, str(REPO / "bench"))
     try:
         from gen import generate
     finally:
         sys.path.pop(0)
-    generate(tmp_path, 400)
-    inputs = _files_under(tmp_path)
-    for name in ("default", "repair-cilium"):
-        cfg = _config(name)
-        pruned = _findings(inputs, cfg, full=False, monkeypatch=monkeypatch)
-        assert pruned == _findings(inputs, cfg, full=True, monkeypatch=monkeypatch)
+    synthetic = tmp_path_factory.mktemp("synthetic")
+    generate(synthetic, 300)
+    return (_doc_examples() + _files_under(REPO / "tests" / "fixtures", REPO / "examples", synthetic)
+            + _files_under(SHARED / "corpus"))
+
+
+def _verdicts(outcomes: list[FileOutcome], cfg, rule, reads: RunReads | None) -> list:
+    """`rule`'s run-stage verdicts given every document (reads None) or only those `reads` says it reads."""
+    if reads is not None:
+        pruned = []
+        for o in outcomes:
+            docs = [d for d in o.documents() if reads.match(d, engine.as_resource(d))]
+            summary = engine.FileSummary(o.summary.display, run_documents=len(docs),
+                                         run_rules=frozenset({rule.code}) if docs else frozenset())
+            pruned.append(FileOutcome(summary, docs or None))
+        outcomes = pruned
+    return [tuple(x) for x in run_stage(outcomes, cfg, [rule])[rule.code]]
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_each_cross_file_rule_reads_only_its_declared_documents(config, inputs):
+    raw, version = CONFIGS[config]
+    cfg = make_config(raw, version)
+    rules = selected_rules(cfg)
+    everything = RunReads(rules, everything=True)
+    outcomes = [process_input(item, item.data, cfg, rules, everything) for item in inputs]
+    fired = 0
+    for rule in CROSS_FILE:
+        full = _verdicts(outcomes, cfg, rule, None)
+        assert _verdicts(outcomes, cfg, rule, RunReads([rule])) == full, (
+            f"{rule.code} gives other verdicts with only the documents its `reads` declares")
+        fired += bool(full)
+    assert fired >= 10, "the inputs should exercise most cross-file rules"
+
+
+def test_every_cross_file_rule_declares_what_it_reads():
+    undeclared = [r.code for r in all_rules() if r.check is not None and r.scope == "run" and r.reads is None]
+    assert not undeclared, f"run-scope rules without `reads` make the run stage load every document: {undeclared}"
+
+
+def test_pruned_check_equals_full_check(inputs, monkeypatch):
+    """End to end through `check`: the pruned run stage gives the findings of a run stage with every document."""
+    cfg = make_config({"cluster": {"node-repair": True, "cni": "cilium"}})
+    pruned = [(f.file, f.line, f.column, f.code, f.message) for f in check(inputs, cfg).findings]
+    monkeypatch.setattr(parallel, "run_reads", lambda rules: RunReads(rules, everything=True))
+    full = [(f.file, f.line, f.column, f.code, f.message) for f in check(inputs, cfg).findings]
+    assert pruned == full and len(pruned) > 100
