@@ -131,16 +131,23 @@ def tolerates(tolerations: list, taint: dict) -> bool:
     return False
 
 
-def can_land(pod_spec: dict, np: Resource) -> bool:
+def scheduling_signature(pod_spec: dict) -> str:
+    """What `can_land` looks at in a pod spec, as a string: pods with equal signatures land on the same pools."""
+    affinity = pod_spec.get("affinity")
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    return repr((pod_spec.get("nodeSelector"), node_affinity, pod_spec.get("tolerations")))
+
+
+def can_land(pod_spec: dict, np: Resource, signature: str | None = None) -> bool:
     """Whether a pod with `pod_spec` may run on nodes of NodePool `np` (True when unsure).
 
     Rules ask this for every (pod, NodePool) pair; most pods share their scheduling constraints, so the verdict
-    is memoised per NodePool object (it lives exactly as long as the run's model) by those constraints."""
+    is memoised per NodePool object (it lives exactly as long as the run's model) by those constraints.
+    `signature`: `scheduling_signature(pod_spec)`, when the caller keeps it."""
     if not isinstance(pod_spec, dict):
         return True
-    affinity = pod_spec.get("affinity")
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
-    signature = repr((pod_spec.get("nodeSelector"), node_affinity, pod_spec.get("tolerations")))
+    if signature is None:
+        signature = scheduling_signature(pod_spec)
     memo = np.__dict__.setdefault("_can_land_memo", {})
     verdict = memo.get(signature)
     if verdict is None:

@@ -16,7 +16,7 @@ from karplint.detect import deployed_karpenter, reads_karpenter_release, target_
 from karplint.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
-from karplint.placement import can_land
+from karplint.placement import can_land, scheduling_signature
 from karplint.rules import rule
 from karplint.versions import V, Version
 from karplint.templating import has_placeholder
@@ -268,6 +268,13 @@ class Pod:
         s = self.res.get(self.spec_path)
         return s if isinstance(s, dict) else {}
 
+    @cached_property
+    def signature(self) -> str:
+        return scheduling_signature(self.spec)
+
+    def can_land(self, np: Resource) -> bool:
+        return can_land(self.spec, np, self.signature)
+
 
 def _pods(model: Model) -> list[Pod]:
     cache = model.__dict__.setdefault("_disruption_pods", None)
@@ -318,10 +325,13 @@ def do_not_disrupt_without_tgp(model, ctx):
     pools = [np for np in _v1_pools(model) if np.get(TGP) is None]
     if not pools:
         return
+    pools_for: dict[str, list[Resource]] = {}  # by scheduling signature: most pods share theirs
     for pod in _pods(model):
         if not _protected(pod):
             continue
-        hits = [np for np in pools if can_land(pod.spec, np)]
+        hits = pools_for.get(pod.signature)
+        if hits is None:
+            hits = pools_for[pod.signature] = [np for np in pools if pod.can_land(np)]
         if not hits:
             continue
         names = ", ".join(np.name or "<unnamed>" for np in hits[:3]) + (" …" if len(hits) > 3 else "")
@@ -344,7 +354,7 @@ def expire_after_without_tgp(res, ctx):
     expire = res.get(EXPIRE)
     if expire == "Never" or has_placeholder(expire):
         return
-    pods = [p for p in _protected_pods(ctx.model) if can_land(p.spec, res)]
+    pods = [p for p in _protected_pods(ctx.model) if p.can_land(res)]
     if not pods:
         return
     shown = f"expireAfter {expire}" if expire is not None else f"the default expireAfter {DEFAULT_EXPIRE_AFTER}"
@@ -373,7 +383,7 @@ def tgp_shorter_than_pod_grace(res, ctx):
     if tgp is None:
         return
     longer = [(g, p) for p in _pods(ctx.model) if (g := _grace_seconds(p)) is not None and g > tgp
-              and can_land(p.spec, res)]
+              and p.can_land(res)]
     if not longer:
         return
     longer.sort(key=lambda x: -x[0])
