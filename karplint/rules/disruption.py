@@ -308,6 +308,19 @@ def _protected_pods(model: Model) -> list[Pod]:
     return cache
 
 
+def _landing(pods: list[Pod], np: Resource) -> list[Pod]:
+    """`[p for p in pods if p.can_land(np)]`, asking once per scheduling signature (most pods share theirs)."""
+    verdicts: dict[str, bool] = {}
+    out = []
+    for p in pods:
+        ok = verdicts.get(p.signature)
+        if ok is None:
+            ok = verdicts[p.signature] = p.can_land(np)
+        if ok:
+            out.append(p)
+    return out
+
+
 def _names(pods: list[Pod], limit: int = 3) -> str:
     names = [str(p.res) for p in pods[:limit]]
     more = f" and {len(pods) - limit} more" if len(pods) > limit else ""
@@ -354,7 +367,7 @@ def expire_after_without_tgp(res, ctx):
     expire = res.get(EXPIRE)
     if expire == "Never" or has_placeholder(expire):
         return
-    pods = [p for p in _protected_pods(ctx.model) if p.can_land(res)]
+    pods = _landing(_protected_pods(ctx.model), res)
     if not pods:
         return
     shown = f"expireAfter {expire}" if expire is not None else f"the default expireAfter {DEFAULT_EXPIRE_AFTER}"
@@ -382,8 +395,8 @@ def tgp_shorter_than_pod_grace(res, ctx):
     tgp = parse_field("terminationGracePeriod", res.get(TGP))
     if tgp is None:
         return
-    longer = [(g, p) for p in _pods(ctx.model) if (g := _grace_seconds(p)) is not None and g > tgp
-              and p.can_land(res)]
+    graceful = [p for p in _pods(ctx.model) if (g := _grace_seconds(p)) is not None and g > tgp]
+    longer = [(_grace_seconds(p), p) for p in _landing(graceful, res)]
     if not longer:
         return
     longer.sort(key=lambda x: -x[0])
