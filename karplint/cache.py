@@ -1,19 +1,24 @@
-"""The cache: per-file summaries (`engine.FileSummary` plus the pickled documents the run stage reads) and the
-last run stage's verdicts, never a cross-file verdict keyed by one file.
+"""The cache: what the per-file stage produced for each file, what each cross-file rule concluded from its files,
+and the last report; never a verdict reused for inputs other than those it was computed from.
 
-One pack file per (karplint code, configuration, working directory) under `.karplint_cache/` in the project
-root (the directory of the configuration file) or the user cache directory; `KARPLINT_CACHE_DIR` overrides.
+Three files per (karplint code, configuration, working directory) under `.karplint_cache/` in the project root
+(the directory of the configuration file) or the user cache directory; `KARPLINT_CACHE_DIR` overrides. Each is
+read only when needed, and every entry carries the content key it was made from (a hash of the file's path and
+bytes), so files written by different runs never mix wrongly.
 
-* Files: display path -> (size, mtime_ns, inode, checked_ns, key, summary, documents). `key` hashes the path and
-  bytes. A file whose size, mtime and inode are unchanged is not read again, provided its mtime was more than
-  `RACY_NS` older than when it was checked (git's "racily clean" rule: a change in the same clock tick as the
-  check could leave mtime unchanged); any other file is read and looked up by `key`.
-* Run: rule code -> (digest, verdicts) of that cross-file rule's last run. The digest covers, in order, the path
-  and key of every file holding a document the rule reads (`Rule.reads`); its verdicts depend on nothing else
-  (karplint and the configuration are in the pack's name), so equal digests mean equal verdicts.
+* `.index`: display path -> (size, mtime_ns, inode, checked_ns, key). A file whose size, mtime and inode are
+  unchanged is not read again, provided its mtime was more than `RACY_NS` older than when it was checked (git's
+  "racily clean" rule: a change within the same clock tick as the check could leave mtime unchanged). Also the
+  last report, keyed by a digest of every input's path and key, in order, and the settings that shape findings:
+  a run where nothing changed reads nothing else.
+* `.pack`: display path -> (key, `engine.FileSummary`, has documents); and rule code -> (digest, verdicts) of
+  each cross-file rule's last run, the digest covering the path and key of every file holding a document it
+  reads (karplint and the configuration are in the file names, so equal digests mean equal verdicts).
+* `.docs`: display path -> (key, pickled documents the run stage reads); loaded only when a cross-file rule
+  must run again.
 
-Writes go to a temporary file renamed over the pack (atomic: concurrent runs never see a torn pack; the last
-writer wins). A pack or entry that cannot be read is ignored.
+Writes go to a temporary file renamed over the old one (atomic: concurrent runs never see a torn file; the
+last writer wins). A file or entry that cannot be read is ignored.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import hashlib
 import os
 import pickle
 import sys
+import importlib.util
 import tempfile
 from pathlib import Path
 
@@ -36,9 +42,14 @@ def _code_fingerprint() -> str:
 
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{FORMAT} {karplint.__version__} {sys.version} {sys.implementation.cache_tag}".encode())
-    for mod in ("yaml", "ruamel.yaml"):
-        m = sys.modules.get(mod)
-        h.update(f" {mod}={getattr(m, '__version__', None)}".encode())
+    # The YAML libraries as installed (not as imported so far, which varies within a process): their files' state.
+    for mod in ("yaml", "yaml._yaml", "ruamel.yaml", "_ruamel_yaml"):
+        try:
+            origin = importlib.util.find_spec(mod).origin
+            st = os.stat(origin)
+            h.update(f" {mod}={origin}:{st.st_size}:{st.st_mtime_ns}".encode())
+        except (ImportError, AttributeError, TypeError, ValueError, OSError):
+            h.update(f" {mod}=-".encode())
     root = os.path.dirname(os.path.abspath(karplint.__file__))
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -76,13 +87,56 @@ def default_directory(config) -> Path:
     return Path(base) / "karplint"
 
 
+class _Store:
+    """One pickled dict on disk, loaded on first use, written back atomically when changed."""
+
+    def __init__(self, path: Path, default: dict):
+        self.path = path
+        self._default = default
+        self._data: dict | None = None
+        self.dirty = False
+
+    @property
+    def data(self) -> dict:
+        if self._data is None:
+            data = None
+            try:
+                with open(self.path, "rb") as fh:
+                    data = pickle.load(fh)
+            except FileNotFoundError:
+                pass
+            except Exception:  # noqa: BLE001 - a corrupt or foreign file is ignored (and replaced)
+                data = None
+            if not (isinstance(data, dict) and data.get("format") == FORMAT
+                    and all(isinstance(data.get(k), type(v)) for k, v in self._default.items())):
+                data = {"format": FORMAT, **{k: type(v)() for k, v in self._default.items()}}
+            self._data = data
+        return self._data
+
+    def save(self, directory: Path) -> None:
+        if not self.dirty or self._data is None:
+            return
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(self._data, fh, pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        self.dirty = False
+
+
 class Cache:
     def __init__(self, directory: Path, namespace: str):
         self.directory = Path(directory)
         self.path = self.directory / f"{namespace}.pack"
-        self._files: dict[str, tuple] | None = None
-        self._run: dict = {}
-        self._dirty = False
+        self._index = _Store(self.directory / f"{namespace}.index", {"files": {}, "report": ()})
+        self._pack = _Store(self.path, {"summaries": {}, "run": {}})
+        self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}})
 
     @classmethod
     def for_run(cls, config, rules, directory: Path | None = None) -> "Cache":
@@ -99,89 +153,79 @@ class Cache:
         h.update(raw)
         return h.hexdigest()
 
-    def _load(self) -> dict:
-        if self._files is None:
-            files: dict = {}
-            run: dict = {}
-            try:
-                with open(self.path, "rb") as fh:
-                    loaded = pickle.load(fh)
-                if isinstance(loaded, dict) and loaded.get("format") == FORMAT:
-                    files, run = loaded["files"], loaded["run"]
-            except FileNotFoundError:
-                pass
-            except Exception:  # noqa: BLE001 - a corrupt or foreign pack is ignored (and replaced)
-                files, run = {}, {}
-            self._files = files if isinstance(files, dict) else {}
-            self._run = run if isinstance(run, dict) else {}
-        return self._files
+    # ---------------------------------------------------------------- files
 
-    @staticmethod
-    def _outcome(entry):
-        from karplint.engine import FileOutcome, FileSummary
-
-        if not (isinstance(entry, tuple) and len(entry) == 7 and isinstance(entry[5], FileSummary)):
+    def vouched_key(self, display: str, st: tuple | None) -> str | None:
+        """The content key of a file whose (size, mtime_ns, inode) vouch for unchanged bytes, else None."""
+        entry = self._index.data["files"].get(display)
+        if st is None or not isinstance(entry, tuple) or len(entry) != 5 or tuple(entry[:3]) != tuple(st) \
+                or entry[3] - entry[1] <= RACY_NS:
             return None
-        return FileOutcome(entry[5], entry[6], entry[4])
+        return entry[4]
 
-    def by_stat(self, display: str, st: tuple):
-        """The cached outcome when the file's (size, mtime_ns, inode) vouch for unchanged bytes, else None."""
-        entry = self._load().get(display)
-        if entry is None or tuple(entry[:3]) != tuple(st) or entry[3] - entry[1] <= RACY_NS:
+    def summary(self, display: str, key: str):
+        """(summary, whether it has documents for the run stage) made from these bytes, or None."""
+        from karplint.engine import FileSummary
+
+        entry = self._pack.data["summaries"].get(display)
+        if not (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key and isinstance(entry[1], FileSummary)):
             return None
-        return self._outcome(entry)
+        return entry[1], entry[2]
 
-    def by_key(self, display: str, key: str):
-        entry = self._load().get(display)
-        if entry is None or entry[4] != key:
-            return None
-        return self._outcome(entry)
+    def documents(self, display: str, key: str) -> bytes | None:
+        entry = self._docs.data["docs"].get(display)
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == key and isinstance(entry[1], bytes):
+            return entry[1]
+        return None
 
-    def restat(self, display: str, st: tuple | None, checked_ns: int) -> None:
-        """The file's bytes were found unchanged (by hash): record its current stat for the next run."""
-        entry = self._load().get(display)
-        if st is None or entry is None or (tuple(entry[:3]) == tuple(st) and entry[3] == checked_ns):
-            return
-        self._files[display] = (*st, checked_ns, *entry[4:])
-        self._dirty = True
+    def seen(self, display: str, st: tuple | None, checked_ns: int, key: str) -> None:
+        """Record that `display` had content `key` when stat()ed as `st`, no earlier than `checked_ns`."""
+        files = self._index.data["files"]
+        new = (*(st or (-1, -1, -1)), checked_ns, key)
+        if files.get(display) != new:
+            files[display] = new
+            self._index.dirty = True
 
-    def put(self, display: str, st: tuple | None, checked_ns: int, key: str, summary, documents: bytes | None) -> None:
-        self._load()[display] = (*(st or (-1, -1, -1)), checked_ns, key, summary, documents)
-        self._dirty = True
+    def put(self, display: str, key: str, summary, documents: bytes | None) -> None:
+        self._pack.data["summaries"][display] = (key, summary, documents is not None)
+        self._pack.dirty = True
+        docs = self._docs.data["docs"]
+        if documents is not None:
+            docs[display] = (key, documents)
+            self._docs.dirty = True
+        elif docs.pop(display, None) is not None:
+            self._docs.dirty = True
+
+    # ---------------------------------------------------------------- verdicts
 
     def get_run(self, code: str, digest: str):
-        self._load()
-        got = self._run.get(code)
+        got = self._pack.data["run"].get(code)
         if isinstance(got, tuple) and len(got) == 2 and got[0] == digest and isinstance(got[1], list):
             return got[1]
         return None
 
     def put_run(self, code: str, digest: str, results: list) -> None:
-        self._load()
-        self._run[code] = (digest, results)
-        self._dirty = True
+        self._pack.data["run"][code] = (digest, results)
+        self._pack.dirty = True
+
+    def get_report(self, digest: str):
+        got = self._index.data["report"]
+        if isinstance(got, tuple) and len(got) == 2 and got[0] == digest:
+            return got[1]
+        return None
+
+    def put_report(self, digest: str, payload) -> None:
+        self._index.data["report"] = (digest, payload)
+        self._index.dirty = True
 
     def save(self) -> None:
-        if not self._dirty or self._files is None:
-            return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             _mark_cache_dir(self.directory)
-            fd, tmp = tempfile.mkstemp(prefix=".pack-", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    pickle.dump({"format": FORMAT, "files": self._files, "run": self._run}, fh,
-                                pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            for store in (self._docs, self._pack, self._index):  # the index last: it points into the others
+                store.save(self.directory)
         except OSError:  # read-only checkout, full disk: run without caching
             return
-        self._dirty = False
 
 
 def _mark_cache_dir(directory: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -139,13 +140,14 @@ def check(
     if exclude:
         cfg.exclude += list(exclude)
 
+    started_ns = time.time_ns()  # before discovery stat()s the files: the cache's racy-check reference
     try:
         found = discover([p for p in paths if p != "-"], exclude=cfg.exclude,
                          respect_gitignore=not no_respect_gitignore, force_exclude=force_exclude,
                          exclude_root=cfg.root)
     except MissingPath as exc:
         _die(f"{exc.args[0]}: no such file or directory")
-    inputs = [InputFile(c.display, c.abspath) for c in found.files]
+    inputs = [InputFile(c.display, c.abspath, stat=getattr(c, "stat", None)) for c in found.files]
     if "-" in paths:
         inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read()))
     extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
@@ -176,7 +178,8 @@ def check(
         if "-" in paths:
             report_out = sys.stderr  # stdout carries the fixed document
     else:
-        report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache)
+        report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
+                           started_ns=started_ns)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")

@@ -80,16 +80,19 @@ class FileSummary:
 
 class FileOutcome:
     """A file's per-file stage result, computed now or taken from the cache: the summary, and the documents the
-    run stage reads (a list, or the pickled list from the cache, unpickled only if the run stage runs)."""
+    run stage reads (a list; or, from the cache, the pickled list or a function fetching it, used only when a
+    cross-file rule must run again)."""
 
     __slots__ = ("summary", "key", "_docs")
 
-    def __init__(self, summary: FileSummary, docs: list[Document] | bytes | None, key: str | None = None):
+    def __init__(self, summary: FileSummary, docs: list[Document] | bytes | Callable | None, key: str | None = None):
         self.summary = summary
         self.key = key
         self._docs = docs
 
     def documents(self) -> list[Document]:
+        if callable(self._docs):
+            self._docs = self._docs()
         if isinstance(self._docs, bytes):
             import pickle
 
@@ -97,6 +100,8 @@ class FileOutcome:
         return self._docs or []
 
     def documents_blob(self) -> bytes | None:
+        if callable(self._docs):
+            self._docs = self._docs()
         if self._docs is None or isinstance(self._docs, bytes):
             return self._docs
         if not self._docs:
@@ -473,16 +478,41 @@ def selected_rules(config: Config) -> list[Rule]:
 def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = (),
           jobs: int = 1, cache=None, started_ns: int | None = None) -> Report:
     """Check `inputs`. `jobs` > 1: the per-file stage runs in that many worker processes (when there is enough
-    work); `cache`: a `karplint.cache.Cache` holding per-file summaries and the last run stage's verdicts. The
+    work); `cache`: a `karplint.cache.Cache` (per-file summaries, cross-file verdicts, the last report). The
     findings are the same whatever `jobs` and `cache` are. `started_ns`: when the inputs were discovered (their
     `stat`), for the cache."""
-    from karplint.parallel import run_files
+    from karplint.parallel import run_files, stat_of
 
+    if cache is not None:  # nothing changed since the last run: its report stands
+        keys = [cache.key(item.display, item.data) if item.data is not None
+                else cache.vouched_key(item.display, stat_of(item)) for item in inputs]
+        if all(keys):
+            memo = cache.get_report(_report_digest(inputs, keys, config, extra_problems))
+            if memo is not None:
+                findings, files, resources = memo
+                return Report(list(findings), files, resources, config, Sources(inputs))
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns)
     report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
     if cache is not None:
+        keys = [o.key for o in outcomes]
+        if all(keys):
+            cache.put_report(_report_digest(inputs, keys, config, extra_problems),
+                             (report.findings, report.files, report.resources))
         cache.save()
     return report
+
+
+def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, extra_problems) -> str:
+    """Every input (path and content key, in order) and what shapes findings beyond the cache's name: severity
+    overrides, per-file ignores, the project root, and the problems found while discovering files."""
+    import hashlib
+
+    h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
+                              config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems])).encode(),
+                        digest_size=20)
+    for item, key in zip(inputs, keys):
+        h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())
+    return h.hexdigest()
 
 
 def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Iterable[tuple[str, Problem]] = (),

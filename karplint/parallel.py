@@ -68,7 +68,10 @@ def _problem_summary(fr: FileResult) -> FileSummary:
     return FileSummary(fr.display, fr.problems)
 
 
-def _stat(item: InputFile) -> tuple | None:
+def stat_of(item: InputFile) -> tuple | None:
+    """(size, mtime_ns, inode) of an input file: from discovery, else stat() now; None for data or an error."""
+    if item.data is not None or item.abspath is None:
+        return None
     if item.stat is not None:
         return item.stat
     try:
@@ -76,6 +79,24 @@ def _stat(item: InputFile) -> tuple | None:
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _from_cache(cache, item: InputFile, key: str, config: Config, rules: list[Rule]) -> FileOutcome | None:
+    got = cache.summary(item.display, key)
+    if got is None:
+        return None
+    summary, has_documents = got
+    if not has_documents:
+        return FileOutcome(summary, None, key)
+
+    def documents():  # only when a cross-file rule must run again; a lost entry is recomputed
+        blob = cache.documents(item.display, key)
+        if blob is not None:
+            return blob
+        raw = read_input(item, config)
+        return None if isinstance(raw, FileResult) else process_input(item, raw, config, rules, run_reads(rules)).documents()
+
+    return FileOutcome(summary, documents, key)
 
 
 def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, jobs: int = 1, cache=None,
@@ -87,13 +108,14 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
     of its path and bytes. `started_ns`: when the inputs' `stat` were taken (default: now)."""
     started_ns = time.time_ns() if started_ns is None else started_ns
     outcomes: list[FileOutcome | None] = [None] * len(inputs)
-    todo: list[tuple[int, InputFile, bytes | None, str | None, tuple | None]] = []
+    todo: list[tuple[int, InputFile, bytes | None, str | None]] = []
     for i, item in enumerate(inputs):
-        key = st = None
+        key = None
         raw: bytes | FileResult | None = None
-        if cache is not None and item.data is None and item.abspath is not None:
-            st = _stat(item)
-            hit = cache.by_stat(item.display, st) if st is not None else None
+        st = stat_of(item) if cache is not None else None
+        if st is not None:
+            key = cache.vouched_key(item.display, st)
+            hit = _from_cache(cache, item, key, config, rules) if key is not None else None
             if hit is not None:
                 outcomes[i] = hit
                 continue
@@ -104,18 +126,18 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
                 continue
             if cache is not None:
                 key = cache.key(item.display, raw)
-                hit = cache.by_key(item.display, key)
+                cache.seen(item.display, st, started_ns, key)
+                hit = _from_cache(cache, item, key, config, rules)
                 if hit is not None:
-                    cache.restat(item.display, st, started_ns)
                     outcomes[i] = hit
                     continue
-        todo.append((i, item, raw, key, st))
+        todo.append((i, item, raw, key))
 
     if jobs > 1 and len(todo) >= MIN_PARALLEL_FILES:
-        _run_parallel(todo, config, rules, jobs, outcomes, cache, started_ns)
+        _run_parallel(todo, config, rules, jobs, outcomes, cache)
     else:
         reads = run_reads(rules)
-        for i, item, raw, key, st in todo:
+        for i, item, raw, key in todo:
             if raw is None:
                 got = read_input(item, config)
                 if isinstance(got, FileResult):
@@ -125,23 +147,23 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
             o = process_input(item, raw, config, rules, reads)
             o.key = key
             if cache is not None and key is not None:
-                cache.put(item.display, st, started_ns, key, o.summary, o.documents_blob())
+                cache.put(item.display, key, o.summary, o.documents_blob())
             outcomes[i] = o
     return outcomes  # type: ignore[return-value]
 
 
-def _run_parallel(todo, config, rules, jobs, outcomes, cache, started_ns) -> None:
+def _run_parallel(todo, config, rules, jobs, outcomes, cache) -> None:
     jobs = min(jobs, max(1, len(todo) // (MIN_PARALLEL_FILES // 2)))
     size = max(8, min(256, len(todo) // (jobs * 8) or 1))
-    meta = {i: (item.display, key, st) for i, item, _raw, key, st in todo}
-    chunks = [[(i, item.display, item.abspath, raw) for i, item, raw, _key, _st in todo[s:s + size]]
+    keys = {i: (item.display, key) for i, item, _raw, key in todo}
+    chunks = [[(i, item.display, item.abspath, raw) for i, item, raw, _key in todo[s:s + size]]
               for s in range(0, len(todo), size)]
     codes = [r.code for r in rules]
     with _context().Pool(jobs, initializer=_init, initargs=(config, codes)) as pool:
         for batch in pool.imap_unordered(_work, chunks):
             for i, blob in batch:
                 summary, docs = pickle.loads(blob)
-                display, key, st = meta[i]
+                display, key = keys[i]
                 if cache is not None and key is not None:
-                    cache.put(display, st, started_ns, key, summary, docs)
+                    cache.put(display, key, summary, docs)
                 outcomes[i] = FileOutcome(summary, docs, key)

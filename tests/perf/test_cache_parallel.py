@@ -112,11 +112,15 @@ def test_corrupt_cache_is_ignored(tmp_path):
     assert pack.exists()
     pack.write_bytes(pack.read_bytes()[:50])  # truncated by a crash
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
-    packed = pickle.loads(pack.read_bytes())  # rewritten whole
-    entry = packed["files"][str(p)]
-    packed["files"][str(p)] = entry[:5] + ("garbage", b"garbage")  # a corrupt entry
-    packed["run"] = ("garbage", "garbage")
-    pack.write_bytes(pickle.dumps(packed))
+    # Entries of the wrong shape in each of the cache's files, and a file cut short: each is ignored.
+    for path in sorted(cache.directory.glob(pack.stem + ".*")):
+        data = pickle.loads(path.read_bytes())
+        for key in [k for k in data if k != "format"]:
+            data[key] = {name: ("garbage", b"garbage") for name in data[key]} if isinstance(data[key], dict) else ("x",)
+        path.write_bytes(pickle.dumps(data))
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+    for path in sorted(cache.directory.glob(pack.stem + ".*")):
+        path.write_bytes(path.read_bytes()[:-10])
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
 
 
@@ -205,3 +209,41 @@ def test_cache_is_keyed_by_content_and_configuration(tmp_path):
     p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
     cached = check(inputs, new, cache=Cache.for_run(new, selected_rules(new), tmp_path))
     assert _findings(cached) == _findings(check(inputs, new))
+
+
+def test_unchanged_run_reuses_the_last_report(tmp_path, monkeypatch):
+    """Nothing changed: the last report stands without even loading per-file summaries. Anything that shapes
+    findings beyond the cache's name (here a severity override) makes it stale."""
+    from karplint import parallel
+
+    p = tmp_path / "np.yaml"
+    p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
+    old = os.stat(p).st_mtime_ns - 10 * 10**9
+    os.utime(p, ns=(old, old))
+    inputs = [InputFile(str(p), str(p))]
+    cfg = make_config()
+    cache_dir = tmp_path / "cache"
+    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    calls = []
+    real = parallel.run_files
+    monkeypatch.setattr(parallel, "run_files", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))) == first
+    assert calls == []
+    louder = make_config({"severity": {"KPL801": "warning"}})
+    report = check(inputs, louder, cache=Cache.for_run(louder, selected_rules(louder), cache_dir))
+    assert calls == [1] and {f.severity for f in report.findings if f.code == "KPL801"} == {"warning"}
+
+
+def test_lost_run_stage_documents_are_recomputed(tmp_path, probe_rules):
+    """The documents a cross-file rule reads live in their own cache file; if it is lost while another file
+    changes, they are recomputed from the files, never taken as empty."""
+    cfg = make_config({"select": ["KPL698", "KPL699"]})
+    cache_dir = tmp_path / "cache"
+    inputs = _inputs(tmp_path, ["a", "b"])
+    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    for docs in cache_dir.glob("*.docs"):
+        docs.unlink()
+    (tmp_path / "b.yaml").write_text(NODEPOOL.format(name="z"))
+    cached = check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    assert _findings(cached) == _findings(check(inputs, cfg))
+    assert "others: z" in [m for *_, m in _findings(cached)]
