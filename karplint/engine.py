@@ -481,17 +481,19 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
     work); `cache`: a `karplint.cache.Cache` (per-file summaries, cross-file verdicts, the last report). The
     findings are the same whatever `jobs` and `cache` are. `started_ns`: when the inputs were discovered (their
     `stat`), for the cache."""
-    from karplint.parallel import run_files, stat_of
+    from karplint.parallel import content_keys, run_files
 
+    known = None
     if cache is not None:  # nothing changed since the last run: its report stands
-        keys = [cache.key(item.display, item.data) if item.data is not None
-                else cache.vouched_key(item.display, stat_of(item)) for item in inputs]
-        if all(keys):
-            memo = cache.get_report(_report_digest(inputs, keys, config, extra_problems))
+        known = content_keys(inputs, config, cache, started_ns)
+        if all(known.keys):
+            memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
             if memo is not None:
+                cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
                 findings, files, resources = memo
                 return Report(list(findings), files, resources, config, Sources(inputs))
-    outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns)
+    outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
+                         known=known)
     report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
     if cache is not None:
         keys = [o.key for o in outcomes]

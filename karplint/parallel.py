@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 import time
+from typing import NamedTuple
 
 from karplint.config import Config
 from karplint.engine import (FileOutcome, FileResult, FileSummary, InputFile, process_input, read_input,
@@ -99,38 +100,58 @@ def _from_cache(cache, item: InputFile, key: str, config: Config, rules: list[Ru
     return FileOutcome(summary, documents, key)
 
 
+def content_keys(inputs: list[InputFile], config: Config, cache, started_ns: int | None = None) -> "ContentKeys":
+    """Each input's content key: vouched for by its stat when the cache can, else by reading and hashing it
+    (and recording it, so that next time its stat will do); None when it cannot be read."""
+    started_ns = time.time_ns() if started_ns is None else started_ns
+    out = ContentKeys([], {})
+    for i, item in enumerate(inputs):
+        st = stat_of(item)
+        key = cache.vouched_key(item.display, st) if st is not None else None
+        if key is None:
+            raw = out.read[i] = read_input(item, config)
+            if not isinstance(raw, FileResult):
+                key = cache.key(item.display, raw)
+                cache.seen(item.display, st, started_ns, key)
+        out.keys.append(key)
+    return out
+
+
+class ContentKeys(NamedTuple):
+    keys: list  # per input: its content key, or None
+    read: dict  # input index -> what reading it gave (bytes, or a FileResult with the problem)
+
+
 def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, jobs: int = 1, cache=None,
-              started_ns: int | None = None) -> list[FileOutcome]:
+              started_ns: int | None = None, known: ContentKeys | None = None) -> list[FileOutcome]:
     """The per-file stage for every input, in input order.
 
     With a cache, a file whose size, mtime and inode are those recorded (and whose mtime was old enough then
     that a later change must have moved it) is not even read; any other file is read and looked up by the hash
-    of its path and bytes. `started_ns`: when the inputs' `stat` were taken (default: now)."""
+    of its path and bytes. `started_ns`: when the inputs' `stat` were taken (default: now); `known`: their
+    content keys, when `content_keys` already worked them out."""
     started_ns = time.time_ns() if started_ns is None else started_ns
+    if cache is not None and known is None:
+        known = content_keys(inputs, config, cache, started_ns)
     outcomes: list[FileOutcome | None] = [None] * len(inputs)
     todo: list[tuple[int, InputFile, bytes | None, str | None]] = []
     for i, item in enumerate(inputs):
-        key = None
-        raw: bytes | FileResult | None = None
-        st = stat_of(item) if cache is not None else None
-        if st is not None:
-            key = cache.vouched_key(item.display, st)
-            hit = _from_cache(cache, item, key, config, rules) if key is not None else None
+        key = known.keys[i] if known is not None else None
+        if key is not None:
+            hit = _from_cache(cache, item, key, config, rules)
             if hit is not None:
                 outcomes[i] = hit
                 continue
-        if cache is not None or item.data is not None:
+        raw: bytes | FileResult | None = None
+        if known is not None:
+            raw = known.read.get(i)
+            if raw is None:
+                raw = read_input(item, config)
+        elif item.data is not None:
             raw = read_input(item, config)
-            if isinstance(raw, FileResult):
-                outcomes[i] = FileOutcome(_problem_summary(raw), None)
-                continue
-            if cache is not None:
-                key = cache.key(item.display, raw)
-                cache.seen(item.display, st, started_ns, key)
-                hit = _from_cache(cache, item, key, config, rules)
-                if hit is not None:
-                    outcomes[i] = hit
-                    continue
+        if isinstance(raw, FileResult):
+            outcomes[i] = FileOutcome(_problem_summary(raw), None)
+            continue
         todo.append((i, item, raw, key))
 
     if jobs > 1 and len(todo) >= MIN_PARALLEL_FILES:

@@ -114,7 +114,10 @@ def test_corrupt_cache_is_ignored(tmp_path):
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
     # Entries of the wrong shape in each of the cache's files, and a file cut short: each is ignored.
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
-        data = pickle.loads(path.read_bytes())
+        try:
+            data = pickle.loads(path.read_bytes())
+        except pickle.UnpicklingError:
+            continue  # still the truncated pack: the last run had no need to rewrite it
         for key in [k for k in data if k != "format"]:
             data[key] = {name: ("garbage", b"garbage") for name in data[key]} if isinstance(data[key], dict) else ("x",)
         path.write_bytes(pickle.dumps(data))
