@@ -107,10 +107,9 @@ class _Matcher:
         if rel_base.startswith(self.prefixes) or self._part_hit(rel_base.split("/")[:-1]):
             return lambda name: True
         names = self.literals  # exact(name); and exact(rel) for a literal rel_base + name:
-        here = {lit[len(rel_base):] for lit in self.nested if lit.startswith(rel_base)}
-        here = {rest for rest in here if "/" not in rest}
-        if here:
-            names = names | here
+        if self.nested:
+            here = {lit[len(rel_base):] for lit in self.nested if lit.startswith(rel_base)}
+            names = names | {rest for rest in here if "/" not in rest}
         if self.glob_rel is None:
             return names.__contains__
         glob_rel, glob_name = self.glob_rel.match, self.glob_name.match
@@ -299,7 +298,7 @@ def discover(
                             is_dir = False
                         if is_dir:  # a directory named *.yaml is walked, never read
                             dirs.append(entry)
-                        elif name.lower().endswith(EXTENSIONS):
+                        elif name.endswith(EXTENSIONS) or name.lower().endswith(EXTENSIONS):  # mostly no copy
                             files.append(name)
                         if name == ".gitignore":
                             has_gitignore = True
@@ -314,13 +313,21 @@ def discover(
             chain = gitignore.walked_chain(path, chain, has_gitignore, has_git)  # usually []: no work per entry
             # relpath(parent/name) is relpath(parent) + "/name" except when the parent is an ancestor of root
             upward = rel_base.startswith("..") and all(part == ".." for part in rel_base[:-1].split("/"))
+            excluded = matcher.child_matcher(rel_base)
 
             children = []
             for entry in sorted(dirs, key=_by_name):
                 name = entry.name
                 full = base + name
-                rel = rel_for_exclude(full) if upward else rel_base + name
-                if matcher.matches(rel) or (chain and gitignore.ignored_in(chain, full, True)):
+                if upward:
+                    rel = rel_for_exclude(full)
+                    if matcher.matches(rel):
+                        continue
+                else:
+                    rel = rel_base + name
+                    if excluded(name):
+                        continue
+                if chain and gitignore.ignored_in(chain, full, True):
                     continue
                 if entry.is_symlink():
                     child_real = os.path.realpath(full)
@@ -334,13 +341,14 @@ def discover(
                 children.append((full, full + os.sep, disp + name + os.sep, "" if rel == "." else rel + "/",
                                  child_real, child_real_base, chain))
 
-            excluded = matcher.child_matcher(rel_base)
             # the Helm chart a file here belongs to depends only on this directory: looked up once, if needed
             chart = _NOT_LOOKED_UP if "templates" in path else None
             files.sort()
-            for name in files:
+            for name in files:  # the hot loop: `accept` inlined for the common case, a plain new file
+                if excluded(name):
+                    continue
                 full = base + name
-                if excluded(name) or (chain and gitignore.ignored_in(chain, full, False)):
+                if chain and gitignore.ignored_in(chain, full, False):
                     continue
                 try:
                     st = os.lstat(full)
@@ -357,9 +365,13 @@ def discover(
                     continue
                 if real_file is None:
                     real_file = os.path.realpath(full)
-                if chart is _NOT_LOOKED_UP:
-                    chart = _chart_root(full)
-                accept(disp + name, full, st, real_file, chart)
+                if chart is not None:
+                    if chart is _NOT_LOOKED_UP:
+                        chart = _chart_root(full)
+                    accept(disp + name, full, st, real_file, chart)
+                elif real_file not in seen:
+                    seen.add(real_file)
+                    result.files.append(Candidate(disp + name, full, (st.st_size, st.st_mtime_ns, st.st_ino)))
 
             stack.extend(reversed(children))  # popped in sorted order, after everything below this directory
 
