@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import fnmatch
+import operator
 import os
 import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 DEFAULT_EXCLUDES = (
@@ -20,6 +22,9 @@ DEFAULT_EXCLUDES = (
 class Candidate:
     display: str  # the path as shown in reports
     abspath: str
+    # (st_size, st_mtime_ns, st_ino) of the file that will be read (links followed), from discovery's own
+    # stat; None when unknown (stdin)
+    stat: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -39,13 +44,11 @@ class MissingPath(Exception):
     pass
 
 
-def _matches(rel: str, patterns: list[str]) -> bool:
-    return _Matcher.of(patterns).matches(rel)
-
-
 class _Matcher:
-    """`_matches` for one list of patterns, compiled once: the same answers, a regex per check instead of a
-    loop over patterns, and the per-component check memoised (directory names repeat across files)."""
+    """The exclude check for one list of patterns, compiled once: a path relative to the exclude root matches
+    when it, its last component or `pat/*` matches a pattern, it starts with `pat/`, or one of its components
+    matches a pattern without "/". A regex per check instead of a loop over patterns, and the per-component
+    check memoised (directory names repeat across files)."""
 
     _cache: dict[tuple, "_Matcher"] = {}
 
@@ -66,8 +69,26 @@ class _Matcher:
         self.exact = union(pats)  # rel or its name matches pat
         self.slash = union([p + "/*" for p in pats])  # rel matches pat/*
         self.part = union([p for p in pats if "/" not in p])  # a component matches a slash-less pat
+        # For child_matcher: a pattern without wildcards matches exactly itself, and `pat/*` then says
+        # rel.startswith(pat + "/") as `prefixes` does, so only the patterns with wildcards need regexes.
+        self.literals = frozenset(p for p in pats if not any(c in p for c in "*?["))
+        self.nested = [p for p in self.literals if "/" in p]  # literals that can name a file in a subdirectory
+        globs = [p for p in pats if p not in self.literals]
+        self.glob_rel = union(globs + [p + "/*" for p in globs])  # rel matches pat or pat/*
+        self.glob_name = union(globs)
         self.prefixes = tuple(p + "/" for p in pats)
         self.parts: dict[str, bool] = {}
+
+    def _part_hit(self, components: list[str]) -> bool:
+        if self.part is not None:
+            parts = self.parts
+            for part in components:
+                hit = parts.get(part)
+                if hit is None:
+                    hit = parts[part] = self.part.match(part) is not None
+                if hit:
+                    return True
+        return False
 
     def matches(self, rel: str) -> bool:
         if self.exact is None:
@@ -76,15 +97,24 @@ class _Matcher:
             return True
         if rel.startswith(self.prefixes):
             return True
-        if self.part is not None:
-            parts = self.parts
-            for part in rel.split("/"):
-                hit = parts.get(part)
-                if hit is None:
-                    hit = parts[part] = self.part.match(part) is not None
-                if hit:
-                    return True
-        return False
+        return self._part_hit(rel.split("/"))
+
+    def child_matcher(self, rel_base: str) -> Callable[[str], bool]:
+        """`lambda name: self.matches(rel_base + name)` for the entries of one directory (rel_base is "" or
+        its relative path + "/"), with the work that depends only on the directory done once: its components,
+        `prefixes` (a name has no "/", so only a prefix of rel_base can be one of rel's) and the literal
+        patterns, which become a set of names. Usually just a set lookup per name."""
+        if rel_base.startswith(self.prefixes) or self._part_hit(rel_base.split("/")[:-1]):
+            return lambda name: True
+        names = self.literals  # exact(name); and exact(rel) for a literal rel_base + name:
+        if self.nested:
+            here = {lit[len(rel_base):] for lit in self.nested if lit.startswith(rel_base)}
+            names = names | {rest for rest in here if "/" not in rest}
+        if self.glob_rel is None:
+            return names.__contains__
+        glob_rel, glob_name = self.glob_rel.match, self.glob_name.match
+        return lambda name: (name in names or glob_rel(rel_base + name) is not None
+                             or glob_name(name) is not None)
 
 
 class _GitIgnore:
@@ -94,6 +124,7 @@ class _GitIgnore:
         self.enabled = enabled
         self.specs: dict[str, object] = {}
         self.chains: dict[str, list] = {}
+        self.no_git: set[str] = set()  # directories whose listing has no .git entry
         self._pathspec = None
         if enabled:
             try:
@@ -124,17 +155,39 @@ class _GitIgnore:
             spec = self._spec(directory)
             own = [(directory, spec)] if spec is not None else []
             parent = os.path.dirname(directory)
-            if parent == directory or os.path.exists(os.path.join(directory, ".git")):
+            if parent == directory or (
+                    directory not in self.no_git and os.path.exists(os.path.join(directory, ".git"))):
                 chain = own
             else:
                 chain = own + self._chain(parent)
             self.chains[directory] = chain
         return chain
 
+    def walked_chain(self, directory: str, parent_chain: list | None, has_gitignore: bool,
+                     has_git: bool) -> list:
+        """`_chain(directory)` for a directory being walked, from its listing (does it have a `.gitignore`,
+        a `.git`?) and its parent's chain (None for the top): only those two entries need the disk, so most
+        directories cost no syscall and no work here. Empty when disabled."""
+        if not self.enabled:
+            return []
+        if parent_chain is not None and not has_gitignore and not has_git:
+            chain = self.chains[directory] = parent_chain  # no spec of its own, not a repository root
+            return chain
+        if not has_gitignore:  # what _spec's isfile and _chain's exists would find out
+            self.specs.setdefault(directory, None)
+        if not has_git:
+            self.no_git.add(directory)
+        return self._chain(directory)
+
     def ignored(self, abspath: str, is_dir: bool) -> bool:
         if not self.enabled:
             return False
-        for directory, spec in self._chain(os.path.dirname(abspath)):
+        return self.ignored_in(self._chain(os.path.dirname(abspath)), abspath, is_dir)
+
+    @staticmethod
+    def ignored_in(chain: list, abspath: str, is_dir: bool) -> bool:
+        """`ignored` with the chain of abspath's directory already looked up."""
+        for directory, spec in chain:
             prefix = directory.rstrip(os.sep) + os.sep
             if abspath.startswith(prefix):
                 rel = abspath[len(prefix):]
@@ -166,6 +219,28 @@ def _looks_like_template(abspath: str) -> bool:
         return False
 
 
+def _join_base(path: str) -> str:
+    """`path` ready for a name to be appended: what os.path.join(path, name) puts before the name."""
+    return path if path.endswith(os.sep) else path + os.sep
+
+
+def _unreadable(display: str, abspath: str, exc: OSError) -> PathProblem:
+    if os.path.islink(abspath):
+        return PathProblem(display, "dangling or looping symbolic link; not followed")
+    return PathProblem(display, f"cannot read: {exc.strerror}")
+
+
+def _special(display: str, mode: int) -> PathProblem:
+    kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+            else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
+    return PathProblem(display, f"not a regular file ({kind}); not read")
+
+
+_LOOP = "symbolic link loop; not followed"
+_NOT_LOOKED_UP = object()
+_by_name = operator.attrgetter("name")
+
+
 def discover(
     paths: list[str],
     *,
@@ -175,51 +250,130 @@ def discover(
     exclude_root: str | None = None,
 ) -> DiscoveryResult:
     result = DiscoveryResult()
+    problems = result.problems
     patterns = list(DEFAULT_EXCLUDES) + list(exclude or [])
     gitignore = _GitIgnore(respect_gitignore)
     root = exclude_root or os.getcwd()
-    seen: set[str] = set()
+    seen: set[str] = set()  # real paths of the files taken: a file reached twice (links) is checked once
     charts: dict[str, tuple[str, list[str]]] = {}
     matcher = _Matcher.of(patterns)
 
     def rel_for_exclude(abspath: str) -> str:
-        rel = os.path.relpath(abspath, root).replace(os.sep, "/")
-        return rel
+        return os.path.relpath(abspath, root).replace(os.sep, "/")
 
-    def add_file(display: str, abspath: str, explicit: bool, real_dir: str | None = None) -> None:
-        try:
-            st = None
-            if real_dir is not None:  # walking: one lstat tells a plain file (the common case) from a link
-                lst = os.lstat(abspath)
-                if not stat.S_ISLNK(lst.st_mode):
-                    st = lst
-            if st is None:
-                real_dir = None
-                st = os.stat(abspath)
-        except OSError as exc:
-            if os.path.islink(abspath):
-                result.problems.append(PathProblem(display, "dangling or looping symbolic link; not followed"))
-            else:
-                result.problems.append(PathProblem(display, f"cannot read: {exc.strerror}"))
-            return
-        if not stat.S_ISREG(st.st_mode):
-            kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode)
-                    else "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
-            result.problems.append(PathProblem(display, f"not a regular file ({kind}); not read"))
-            return
-        if real_dir is not None:
-            real = os.path.join(real_dir, os.path.basename(abspath))  # = realpath(abspath): not a link
-        else:
-            real = os.path.realpath(abspath)
+    def accept(display: str, abspath: str, st: os.stat_result, real: str, chart: str | None) -> None:
         if real in seen:
             return
         seen.add(real)
-        chart = _chart_root(abspath)
         if chart is not None and _looks_like_template(abspath):
             entry = charts.setdefault(chart, (display, []))
             entry[1].append(display)
             return
-        result.files.append(Candidate(display, abspath))
+        result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ino)))
+
+    def walk(given: str, top: str) -> None:
+        """The files under directory `top` in os.walk(top, followlinks=True)'s order (top-down, depth first,
+        names sorted). One scandir per directory, whose DirEntry.is_dir needs no syscall, and one lstat per
+        file, which tells a regular file (the common case) from a link and gives Candidate.stat."""
+        norm = os.path.normpath(given)
+        top_rel, top_real = rel_for_exclude(top), os.path.realpath(top)
+        visited: set[str] = set()  # real paths of the directories walked so far
+        # Per directory: path, path + sep, display path + sep, path relative to the exclude root + "/" ("" for
+        # the root), real path, real path + sep, the parent's .gitignore chain. Each is its parent's plus the
+        # name (os.path.join/normpath/relpath/realpath per entry are what made this slow); only a symlinked
+        # directory needs realpath.
+        stack = [(top, _join_base(top), "" if norm == os.curdir else _join_base(norm),
+                  "" if top_rel == "." else top_rel + "/", top_real, _join_base(top_real), None)]
+        while stack:
+            path, base, disp, rel_base, real, real_base, chain = stack.pop()
+            dirs, files = [], []
+            has_gitignore = has_git = False
+            try:
+                with os.scandir(path) as it:
+                    for entry in it:
+                        name = entry.name
+                        try:
+                            is_dir = entry.is_dir()
+                        except OSError:
+                            is_dir = False
+                        if is_dir:  # a directory named *.yaml is walked, never read
+                            dirs.append(entry)
+                        elif name.endswith(EXTENSIONS) or name.lower().endswith(EXTENSIONS):  # mostly no copy
+                            files.append(name)
+                        if name == ".gitignore":
+                            has_gitignore = True
+                        elif name == ".git":
+                            has_git = True
+            except OSError:  # unreadable: skipped silently, as os.walk does
+                continue
+            if real in visited:  # reached again through a symbolic link (not the top: `visited` is empty then)
+                problems.append(PathProblem(disp[:-len(os.sep)], _LOOP))
+                continue
+            visited.add(real)
+            chain = gitignore.walked_chain(path, chain, has_gitignore, has_git)  # usually []: no work per entry
+            # relpath(parent/name) is relpath(parent) + "/name" except when the parent is an ancestor of root
+            upward = rel_base.startswith("..") and all(part == ".." for part in rel_base[:-1].split("/"))
+            excluded = matcher.child_matcher(rel_base)
+
+            children = []
+            for entry in sorted(dirs, key=_by_name):
+                name = entry.name
+                full = base + name
+                if upward:
+                    rel = rel_for_exclude(full)
+                    if matcher.matches(rel):
+                        continue
+                else:
+                    rel = rel_base + name
+                    if excluded(name):
+                        continue
+                if chain and gitignore.ignored_in(chain, full, True):
+                    continue
+                if entry.is_symlink():
+                    child_real = os.path.realpath(full)
+                    if child_real in visited:
+                        problems.append(PathProblem(disp + name, _LOOP))
+                        continue
+                    child_real_base = _join_base(child_real)
+                else:
+                    child_real = real_base + name  # = realpath(full): not a link, in a real directory
+                    child_real_base = child_real + os.sep
+                children.append((full, full + os.sep, disp + name + os.sep, "" if rel == "." else rel + "/",
+                                 child_real, child_real_base, chain))
+
+            # the Helm chart a file here belongs to depends only on this directory: looked up once, if needed
+            chart = _NOT_LOOKED_UP if "templates" in path else None
+            files.sort()
+            for name in files:  # the hot loop: `accept` inlined for the common case, a plain new file
+                if excluded(name):
+                    continue
+                full = base + name
+                if chain and gitignore.ignored_in(chain, full, False):
+                    continue
+                try:
+                    st = os.lstat(full)
+                    if stat.S_ISLNK(st.st_mode):
+                        st = os.stat(full)
+                        real_file = None
+                    else:
+                        real_file = real_base + name
+                except OSError as exc:
+                    problems.append(_unreadable(disp + name, full, exc))
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    problems.append(_special(disp + name, st.st_mode))
+                    continue
+                if real_file is None:
+                    real_file = os.path.realpath(full)
+                if chart is not None:
+                    if chart is _NOT_LOOKED_UP:
+                        chart = _chart_root(full)
+                    accept(disp + name, full, st, real_file, chart)
+                elif real_file not in seen:
+                    seen.add(real_file)
+                    result.files.append(Candidate(disp + name, full, (st.st_size, st.st_mtime_ns, st.st_ino)))
+
+            stack.extend(reversed(children))  # popped in sorted order, after everything below this directory
 
     for given in paths:
         if given == "-":
@@ -228,46 +382,20 @@ def discover(
         if not os.path.lexists(abspath):
             raise MissingPath(given)
         if os.path.isdir(abspath):
-            visited_dirs: set[str] = set()
-            for dirpath, dirnames, filenames in os.walk(abspath, followlinks=True):
-                real_dir = os.path.realpath(dirpath)
-                if real_dir in visited_dirs:
-                    rel = os.path.relpath(dirpath, abspath)
-                    result.problems.append(
-                        PathProblem(os.path.normpath(os.path.join(given, rel)), "symbolic link loop; not followed"))
-                    dirnames[:] = []
-                    continue
-                visited_dirs.add(real_dir)
-                keep = []
-                for d in sorted(dirnames):
-                    full = os.path.join(dirpath, d)
-                    if _matches(rel_for_exclude(full), patterns) or gitignore.ignored(full, True):
-                        continue
-                    if os.path.islink(full) and os.path.realpath(full) in visited_dirs | {real_dir}:
-                        rel = os.path.relpath(full, abspath)
-                        result.problems.append(
-                            PathProblem(os.path.normpath(os.path.join(given, rel)), "symbolic link loop; not followed"))
-                        continue
-                    keep.append(d)
-                dirnames[:] = keep
-                # Per-directory parts of the per-file paths (relpath is slow and the same for every file here).
-                rel_dir = os.path.relpath(dirpath, abspath)
-                root_rel_dir = rel_for_exclude(dirpath)
-                for name in sorted(filenames):
-                    if not name.lower().endswith(EXTENSIONS):
-                        continue
-                    full = os.path.join(dirpath, name)
-                    rel = name if rel_dir == "." else os.path.join(rel_dir, name)
-                    display = os.path.normpath(os.path.join(given, rel))
-                    excl_rel = name if root_rel_dir == "." else f"{root_rel_dir}/{name}"
-                    if matcher.matches(excl_rel) or gitignore.ignored(full, False):
-                        continue
-                    add_file(display, full, explicit=False, real_dir=real_dir)
-                # directories named *.yaml are walked like any directory, never read as files
-        else:
-            if force_exclude and (_matches(rel_for_exclude(abspath), patterns) or gitignore.ignored(abspath, False)):
-                continue
-            add_file(os.path.normpath(given), abspath, explicit=True)
+            walk(given, abspath)
+            continue
+        if force_exclude and (matcher.matches(rel_for_exclude(abspath)) or gitignore.ignored(abspath, False)):
+            continue
+        display = os.path.normpath(given)
+        try:
+            st = os.stat(abspath)
+        except OSError as exc:
+            problems.append(_unreadable(display, abspath, exc))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            problems.append(_special(display, st.st_mode))
+            continue
+        accept(display, abspath, st, os.path.realpath(abspath), _chart_root(abspath))
     for chart, (first, templates) in charts.items():
         result.helm_charts[first] = templates
     return result
