@@ -7,6 +7,8 @@ import json
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from karplint.testing import need_shared
 from karplint.report import render
@@ -65,3 +67,24 @@ def test_github_escaping():
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     out = _render(lint_report({"dir,x/a:b.yaml": "a: 1\na: 2\n"}), "github")
     assert out.startswith("::error file=dir%2Cx/a%3Ab.yaml,line=2,col=1,")
+
+
+# JSON-like values, including what json escapes (quotes, backslashes, control characters, non-ASCII, lone
+# surrogates) and what it writes specially (floats, bools, empty containers).
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=30)
+
+
+@given(_json_values)
+def test_indented_json_is_byte_identical_to_the_standard_library(value):
+    from karplint.report.json import dumps_indented
+
+    assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_reports_are_what_the_standard_library_writes(fmt):
+    text = _render(lint_report(BAD), fmt)
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"

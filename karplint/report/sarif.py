@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from karplint import __version__
 from karplint.docs import rule_doc
 from karplint.engine import Report, is_selected
+from karplint.report.json import dumps_indented
 from karplint.rules import all_rules
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -64,4 +64,4 @@ def render_sarif(report: Report) -> str:
             "columnKind": "unicodeCodePoints",
         }],
     }
-    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+    return dumps_indented(sarif) + "\n"
