@@ -3,8 +3,9 @@
     python bench/bench.py                 # 10,000 files, 3 repetitions, peers installed on first use
     python bench/bench.py -n 500 --reps 1 --no-peers --no-scaling   # the CI-sized smoke run
 
-Runs, on one generated tree: karplint cold (empty cache), warm (cache, unchanged tree), touched (one file
-changed since the last run), checkov, yamllint, and the floor: PyYAML's CSafeLoader loading every document of
+Runs, on one generated tree: karplint cold (empty cache), warm (cache, unchanged tree), touched (one Service
+changed since the last run), touched NodePool (one NodePool changed: cross-file rules run again), checkov,
+yamllint, and the floor: PyYAML's CSafeLoader loading every document of
 every file in one process. Each measurement is a fresh process; wall time, CPU time (user + sys, children
 included) and peak RSS (largest single process, from wait4) are taken from the kernel.
 """
@@ -30,6 +31,7 @@ sys.path.insert(0, str(HERE))
 from gen import generate, touch_one  # noqa: E402
 
 PEERS_VENV = HERE / ".venv-peers"
+KARPLINT_RUNS = ("cold", "warm", "touched", "touched NodePool")
 FLOOR = r"""
 import os, sys, yaml
 n = 0
@@ -114,7 +116,7 @@ def bench_karplint(tree: Path, python: str, reps: int, jobs: int | None, cache_d
     env = dict(os.environ, KARPLINT_CACHE_DIR=str(cache_dir))
     env.pop("KARPLINT_NO_CACHE", None)
     cmd = karplint_cmd(python, jobs)
-    out: dict[str, list[Run]] = {"cold": [], "warm": [], "touched": []}
+    out: dict[str, list[Run]] = {"cold": [], "warm": [], "touched": [], "touched NodePool": []}
     reference = None
     for _ in range(reps):
         shutil.rmtree(cache_dir, ignore_errors=True)
@@ -126,12 +128,17 @@ def bench_karplint(tree: Path, python: str, reps: int, jobs: int | None, cache_d
         touched = measure(cmd, tree, env)
         fresh = measure(cmd + ["--no-cache"], tree, env)
         assert findings(touched) == findings(fresh), "run after touching a file differs from an uncached run"
+        touch_one(tree, "platform/**/nodepool-*.yaml")  # cross-file rules must run again
+        touched_pool = measure(cmd, tree, env)
+        fresh = measure(cmd + ["--no-cache"], tree, env)
+        assert findings(touched_pool) == findings(fresh), "run after touching a NodePool differs from an uncached run"
         if reference is not None:
             assert findings(cold) == reference
         reference = findings(cold)
         out["cold"].append(cold)
         out["warm"].append(warm)
         out["touched"].append(touched)
+        out["touched NodePool"].append(touched_pool)
     return out
 
 
@@ -204,13 +211,13 @@ def render(results: dict) -> str:
              f"| {'run':<28} | {'wall median':>11} | {'wall min-max':>15} | {'CPU median':>10} | {'peak RSS':>9} |",
              f"|{'-' * 30}|{'-' * 13}:|{'-' * 17}:|{'-' * 12}:|{'-' * 11}:|"]
     for name, r in rows.items():
-        label = f"karplint {name}" if name in ("cold", "warm", "touched") else name
+        label = f"karplint {name}" if name in KARPLINT_RUNS else name
         lines.append(f"| {label:<28} | {r['wall']:>9.2f} s | {r['wall_min']:>6.2f}-{r['wall_max']:<6.2f} s "
                      f"| {r['cpu']:>8.2f} s | {r['rss_mb']:>6.0f} MB |")
     lines.append("")
     cold = rows["cold"]
     for name, r in rows.items():
-        if name in ("cold", "warm", "touched"):
+        if name in KARPLINT_RUNS:
             continue
         lines.append(f"karplint cold / {name}: wall {cold['wall'] / r['wall']:.2f}, CPU {cold['cpu'] / r['cpu']:.2f}")
     if "scaling" in results:

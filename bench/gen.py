@@ -368,10 +368,11 @@ def generate(root: str | os.PathLike, n: int = 10_000, seed: int = 1) -> list[Pa
     return paths
 
 
-def touch_one(root: str | os.PathLike) -> Path:
-    """Change one file's bytes (append a comment) the same way every time; return it."""
+def touch_one(root: str | os.PathLike, pattern: str = "teams/**/*-service.yaml") -> Path:
+    """Change one file's bytes (append a comment) the same way every time; return it. By default a Service,
+    which no cross-file rule reads; `pattern="platform/**/nodepool-*.yaml"` picks a NodePool, which most do."""
     root = Path(root)
-    target = sorted((root / "teams").rglob("*-service.yaml"))[0]
+    target = sorted(root.glob(pattern))[0]
     with open(target, "a", encoding="utf-8") as fh:
         fh.write("# touched\n")
     return target

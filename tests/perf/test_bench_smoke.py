@@ -26,7 +26,7 @@ def test_generator_is_deterministic(tmp_path):
 def test_bench_smoke(tmp_path):
     results = bench.run_bench(500, reps=1, peers=False, scaling=False, jobs=2, workdir=tmp_path)
     rows = results["rows"]
-    assert {"cold", "warm", "touched", "floor (PyYAML CSafeLoader)"} <= set(rows)
+    assert {"cold", "warm", "touched", "touched NodePool", "floor (PyYAML CSafeLoader)"} <= set(rows)
     assert results["findings"] > 0  # the broken files and v1beta1 NodePools are found
     text = bench.render(results)
     assert "karplint cold / floor" in text
