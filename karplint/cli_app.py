@@ -1,0 +1,162 @@
+"""The typer application behind `karplint`: every command with its options and help.
+
+karplint/cli.py holds the entry point (`main`) and `check` itself; this module (and typer, which it imports) is
+loaded only for command lines that the entry point's fast paths do not handle.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from karplint import __version__, cli
+from karplint.cli import Level, OutputFormat, _die
+
+app = typer.Typer(
+    name="karplint",
+    help="Lint Karpenter NodePools, EC2NodeClasses (userData included) and the workloads that meet them.",
+    add_completion=False,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"karplint {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """karplint: catch Karpenter misconfigurations before they reach a cluster."""
+
+
+@app.command()
+def check(
+    paths: List[str] = typer.Argument(None, help="Files or directories to check (default: .). Use - for stdin."),
+    output_format: Optional[OutputFormat] = typer.Option(
+        None, "--output-format", "-f",
+        help="Report format. Default: text, or github when GITHUB_ACTIONS=true."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    select: Optional[List[str]] = typer.Option(None, "--select",
+                                               help="Rules to run: codes, code prefixes, slugs or categories."),
+    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help="Rules to add to the selection."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rules to skip (codes, prefixes, slugs, categories)."),
+    fail_on: Optional[Level] = typer.Option(None, "--fail-on",
+                                            help="Lowest severity that makes the exit code 1 (default: warning)."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings are reported."),
+    karpenter_version: Optional[str] = typer.Option(
+        None, "--karpenter-version", help="Karpenter release the manifests target (default: 1.14.1)."),
+    config: Optional[str] = typer.Option(None, "--config", help="Configuration file (.karplint.toml or pyproject.toml)."),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of paths to skip (repeatable)."),
+    no_respect_gitignore: bool = typer.Option(False, "--no-respect-gitignore", help="Also check files ignored by git."),
+    force_exclude: bool = typer.Option(False, "--force-exclude",
+                                       help="Apply excludes to files named on the command line too (for pre-commit)."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+                                       help="Worker processes for parsing and per-file rules (default: CPU cores)."),
+    no_cache: bool = typer.Option(False, "--no-cache",
+                                  help="Neither read nor write the cache (.karplint_cache/ or the user cache dir)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes in place, then report what remains. "
+                             "With `-`, the fixed document goes to stdout and the report to stderr."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes",
+                                      help="With --fix or --diff, apply unsafe fixes too (they change behaviour)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes (apply with `patch -p1` "
+                              "or `git apply`) and write nothing; exit 1 when there is something to fix."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
+) -> None:
+    """Check Kubernetes manifests for Karpenter misconfigurations."""
+    cli.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
+              ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
+              config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
+              force_exclude=force_exclude, stdin_filename=stdin_filename, quiet=quiet, jobs=jobs, no_cache=no_cache,
+              fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
+
+
+@app.command("rules")
+def rules_cmd(
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
+                                               help="text (a table) or json."),
+    cel_coverage: bool = typer.Option(False, "--cel-coverage",
+                                      help="Instead: the CRDs' CEL rules per release and kind, and which ones "
+                                           "karplint evaluates (KPL130)."),
+    release: Optional[str] = typer.Option(None, "--release",
+                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --cel-coverage: list every rule."),
+) -> None:
+    """List every rule: code, slug, category, default severity, fix and summary."""
+    import json
+
+    from karplint.rules import all_rules
+
+    if cel_coverage:
+        from karplint.schema.cel import cel_coverage as coverage, print_coverage
+
+        try:
+            data = coverage(release)
+        except ValueError as exc:
+            _die(str(exc))
+        if output_format == OutputFormat.json:
+            typer.echo(json.dumps(data, indent=2))
+        else:
+            print_coverage(data, sys.stdout, verbose=verbose)
+        return
+
+    rules = all_rules()
+    if output_format == OutputFormat.json:
+        typer.echo(json.dumps([{"code": r.code, "slug": r.slug, "category": r.category, "severity": r.severity,
+                                "fix": r.fix, "summary": r.summary} for r in rules], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("code", "slug", "category", "severity", "fix", "summary"):
+        table.add_column(col, overflow="fold")
+    for r in rules:
+        table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
+    tty = sys.stdout.isatty()
+    Console(no_color="NO_COLOR" in os.environ or not tty, width=None if tty else 200).print(table)
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug.")) -> None:
+    """Print a rule's documentation."""
+    from karplint.docs import rule_doc
+    from karplint.rules import get_rule
+
+    r = get_rule(code)
+    if r is None:
+        _die(f"no rule {code!r}; `karplint rules` lists them")
+    doc = rule_doc(r.code)
+    typer.echo(f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
+               + (f", fix: {r.fix}" if r.fix else "") + "\n")
+    typer.echo(doc.text if doc else r.summary)
+
+
+@app.command()
+def render(
+    paths: List[str] = typer.Argument(..., help="Files or directories holding EC2NodeClasses (and NodePools); - for stdin."),
+    nodeclass: Optional[str] = typer.Option(None, "--nodeclass", help="Only this EC2NodeClass (by name)."),
+    nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
+    karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version",
+                                                    help="Karpenter release to render for (default: latest)."),
+) -> None:
+    """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
+    registers with."""
+    from karplint.render_cli import render_command
+
+    raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
+                                    karpenter_version=karpenter_version))
+
