@@ -11,11 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from karplint.findings import SEVERITIES
 from karplint.versions import LATEST, Version
 
@@ -133,6 +128,10 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
 
 def read_file(path: Path) -> dict | None:
     """The `[tool.karplint]` table of a pyproject.toml, or a whole .karplint.toml; None if absent."""
+    if sys.version_info >= (3, 11):  # imported here: a run without a configuration file does without it
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)

@@ -27,15 +27,16 @@ import re
 import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable
-
-from jsonschema import Draft7Validator
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from karplint.document import Document, Path
 from karplint.findings import Edit, Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
 from karplint.versions import KARPENTER_KINDS, V, Version
+
+if TYPE_CHECKING:
+    from jsonschema import Draft7Validator
 
 __all__ = [
     "MOVED", "Moved", "Result", "SchemaError", "check", "compile_schema", "format_path", "is_templated", "validate",
@@ -127,6 +128,8 @@ def _validator(release: str, group: str, version: str, kind: str) -> tuple[Draft
     raw = load_schema(release, group, version, kind)
     if raw is None:
         return None
+    from jsonschema import Draft7Validator  # not at the top: ~0.1 s of imports that runs without Karpenter kinds skip
+
     compiled = compile_schema(raw)
     props = compiled.get("properties", {})
     if "metadata" in props:

@@ -18,11 +18,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-try:  # Python >= 3.11
-    import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as _toml  # type: ignore[no-redef]
-
 from karplint.userdata.kubelet import Label, parse_taints, validate_node_labels, validate_taint
 from karplint.userdata.placeholders import Placeholder
 
@@ -185,12 +180,22 @@ class BottlerocketSettings:
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
+def _toml() -> Any:
+    """tomllib (tomli before Python 3.11), imported when Bottlerocket TOML is decoded, not with this module."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
+
+
 def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
     """TOML-decode `text`; a syntax error becomes an `Issue` at its line and column."""
     res = BottlerocketSettings(text, base, None)
+    toml = _toml()
     try:
-        res.data = _toml.loads(text)
-    except _toml.TOMLDecodeError as exc:
+        res.data = toml.loads(text)
+    except toml.TOMLDecodeError as exc:
         msg = str(exc)
         m = _TOML_POS.search(msg)
         off = 0
@@ -232,7 +237,7 @@ def _split_key(s: str, pos: int) -> tuple[list[tuple[str, int, int]], int]:
         name = raw[1:-1] if raw[0] in "\"'" else raw
         if raw[0] == '"':
             try:
-                name = _toml.loads(f"k = {raw}")["k"]
+                name = _toml().loads(f"k = {raw}")["k"]
             except Exception:
                 pass
         parts.append((name, m.start(1), m.end(1)))
