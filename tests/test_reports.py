@@ -7,7 +7,7 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from karplint.testing import need_shared
@@ -88,3 +88,49 @@ def test_indented_json_is_byte_identical_to_the_standard_library(value):
 def test_reports_are_what_the_standard_library_writes(fmt):
     text = _render(lint_report(BAD), fmt)
     assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+
+
+# Text without colour is written without rich when rich would print it unchanged: check that claim against rich.
+_PIECE = st.tuples(st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+                   | st.text(alphabet=" \t\n\r\a\b\v\f\x1b\x7f\x85|^-:éé中\u200d", max_size=12),
+                   st.sampled_from([None, "bold", "dim", "bold red", "green"]))
+_LINE = st.none() | st.tuples(st.sampled_from(["", "dim"]), st.lists(_PIECE, max_size=5))
+
+
+def _by_rich(lines) -> str:
+    from karplint.report.text import _render_rich
+
+    out = io.StringIO()
+    _render_rich(lines, out, False)
+    return out.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=6))
+def test_plain_text_is_what_rich_prints(lines):
+    from karplint.report.text import _plain
+
+    plain = _plain(lines, io.StringIO())
+    if plain is not None:
+        assert plain == _by_rich(lines)
+
+
+def test_plain_text_leaves_tabs_control_characters_and_unencodable_text_to_rich():
+    from karplint.report.text import _plain
+
+    assert _plain([("", [("a\tb", None)])], io.StringIO()) is None
+    assert _plain([("", [("a\rb", "bold")])], io.StringIO()) is None
+    ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    assert _plain([("", [("caf\u00e9", None)])], ascii_out) is None
+    assert _plain([("", [("cafe", None)]), None], ascii_out) == "cafe\n\n"
+
+
+@pytest.mark.parametrize("files", [BAD, {"clean.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"}],
+                         ids=["findings", "clean"])
+def test_text_report_without_rich_is_the_rich_one(files):
+    from karplint.report.text import _lines
+
+    report = lint_report(files)
+    text = _render(report, "text")
+    assert text == _by_rich(list(_lines(report)))
+    assert text.endswith("file(s).\n" if files is BAD else "resource(s).\n")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,16 @@ from karplint import __version__
 from karplint.testing import REPO
 
 HEAVY = {"typer", "jsonschema", "bashlex", "rich"}
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+"""
+
 
 def _imports(*args: str, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
     """Run `python -X importtime -m karplint ARGS`; the top-level packages it imported."""
@@ -28,6 +39,19 @@ def test_version_imports_no_heavy_package():
     proc, imported = _imports("--version")
     assert proc.returncode == 0 and proc.stdout == f"karplint {__version__}\n"
     assert not imported & HEAVY, imported & HEAVY
+
+
+def test_check_imports_what_the_files_need(tmp_path: Path):
+    (tmp_path / "deploy.yaml").write_text(DEPLOYMENT)
+    proc, imported = _imports("check", "deploy.yaml", "--no-cache", cwd=tmp_path)
+    assert proc.returncode == 0 and "All checks passed" in proc.stdout, proc.stdout
+    assert not imported & HEAVY, imported & HEAVY  # no Karpenter kind: no schema validation; plain text output
+
+    nodepool = (REPO / "examples" / "quickstart" / "nodepools.yaml").read_text()
+    (tmp_path / "pool.yaml").write_text(nodepool)
+    proc, imported = _imports("check", "pool.yaml", "--no-cache", "-f", "json", cwd=tmp_path)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["findings"]
+    assert "jsonschema" in imported and not imported & {"typer", "bashlex", "rich"}
 
 
 def test_typer_check_declares_exactly_the_parameters_of_cli_check():

@@ -1,75 +1,116 @@
-"""Human output: findings grouped by file with `path:line:col`, a code frame, and a summary line."""
+"""Human output: findings grouped by file with `path:line:col`, a code frame, and a summary line.
+
+rich renders the styled lines. Without colour (a pipe, a file, NO_COLOR) it prints each line's text unchanged
+except for tabs (expanded) and the control characters it drops (BEL, BS, VT, FF, CR); when there are none, the
+text is written here directly and rich (~35 ms of imports) is not loaded.
+"""
 
 from __future__ import annotations
 
-from typing import TextIO
-
-from rich.console import Console
-from rich.text import Text
+from typing import Iterator, Optional, TextIO
 
 from karplint.engine import Report
 
 STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
+# A printed line: (the whole line's style, [(text, style), ...]); None prints an empty line.
+Line = Optional[tuple[str, list[tuple[str, Optional[str]]]]]
 
-def _frame(f, src) -> list[Text]:
+_RICH_EDITS = frozenset("\t\a\b\v\f\r")  # rich expands tabs and strips the others (rich.control)
+
+
+def _frame(f, src) -> list[Line]:
     if src is None or f.span.line < 1:
         return []
-    lines = []
+    lines: list[Line] = []
     gutter = len(str(f.span.line + 1))
     for n in range(max(1, f.span.line - 1), f.span.line + 2):
         text = src.line_text(n)
         if n > len(src.line_starts()) or (n > f.span.line and not text.strip()):
             continue
-        t = Text()
-        t.append(f" {n:>{gutter}} | ", style="dim")
-        t.append(text.expandtabs(1)[:200])
-        lines.append(t)
+        lines.append(("", [(f" {n:>{gutter}} | ", "dim"), (text.expandtabs(1)[:200], None)]))
         if n == f.span.line:
             end = f.span.end_column if f.span.end_line == f.span.line else len(text) + 1
             carets = max(1, min(end, len(text) + 1) - f.span.column)
-            marker = Text(" " * (gutter + 2) + "| ", style="dim")
-            marker.append(" " * (f.span.column - 1) + "^" * carets, style=STYLES[f.severity])
-            lines.append(marker)
+            lines.append(("dim", [(" " * (gutter + 2) + "| ", None),
+                                  (" " * (f.span.column - 1) + "^" * carets, STYLES[f.severity])]))
     return lines
 
 
-def render_text(report: Report, out: TextIO, *, color: bool = False) -> None:
-    console = Console(file=out, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True,
-                      width=10_000 if not color else None, emoji=False)
+def _lines(report: Report) -> Iterator[Line]:
     current = None
     for f in report.findings:
         if f.file != current:
             if current is not None:
-                console.print()
+                yield None
             current = f.file
-        head = Text()
-        head.append(f"{f.file}:{f.span.line}:{f.span.column}: ", style="bold")
-        head.append(f"{f.code} ", style=STYLES[f.severity])
-        head.append(f"[{f.severity}] ", style=STYLES[f.severity])
-        head.append(f.message)
+        head: list[tuple[str, Optional[str]]] = [
+            (f"{f.file}:{f.span.line}:{f.span.column}: ", "bold"),
+            (f"{f.code} ", STYLES[f.severity]),
+            (f"[{f.severity}] ", STYLES[f.severity]),
+            (f.message, None),
+        ]
         if f.fix is not None:
-            head.append(f"  [*] {'fixable' if f.fix.safety == 'safe' else 'unsafe fix available'}", style="green")
+            head.append((f"  [*] {'fixable' if f.fix.safety == 'safe' else 'unsafe fix available'}", "green"))
         if f.resource and f.resource.get("name"):
-            head.append(f"  ({f.resource['kind']}/{f.resource['name']})", style="dim")
-        console.print(head)
-        for line in _frame(f, report.sources.get(f.file)):
-            console.print(line)
+            head.append((f"  ({f.resource['kind']}/{f.resource['name']})", "dim"))
+        yield ("", head)
+        yield from _frame(f, report.sources.get(f.file))
     counts = report.counts()
     n = len(report.findings)
     if n:
-        console.print()
-    summary = Text()
+        yield None
     if n == 0:
-        summary.append(f"All checks passed: {report.files} file(s), {report.resources} resource(s).", style="green")
+        yield ("", [(f"All checks passed: {report.files} file(s), {report.resources} resource(s).", "green")])
     else:
         parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if counts[s]]
-        summary.append(f"Found {n} finding{'s' if n != 1 else ''} ({', '.join(parts)}) in {report.files} file(s).",
-                       style="bold")
+        summary: list[tuple[str, Optional[str]]] = [
+            (f"Found {n} finding{'s' if n != 1 else ''} ({', '.join(parts)}) in {report.files} file(s).", "bold")]
         fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.safety == "safe")
         unsafe = sum(1 for f in report.findings if f.fix is not None and f.fix.safety == "unsafe")
         if fixable:
-            summary.append(f" [*] {fixable} fixable with `--fix`.")
+            summary.append((f" [*] {fixable} fixable with `--fix`.", None))
         if unsafe:
-            summary.append(f" {unsafe} more with `--fix --unsafe-fixes`.")
-    console.print(summary)
+            summary.append((f" {unsafe} more with `--fix --unsafe-fixes`.", None))
+        yield ("", summary)
+
+
+def _plain(lines: list[Line], out: TextIO) -> str | None:
+    """The text rich would write without colour, or None when rich must decide: a tab or a control character
+    it drops, or text the stream cannot encode (rich re-raises that UnicodeEncodeError with a hint of its own)."""
+    text = "".join("\n" if line is None else "".join(t for t, _ in line[1]) + "\n" for line in lines)
+    if not _RICH_EDITS.isdisjoint(text):
+        return None
+    encoding = getattr(out, "encoding", None)
+    if encoding:
+        try:
+            text.encode(encoding, getattr(out, "errors", None) or "strict")
+        except (UnicodeError, LookupError):
+            return None
+    return text
+
+
+def _render_rich(lines: list[Line], out: TextIO, color: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, force_terminal=color, no_color=not color, highlight=False, soft_wrap=True,
+                      width=10_000 if not color else None, emoji=False)
+    for line in lines:
+        if line is None:
+            console.print()
+            continue
+        style, parts = line
+        t = Text(style=style)
+        for part, part_style in parts:
+            t.append(part, style=part_style)
+        console.print(t)
+
+
+def render_text(report: Report, out: TextIO, *, color: bool = False) -> None:
+    lines = list(_lines(report))
+    text = None if color else _plain(lines, out)
+    if text is None:
+        _render_rich(lines, out, color)
+    else:
+        out.write(text)
