@@ -689,8 +689,9 @@ def _bashlex_check(text: str) -> tuple[str | None, int | None]:
     if text.strip() == "" or all(ln.strip() == "" or ln.lstrip().startswith("#") for ln in text.split("\n")):
         return None, None  # bashlex raises AttributeError on empty/comment-only input; nothing to parse anyway
     try:
-        import bashlex
+        from karplint.userdata.bashlex_tables import import_bashlex
 
+        bashlex = import_bashlex()  # `import bashlex` without recomputing its parser tables
         bashlex.parse(text)
     except Exception as exc:  # ParsingError, MatchedPairError, NotImplementedError, AttributeError, ...
         msg = getattr(exc, "message", None) or str(exc) or type(exc).__name__
