@@ -28,7 +28,6 @@ import os
 import pickle
 import sys
 import importlib.util
-import tempfile
 from pathlib import Path
 
 FORMAT = 2
@@ -43,31 +42,40 @@ def _code_fingerprint() -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{FORMAT} {karplint.__version__} {sys.version} {sys.implementation.cache_tag}".encode())
     # The YAML libraries as installed (not as imported so far, which varies within a process): their files' state.
-    for mod in ("yaml", "yaml._yaml", "ruamel.yaml", "_ruamel_yaml"):
+    for mod in ("yaml", "_yaml", "ruamel.yaml", "_ruamel_yaml"):
         try:
             origin = importlib.util.find_spec(mod).origin
             st = os.stat(origin)
             h.update(f" {mod}={origin}:{st.st_size}:{st.st_mtime_ns}".encode())
         except (ImportError, AttributeError, TypeError, ValueError, OSError):
             h.update(f" {mod}=-".encode())
-    root = os.path.dirname(os.path.abspath(karplint.__file__))
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".json", ".toml", ".yaml", ".md")):
+    # karplint's own files: a development checkout changes without a new version.
+    stack = [(os.path.dirname(os.path.abspath(karplint.__file__)), "")]
+    while stack:
+        directory, rel = stack.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    stack.append((entry.path, f"{rel}{entry.name}/"))
+            elif entry.name.endswith((".py", ".json", ".toml", ".yaml", ".md")):
                 try:
-                    st = os.stat(os.path.join(dirpath, name))
+                    st = entry.stat()
                 except OSError:
                     continue
-                h.update(f"{os.path.relpath(os.path.join(dirpath, name), root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+                h.update(f"{rel}{entry.name}:{st.st_size}:{st.st_mtime_ns};".encode())
     return h.hexdigest()
 
 
-def _config_fingerprint(config, rules) -> str:
-    """Everything the per-file and run stages depend on besides the files: the selected rules and what they may
+def _config_fingerprint(config) -> str:
+    """Everything the per-file and run stages depend on besides the files and karplint's code: the rule
+    selection as written (which rules it selects follows from the code), the target release and what rules may
     read."""
     parts = (
-        sorted(r.code for r in rules),
+        config.select, config.extend_select, config.ignore,
         str(config.karpenter_version),
         config.karpenter_version_source,
         sorted((k, repr(v)) for k, v in config.cluster.items()),
@@ -116,6 +124,8 @@ class _Store:
     def save(self, directory: Path) -> None:
         if not self.dirty or self._data is None:
             return
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -139,10 +149,10 @@ class Cache:
         self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}})
 
     @classmethod
-    def for_run(cls, config, rules, directory: Path | None = None) -> "Cache":
+    def for_run(cls, config, directory: Path | None = None) -> "Cache":
         directory = Path(directory) if directory is not None else default_directory(config)
         ns = hashlib.blake2b(
-            f"{_code_fingerprint()}|{_config_fingerprint(config, rules)}|{os.getcwd()}".encode(),
+            f"{_code_fingerprint()}|{_config_fingerprint(config)}|{os.getcwd()}".encode(),
             digest_size=16).hexdigest()
         return cls(directory, ns)
 

@@ -114,7 +114,7 @@ def check(
                          exclude_root=cfg.root)
     except MissingPath as exc:
         _die(f"{exc.args[0]}: no such file or directory")
-    inputs = [InputFile(c.display, c.abspath, stat=getattr(c, "stat", None)) for c in found.files]
+    inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
     if "-" in paths:
         inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read()))
     extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
@@ -132,9 +132,8 @@ def check(
     cache = None
     if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
         from karplint.cache import Cache
-        from karplint.engine import selected_rules
 
-        cache = Cache.for_run(cfg, selected_rules(cfg))
+        cache = Cache.for_run(cfg)
     if fix or diff:  # autofix: the logic lives in karplint/fix.py
         from karplint.fix import run_fixes
 

@@ -34,7 +34,7 @@ class Config:
     karpenter_version: Version = field(default_factory=lambda: LATEST)
     karpenter_version_source: str = "default"
     cluster: dict[str, Any] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # as set; rules' defaults fill the rest (engine)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
@@ -64,10 +64,7 @@ def _check_severity(value: Any, key: str, where: str) -> str:
 
 def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
     """Build a Config from a `[tool.karplint]`-shaped mapping."""
-    from karplint.rules import all_rules
-
     cfg = base or Config()
-    known_options = {name: default for r in all_rules() for name, default in r.options.items()}
     for key, value in raw.items():
         if key == "select":
             cfg.select = _str_list(value, key, where)
@@ -111,6 +108,9 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
         elif key == "options":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: `options` must be a table")
+            from karplint.rules import option_defaults  # (the rules' code only when options are set)
+
+            known_options = option_defaults()
             for ok, ov in value.items():
                 if ok not in known_options:
                     raise ConfigError(
@@ -121,8 +121,6 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
                 cfg.options[ok] = ov
         else:
             raise ConfigError(f"{where}: unknown configuration key `{key}`")
-    for name, default in known_options.items():
-        cfg.options.setdefault(name, default)
     return cfg
 
 

@@ -341,7 +341,9 @@ def _annotation_codes(res: Resource) -> tuple[str, ...]:
 
 
 def _context(model, config: Config) -> Context:
-    return Context(model, config.karpenter_version, dict(config.cluster), dict(config.options),
+    from karplint.rules import option_defaults
+
+    return Context(model, config.karpenter_version, dict(config.cluster), {**option_defaults(), **config.options},
                    config.karpenter_version_source)
 
 

@@ -11,7 +11,7 @@ import pkgutil
 
 from karplint.rules.base import REGISTRY, Context, Rule, Violation, declare, rule
 
-__all__ = ["REGISTRY", "Context", "Rule", "Violation", "all_rules", "declare", "get_rule", "rule"]
+__all__ = ["REGISTRY", "Context", "Rule", "Violation", "all_rules", "declare", "get_rule", "option_defaults", "rule"]
 
 _loaded = False
 
@@ -40,3 +40,16 @@ def get_rule(code_or_slug: str) -> Rule | None:
         if r.slug == key.lower():
             return r
     return None
+
+
+_option_defaults: tuple[int, dict] = (-1, {})
+
+
+def option_defaults() -> dict:
+    """Every rule option (settable in `[tool.karplint.options]`) with its default (a copy; computed again only
+    when rules are registered)."""
+    global _option_defaults
+    _load()
+    if _option_defaults[0] != len(REGISTRY):
+        _option_defaults = (len(REGISTRY), {name: default for r in all_rules() for name, default in r.options.items()})
+    return dict(_option_defaults[1])

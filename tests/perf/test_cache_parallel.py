@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from karplint.cache import Cache
-from karplint.engine import InputFile, check, selected_rules
+from karplint.engine import InputFile, check
 from karplint.model import karpenter_resources
 from karplint.rules.base import REGISTRY, rule
 from karplint.testing import make_config
@@ -87,12 +87,12 @@ def _inputs(tmp_path, names):
 def test_cross_file_rules_stay_correct_with_cache(tmp_path, probe_rules):
     cfg = make_config({"select": ["KPL698", "KPL699"]})
     cache_dir = tmp_path / "cache"
-    first = check(_inputs(tmp_path, ["a", "b"]), cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    first = check(_inputs(tmp_path, ["a", "b"]), cfg, cache=Cache.for_run(cfg, cache_dir))
     assert [m for *_, m in _findings(first)] == ["one of 2 NodePools", "others: b",
                                                  "one of 2 NodePools", "others: a"]
     # a third file appears: the cached files' verdicts must change
     inputs = _inputs(tmp_path, ["a", "b", "c"])
-    cached = check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    cached = check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
     uncached = check(inputs, cfg)
     parallel = check(inputs * 30, cfg, jobs=2)  # enough files for the worker pool
     assert _findings(cached) == _findings(uncached)
@@ -106,12 +106,12 @@ def test_corrupt_cache_is_ignored(tmp_path):
     p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
     inputs = [InputFile(str(p), str(p))]
     expected = _findings(check(inputs, cfg))
-    cache = Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache")
+    cache = Cache.for_run(cfg, tmp_path / "cache")
     assert _findings(check(inputs, cfg, cache=cache)) == expected
     pack = cache.path
     assert pack.exists()
     pack.write_bytes(pack.read_bytes()[:50])  # truncated by a crash
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
     # Entries of the wrong shape in each of the cache's files, and a file cut short: each is ignored.
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
         try:
@@ -121,10 +121,10 @@ def test_corrupt_cache_is_ignored(tmp_path):
         for key in [k for k in data if k != "format"]:
             data[key] = {name: ("garbage", b"garbage") for name in data[key]} if isinstance(data[key], dict) else ("x",)
         path.write_bytes(pickle.dumps(data))
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
         path.write_bytes(path.read_bytes()[:-10])
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), tmp_path / "cache"))) == expected
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
 
 
 def test_model_reading_rule_without_reads_is_an_internal_error(tmp_path):
@@ -156,22 +156,22 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
     os.utime(p, ns=(old, old))
     inputs = [InputFile(str(p), str(p))]
     cache_dir = tmp_path / "cache"
-    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
     reads = []
     real = engine.read_input
     monkeypatch.setattr(parallel, "read_input", lambda item, config: reads.append(item.display) or real(item, config))
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))) == first
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))) == first
     assert reads == []  # vouched for by stat
     # Same size, same mtime, other bytes: only a racy check could miss it, and this one was not racy.
     p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: y}\nspec: {}\n")
     now = os.stat(p).st_mtime_ns
-    second = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    second = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
     assert reads == [str(p)] and second == _findings(check(inputs, cfg)) and second != first
     # Checked within the racy window of its mtime: the next run reads it again rather than trust the stat.
     reads.clear()
     os.utime(p, ns=(now, now))
-    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir), started_ns=now + 10**9)
-    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir), started_ns=now + 10**9)
+    check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
     assert reads == [str(p), str(p)]
 
 
@@ -190,7 +190,7 @@ def test_run_stage_reuses_verdicts_only_for_the_same_inputs(tmp_path, probe_rule
     monkeypatch.setattr(engine, "run_stage", lambda *a: runs.append(1) or real(*a))
 
     def cached():
-        return _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+        return _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
 
     first = cached()
     assert cached() == first and len(runs) == 1
@@ -207,10 +207,10 @@ def test_cache_is_keyed_by_content_and_configuration(tmp_path):
     inputs = [InputFile(str(p), str(p))]
     old = make_config(karpenter_version="0.37.0")
     new = make_config()
-    assert Cache.for_run(old, selected_rules(old), tmp_path).path != Cache.for_run(new, selected_rules(new), tmp_path).path
-    assert _findings(check(inputs, new, cache=Cache.for_run(new, selected_rules(new), tmp_path))) != []
+    assert Cache.for_run(old, tmp_path).path != Cache.for_run(new, tmp_path).path
+    assert _findings(check(inputs, new, cache=Cache.for_run(new, tmp_path))) != []
     p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
-    cached = check(inputs, new, cache=Cache.for_run(new, selected_rules(new), tmp_path))
+    cached = check(inputs, new, cache=Cache.for_run(new, tmp_path))
     assert _findings(cached) == _findings(check(inputs, new))
 
 
@@ -226,14 +226,14 @@ def test_unchanged_run_reuses_the_last_report(tmp_path, monkeypatch):
     inputs = [InputFile(str(p), str(p))]
     cfg = make_config()
     cache_dir = tmp_path / "cache"
-    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir)))
+    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
     calls = []
     real = parallel.run_files
     monkeypatch.setattr(parallel, "run_files", lambda *a, **k: calls.append(1) or real(*a, **k))
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))) == first
+    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))) == first
     assert calls == []
     louder = make_config({"severity": {"KPL801": "warning"}})
-    report = check(inputs, louder, cache=Cache.for_run(louder, selected_rules(louder), cache_dir))
+    report = check(inputs, louder, cache=Cache.for_run(louder, cache_dir))
     assert calls == [1] and {f.severity for f in report.findings if f.code == "KPL801"} == {"warning"}
 
 
@@ -243,10 +243,10 @@ def test_lost_run_stage_documents_are_recomputed(tmp_path, probe_rules):
     cfg = make_config({"select": ["KPL698", "KPL699"]})
     cache_dir = tmp_path / "cache"
     inputs = _inputs(tmp_path, ["a", "b"])
-    check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
     for docs in cache_dir.glob("*.docs"):
         docs.unlink()
     (tmp_path / "b.yaml").write_text(NODEPOOL.format(name="z"))
-    cached = check(inputs, cfg, cache=Cache.for_run(cfg, selected_rules(cfg), cache_dir))
+    cached = check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
     assert _findings(cached) == _findings(check(inputs, cfg))
     assert "others: z" in [m for *_, m in _findings(cached)]
