@@ -202,11 +202,11 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
 def _fast_check(argv: list[str]) -> int | None:
     """Run `check` with `argv` parsed by argparse; None when typer must handle the command line."""
     import argparse
-    import inspect
 
     if any(a in ("-h", "--help") for a in argv):
         return None
-    params = inspect.signature(check).parameters
+    code = check.__code__  # (its parameters, without importing inspect)
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     if set(params) != set(_FAST_CHECK_OPTIONS) | {"paths"}:  # `check` changed: let typer parse
         return None
     parser = argparse.ArgumentParser(prog="karplint check", add_help=False, exit_on_error=False)

@@ -125,14 +125,14 @@ class _GitIgnore:
         self.specs: dict[str, object] = {}
         self.chains: dict[str, list] = {}
         self.no_git: set[str] = set()  # directories whose listing has no .git entry
-        self._pathspec = None
-        if enabled:
-            try:
-                import pathspec
 
-                self._pathspec = pathspec
-            except ImportError:  # pragma: no cover
-                self.enabled = False
+    def _parse(self, lines: list[str]):
+        """A compiled .gitignore (pathspec is imported only when a tree has one); None without pathspec."""
+        try:
+            import pathspec
+        except ImportError:  # pragma: no cover
+            return None
+        return pathspec.GitIgnoreSpec.from_lines(lines)
 
     def _spec(self, directory: str):
         if directory not in self.specs:
@@ -141,7 +141,7 @@ class _GitIgnore:
             if os.path.isfile(gi):
                 try:
                     with open(gi, encoding="utf-8", errors="replace") as fh:
-                        spec = self._pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())
+                        spec = self._parse(fh.read().splitlines())
                 except OSError:
                     spec = None
             self.specs[directory] = spec
