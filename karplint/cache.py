@@ -11,7 +11,7 @@ bytes), so files written by different runs never mix wrongly.
   "racily clean" rule: a change within the same clock tick as the check could leave mtime unchanged). Also the
   last report, keyed by a digest of every input's path and key, in order, and the settings that shape findings:
   a run where nothing changed reads nothing else.
-* `.pack`: display path -> (key, `engine.FileSummary`, has documents); and rule code -> (digest, verdicts) of
+* `.pack`: display path -> (key, `engine.FileSummary` or just its resource count, has documents); and rule code -> (digest, verdicts) of
   each cross-file rule's last run, the digest covering the path and key of every file holding a document it
   reads (karplint and the configuration are in the file names, so equal digests mean equal verdicts).
 * `.docs`: display path -> (key, pickled documents the run stage reads); loaded only when a cross-file rule
@@ -24,11 +24,13 @@ last writer wins). A file or entry that cannot be read is ignored.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
-import importlib.util
 from pathlib import Path
+
+from karplint.engine import FileSummary
 
 FORMAT = 2
 RACY_NS = 2_000_000_000  # coarser than any filesystem's mtime granularity in practice (FAT: 2 s)
@@ -175,12 +177,11 @@ class Cache:
 
     def summary(self, display: str, key: str):
         """(summary, whether it has documents for the run stage) made from these bytes, or None."""
-        from karplint.engine import FileSummary
-
         entry = self._pack.data["summaries"].get(display)
-        if not (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key and isinstance(entry[1], FileSummary)):
+        if not (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key
+                and (isinstance(entry[1], FileSummary) or type(entry[1]) is int)):
             return None
-        return entry[1], entry[2]
+        return FileSummary.unpacked(display, entry[1]), entry[2]
 
     def documents(self, display: str, key: str) -> bytes | None:
         entry = self._docs.data["docs"].get(display)
@@ -197,7 +198,7 @@ class Cache:
             self._index.dirty = True
 
     def put(self, display: str, key: str, summary, documents: bytes | None) -> None:
-        self._pack.data["summaries"][display] = (key, summary, documents is not None)
+        self._pack.data["summaries"][display] = (key, summary.packed(), documents is not None)
         self._pack.dirty = True
         docs = self._docs.data["docs"]
         if documents is not None:

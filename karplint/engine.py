@@ -77,6 +77,19 @@ class FileSummary:
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
 
+    def packed(self) -> "FileSummary | int":
+        """What the cache stores: most files have nothing but resources to report, and a number pickles (and
+        unpickles) far faster than an object."""
+        empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
+                     or self.run_documents or self.run_rules)
+        return self.resources if empty else self
+
+    @staticmethod
+    def unpacked(display: str, packed: "FileSummary | int") -> "FileSummary":
+        if type(packed) is int:  # shared empty tuples: thousands of these are made per run, and never changed
+            return FileSummary(display, (), (), (), (), packed)
+        return packed
+
 
 class FileOutcome:
     """A file's per-file stage result, computed now or taken from the cache: the summary, and the documents the
