@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from karplint.document import Document, Path
-from karplint.versions import KARPENTER_GROUPS
+from karplint.versions import KARPENTER_GROUPS, KARPENTER_KINDS
 
 # Where the pod template lives in each pod-bearing workload kind (metadata path, spec path).
 POD_TEMPLATES: dict[str, tuple[Path, Path]] = {
@@ -135,8 +135,6 @@ class Model:
 
 def karpenter_resources(doc: Document, res: Resource | None) -> bool:
     """Karpenter's own kinds, under any group (a wrong group is still read, to be reported)."""
-    from karplint.versions import KARPENTER_KINDS
-
     return res is not None and (res.is_karpenter or res.kind in KARPENTER_KINDS)
 
 
