@@ -6,9 +6,10 @@ Three files per (karplint code, configuration, working directory) under `.karpli
 read only when needed, and every entry carries the content key it was made from (a hash of the file's path and
 bytes), so files written by different runs never mix wrongly.
 
-* `.index`: display path -> (size, mtime_ns, inode, checked_ns, key). A file whose size, mtime and inode are
-  unchanged is not read again, provided its mtime was more than `RACY_NS` older than when it was checked (git's
-  "racily clean" rule: a change within the same clock tick as the check could leave mtime unchanged). Also the
+* `.index`: display path -> (size, mtime_ns, ctime_ns, inode, checked_ns, key). A file whose size, mtime, ctime
+  and inode are unchanged is not read again, provided its mtime and ctime were more than `RACY_NS` older than
+  when it was checked (git's "racily clean" rule: a change within the same clock tick as the check could leave
+  them unchanged). ctime cannot be set back, so tools that restore mtime after a write do not fool it. Also the
   last report, keyed by a digest of every input's path and key, in order, and the settings that shape findings:
   a run where nothing changed reads nothing else.
 * `.pack`: display path -> (key, `engine.FileSummary` or just its resource count, has documents); and rule code -> (digest, verdicts) of
@@ -168,12 +169,12 @@ class Cache:
     # ---------------------------------------------------------------- files
 
     def vouched_key(self, display: str, st: tuple | None) -> str | None:
-        """The content key of a file whose (size, mtime_ns, inode) vouch for unchanged bytes, else None."""
+        """The content key of a file whose (size, mtime_ns, ctime_ns, inode) vouch for unchanged bytes, else None."""
         entry = self._index.data["files"].get(display)
-        if st is None or not isinstance(entry, tuple) or len(entry) != 5 or tuple(entry[:3]) != tuple(st) \
-                or entry[3] - entry[1] <= RACY_NS:
+        if st is None or not isinstance(entry, tuple) or len(entry) != 6 or tuple(entry[:4]) != tuple(st) \
+                or entry[4] - max(entry[1], entry[2]) <= RACY_NS:
             return None
-        return entry[4]
+        return entry[5]
 
     def summary(self, display: str, key: str):
         """(summary, whether it has documents for the run stage) made from these bytes, or None."""
@@ -192,7 +193,7 @@ class Cache:
     def seen(self, display: str, st: tuple | None, checked_ns: int, key: str) -> None:
         """Record that `display` had content `key` when stat()ed as `st`, no earlier than `checked_ns`."""
         files = self._index.data["files"]
-        new = (*(st or (-1, -1, -1)), checked_ns, key)
+        new = (*(st or (-1, -1, -1, -1)), checked_ns, key)
         if files.get(display) != new:
             files[display] = new
             self._index.dirty = True

@@ -22,9 +22,9 @@ DEFAULT_EXCLUDES = (
 class Candidate:
     display: str  # the path as shown in reports
     abspath: str
-    # (st_size, st_mtime_ns, st_ino) of the file that will be read (links followed), from discovery's own
+    # (st_size, st_mtime_ns, st_ctime_ns, st_ino) of the file that will be read (links followed), from discovery's own
     # stat; None when unknown (stdin)
-    stat: tuple[int, int, int] | None = None
+    stat: tuple[int, int, int, int] | None = None
 
 
 @dataclass
@@ -269,7 +269,7 @@ def discover(
             entry = charts.setdefault(chart, (display, []))
             entry[1].append(display)
             return
-        result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ino)))
+        result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
 
     def walk(given: str, top: str) -> None:
         """The files under directory `top` in os.walk(top, followlinks=True)'s order (top-down, depth first,
@@ -371,7 +371,7 @@ def discover(
                     accept(disp + name, full, st, real_file, chart)
                 elif real_file not in seen:
                     seen.add(real_file)
-                    result.files.append(Candidate(disp + name, full, (st.st_size, st.st_mtime_ns, st.st_ino)))
+                    result.files.append(Candidate(disp + name, full, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
 
             stack.extend(reversed(children))  # popped in sorted order, after everything below this directory
 

@@ -32,7 +32,7 @@ class InputFile:
     display: str
     abspath: str | None = None  # None: `data` is given (stdin, tests)
     data: bytes | None = None
-    stat: tuple | None = None  # (size, mtime_ns, inode) seen by discovery: lets the cache skip reading
+    stat: tuple | None = None  # (size, mtime_ns, ctime_ns, inode) seen by discovery: lets the cache skip reading
 
 
 @dataclass

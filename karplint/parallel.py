@@ -70,7 +70,8 @@ def _problem_summary(fr: FileResult) -> FileSummary:
 
 
 def stat_of(item: InputFile) -> tuple | None:
-    """(size, mtime_ns, inode) of an input file: from discovery, else stat() now; None for data or an error."""
+    """(size, mtime_ns, ctime_ns, inode) of an input file: from discovery, else stat() now; None for data or an
+    error."""
     if item.data is not None or item.abspath is None:
         return None
     if item.stat is not None:
@@ -79,7 +80,7 @@ def stat_of(item: InputFile) -> tuple | None:
         st = os.stat(item.abspath)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def _from_cache(cache, item: InputFile, key: str, config: Config, rules: list[Rule]) -> FileOutcome | None:

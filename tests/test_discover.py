@@ -24,7 +24,7 @@ def test_candidate_stat_is_the_stat_of_the_file_read(tmp_path: Path, monkeypatch
     assert [c.display for c in found.files] == ["d/plain.yaml", "d/z.yml", "explicit.json"]
     for c in found.files:
         st = os.stat(c.abspath)
-        assert c.stat == (st.st_size, st.st_mtime_ns, st.st_ino)
+        assert c.stat == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     assert found.files[1].stat[0] == len("b: 1\n")
 
 

@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -145,33 +146,41 @@ def test_model_reading_rule_without_reads_is_an_internal_error(tmp_path):
 
 
 def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
-    """Size, mtime and inode vouch for a file's bytes once its mtime is older than the racy window; a file
-    changed in place (same size, mtime restored) after a racy check is read and hashed again."""
+    """Size, mtime, ctime and inode vouch for a file's bytes once they are older than the racy window of the
+    check that recorded them; anything else is read and hashed again."""
     from karplint import engine, parallel
 
+    pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n"
     cfg = make_config()
     p = tmp_path / "np.yaml"
-    p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")
-    old = os.stat(p).st_mtime_ns - 10 * 10**9
-    os.utime(p, ns=(old, old))
+    p.write_text(pool)
     inputs = [InputFile(str(p), str(p))]
     cache_dir = tmp_path / "cache"
-    first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
+
+    def run(started_ns=None):
+        return _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir), started_ns=started_ns))
+
+    def later():  # a check made 3 s after the last change: past the racy window
+        return time.time_ns() + 3 * 10**9
+
+    first = run(later())
     reads = []
     real = engine.read_input
     monkeypatch.setattr(parallel, "read_input", lambda item, config: reads.append(item.display) or real(item, config))
-    assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))) == first
-    assert reads == []  # vouched for by stat
-    # Same size, same mtime, other bytes: only a racy check could miss it, and this one was not racy.
-    p.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: y}\nspec: {}\n")
-    now = os.stat(p).st_mtime_ns
-    second = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
+    assert run() == first and reads == []  # vouched for by stat
+    # Other bytes of the same size, mtime set back as `cp -p` or `touch -r` would: ctime still moved.
+    before = os.stat(p)
+    p.write_text(pool.replace("kind: NodePool", "kind: Nodepool"))
+    os.utime(p, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(p)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    second = run(later())
     assert reads == [str(p)] and second == _findings(check(inputs, cfg)) and second != first
-    # Checked within the racy window of its mtime: the next run reads it again rather than trust the stat.
+    # Recorded by a check within the racy window of the last change: read again rather than trust the stat.
     reads.clear()
-    os.utime(p, ns=(now, now))
-    check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir), started_ns=now + 10**9)
-    check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
+    p.write_text(pool)
+    run()
+    run()
     assert reads == [str(p), str(p)]
 
 
