@@ -68,32 +68,28 @@ def _encode(obj, newline: str, out: list[str]) -> None:
             raise _Unusual
         out.append(_float_repr(obj))
     elif isinstance(obj, dict):
-        if not obj:
-            out.append("{}")
-            return
-        inner = newline + "  "
-        out.append("{")
-        first = True
-        for key, value in obj.items():
-            if not isinstance(key, str):
-                raise _Unusual
-            out.append(inner if first else "," + inner)
-            first = False
-            out.append(_encode_str(key))
-            out.append(": ")
-            _encode(value, inner, out)
-        out.append(newline + "}")
+        if not all(isinstance(key, str) for key in obj):
+            raise _Unusual
+        _container(obj.items(), bool(obj), "{", "}", newline, out)
     elif isinstance(obj, (list, tuple)):
-        if not obj:
-            out.append("[]")
-            return
-        inner = newline + "  "
-        out.append("[")
-        first = True
-        for value in obj:
-            out.append(inner if first else "," + inner)
-            first = False
-            _encode(value, inner, out)
-        out.append(newline + "]")
+        _container(((None, value) for value in obj), bool(obj), "[", "]", newline, out)
     else:
         raise _Unusual
+
+
+def _container(items, nonempty: bool, opening: str, closing: str, newline: str, out: list[str]) -> None:
+    """A mapping ((key, value) items) or a sequence ((None, value) items), one item per indented line."""
+    if not nonempty:
+        out.append(opening + closing)
+        return
+    inner = newline + "  "
+    out.append(opening)
+    first = True
+    for key, value in items:
+        out.append(inner if first else "," + inner)
+        first = False
+        if key is not None:
+            out.append(_encode_str(key))
+            out.append(": ")
+        _encode(value, inner, out)
+    out.append(newline + closing)
