@@ -7,8 +7,10 @@ sequence indexes from the document root, e.g. ("spec", "template", "spec", "tain
 
 from __future__ import annotations
 
+import functools
+import weakref
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from karplint.source import SourceFile, Span
 
@@ -87,3 +89,27 @@ def walk(data: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
             stack.extend((p + (k,), c) for k, c in reversed(list(v.items())))
         elif isinstance(v, list):
             stack.extend((p + (i,), c) for i, c in reversed(list(enumerate(v))))
+
+
+def per_document(fn: Callable) -> Callable:
+    """Memoise `fn(res, *args)` for a resource's document (and list item, apiVersion, kind) and `args`, for as
+    long as the document lives: several rules of a run ask for the same validation or analysis of one resource.
+    `.cache_clear()` empties it."""
+    cache: dict[tuple, tuple[Any, Any]] = {}
+
+    @functools.wraps(fn)
+    def memoised(res, *args):
+        doc = res.doc
+        key = (id(doc), doc.base, res.api_version, res.kind, *args)
+        hit = cache.get(key)
+        if hit is not None and hit[0]() is doc:
+            return hit[1]
+        result = fn(res, *args)
+        try:  # the entry goes with the document (whose id may then be reused)
+            cache[key] = (weakref.ref(doc, lambda _r, k=key: cache.pop(k, None)), result)
+        except TypeError:  # pragma: no cover - not weak-referenceable: not cached
+            pass
+        return result
+
+    memoised.cache_clear = cache.clear  # type: ignore[attr-defined]
+    return memoised

@@ -113,8 +113,6 @@ class FileOutcome:
         return self._docs or []
 
     def documents_blob(self) -> bytes | None:
-        if callable(self._docs):
-            self._docs = self._docs()
         if self._docs is None or isinstance(self._docs, bytes):
             return self._docs
         if not self._docs:
@@ -138,15 +136,6 @@ class Sources:
         if display not in self._decoded:
             self._decoded[display] = self._read(display)
         return self._decoded[display] or default
-
-    def __contains__(self, display: str) -> bool:
-        return self.get(display) is not None
-
-    def __getitem__(self, display: str) -> SourceFile:
-        src = self.get(display)
-        if src is None:
-            raise KeyError(display)
-        return src
 
     def _read(self, display: str) -> SourceFile | None:
         item = self._inputs.get(display)

@@ -7,9 +7,7 @@ only run on updates and are not reported (see `karplint rules --cel-coverage`).
 
 from __future__ import annotations
 
-import weakref
-from typing import Any
-
+from karplint.document import per_document
 from karplint.rules import rule
 from karplint.schema import load_schema, select
 from karplint.schema.cel import Outcome, evaluate
@@ -18,32 +16,20 @@ from karplint.versions import KARPENTER_KINDS, Version
 
 _KINDS = tuple(KARPENTER_KINDS)
 
-# Outcomes per (document, target): both rules of this module ask for the same evaluation.
-_CACHE: dict[tuple, tuple[Any, Any]] = {}
-
-
 def outcome(res, karpenter_version: Version | str) -> tuple[Outcome, set | None] | None:
     """(outcome against the selected release, identities of the failures the next bundled release shares or None
-    when the target is a bundled release), cached per document; None when no CRD schema applies."""
+    when the target is a bundled release), cached per document (both rules of this module ask for it); None
+    when no CRD schema applies."""
     if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
         return None
-    target = Version.parse(karpenter_version)
-    key = (id(res.doc), res.doc.base, res.api_version, res.kind, target)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is res.doc:
-        return hit[1]
-    result = _outcome(res, target)
-    try:
-        _CACHE[key] = (weakref.ref(res.doc, lambda _r, k=key: _CACHE.pop(k, None)), result)
-    except TypeError:  # pragma: no cover
-        pass
-    return result
+    return _outcome(res, Version.parse(karpenter_version))
 
 
 def _ident(f) -> tuple:
     return (f.report_path, f.rule.rule, f.message)
 
 
+@per_document
 def _outcome(res, target: Version):
     sel = select(res.group, res.version, res.kind, target)
     if sel is None:

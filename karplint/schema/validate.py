@@ -24,12 +24,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from karplint.document import Document, Path
+from karplint.document import Document, Path, per_document
 from karplint.findings import Edit, Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
@@ -926,31 +925,13 @@ def _order(doc: Document, err: SchemaError):
     return (span.line, span.column, err.kind, err.message)
 
 
-# Results per (document, target): every schema rule of a run asks for the same validation.
-_CACHE: dict[tuple, tuple[Any, Result | None]] = {}
-
-
-def _forget(key):
-    _CACHE.pop(key, None)
-
-
 def check(res: Resource, karpenter_version: Version | str) -> Result | None:
-    """Validation of `res` for the target version (cached), or None when not validated: not a Karpenter kind, an
-    apiVersion the target does not serve (KPL801's business) or no bundled schema."""
+    """Validation of `res` for the target version (cached per document: every schema rule of a run asks for it),
+    or None when not validated: not a Karpenter kind, an apiVersion the target does not serve (KPL801's
+    business) or no bundled schema."""
     if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
         return None
-    target = Version.parse(karpenter_version)
-    key = (id(res.doc), res.doc.base, res.api_version, res.kind, target)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is res.doc:
-        return hit[1]
-    result = _check(res, target)
-    try:
-        ref = weakref.ref(res.doc, lambda _r, k=key: _forget(k))
-    except TypeError:  # pragma: no cover
-        return result
-    _CACHE[key] = (ref, result)
-    return result
+    return _check(res, Version.parse(karpenter_version))
 
 
 def _since_of(kind: str, err: SchemaError) -> str | None:
@@ -961,6 +942,7 @@ def _since_of(kind: str, err: SchemaError) -> str | None:
     return None
 
 
+@per_document
 def _check(res: Resource, target: Version) -> Result | None:
     sel = select(res.group, res.version, res.kind, target)
     if sel is None:

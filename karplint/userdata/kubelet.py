@@ -395,6 +395,19 @@ def normalise_flag_name(name: str) -> str:
     return name.replace("_", "-")
 
 
+def _bool_or_next_value(flags: KubeletFlags, name: str, argv: list[str], i: int) -> int:
+    """pflag, for a flag at argv[i] written without `=`: a boolean flag stands alone, any other takes the next
+    word as its value. Returns the index of the last word used."""
+    if name in KUBELET_BOOL_FLAGS:
+        flags.uses.append(FlagUse(name, None, i, i, len(argv[i])))
+    elif i + 1 < len(argv):
+        flags.uses.append(FlagUse(name, argv[i + 1], i, i + 1, 0))
+        return i + 1
+    else:
+        flags.missing_value.append(i)
+    return i
+
+
 def parse_kubelet_args(argv: list[str]) -> KubeletFlags:
     """pflag's parse of a kubelet argv (words after systemd splitting, program name excluded)."""
     flags = KubeletFlags()
@@ -411,13 +424,8 @@ def parse_kubelet_args(argv: list[str]) -> KubeletFlags:
             name = normalise_flag_name(name)
             if eq:
                 flags.uses.append(FlagUse(name, val, i, i, len(name) + 3))
-            elif name in KUBELET_BOOL_FLAGS:
-                flags.uses.append(FlagUse(name, None, i, i, len(word)))
-            elif i + 1 < n:
-                flags.uses.append(FlagUse(name, argv[i + 1], i, i + 1, 0))
-                i += 1
             else:
-                flags.missing_value.append(i)
+                i = _bool_or_next_value(flags, name, argv, i)
             i += 1
             continue
         if word.startswith("-") and len(word) > 1:
@@ -425,15 +433,10 @@ def parse_kubelet_args(argv: list[str]) -> KubeletFlags:
             name = SHORTHANDS.get(short[:1], short)
             if eq:
                 flags.uses.append(FlagUse(name, val, i, i, len(short) + 2))
-            elif name in KUBELET_BOOL_FLAGS:
-                flags.uses.append(FlagUse(name, None, i, i, len(word)))
-            elif len(short) > 1:  # -v2
+            elif len(short) > 1 and name not in KUBELET_BOOL_FLAGS:  # -v2
                 flags.uses.append(FlagUse(name, short[1:], i, i, 2))
-            elif i + 1 < n:
-                flags.uses.append(FlagUse(name, argv[i + 1], i, i + 1, 0))
-                i += 1
             else:
-                flags.missing_value.append(i)
+                i = _bool_or_next_value(flags, name, argv, i)
             i += 1
             continue
         flags.positionals.append(i)

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from karplint.document import per_document
 from karplint.source import Span
 from karplint.userdata import content as ct
 from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap
@@ -169,16 +170,9 @@ def register_part_analyser(kind: str, fn: PartAnalyser) -> None:
 
 # ------------------------------------------------------------------------------------------------ analysis
 
-_CACHE: dict[int, tuple[object, "UserDataAnalysis | None"]] = {}
-_CACHE_MAX = 512
-
-
+@per_document
 def analyze(res) -> UserDataAnalysis | None:
     """The userData analysis of an EC2NodeClass resource (cached per document). Never raises."""
-    key = id(res.doc)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is res.doc:
-        return hit[1]
     text = UserDataText.from_resource(res)
     if text is None:
         result = None
@@ -191,9 +185,6 @@ def analyze(res) -> UserDataAnalysis | None:
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
             result.notes.append(Note("internal", f"userData analysis failed ({type(exc).__name__}: {exc}); "
                                                  "nothing in this userData was verified", text.span(0, 0)))
-    if len(_CACHE) > _CACHE_MAX:
-        _CACHE.clear()
-    _CACHE[key] = (res.doc, result)
     return result
 
 

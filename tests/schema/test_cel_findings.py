@@ -125,7 +125,7 @@ def test_cel_python_fallback_gives_the_same_findings(monkeypatch):
              "nodepool_eval_error.yaml", "placeholders.yaml"]
     want = {n: [t for t in EXPECTED[(n, None)] if t[0] == "KPL130"] for n in names}
     cel.compile_rule.cache_clear()
-    rules_cel._CACHE.clear()
+    rules_cel._outcome.cache_clear()
     monkeypatch.setattr(cel, "_engine", lambda: py)
     try:
         for n in names:
@@ -134,4 +134,4 @@ def test_cel_python_fallback_gives_the_same_findings(monkeypatch):
             assert got == want[n], n
     finally:
         cel.compile_rule.cache_clear()
-        rules_cel._CACHE.clear()
+        rules_cel._outcome.cache_clear()
