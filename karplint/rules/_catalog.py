@@ -3,24 +3,17 @@ rule loader from importing it as one)."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, Iterator
+from typing import Iterator
 
 from karplint.document import Path
 from karplint.labels import ALIAS_FAMILIES
 from karplint.model import POD_TEMPLATES, Model, Resource
-
-# Template holes left by Terraform, Helm, envsubst and the karpenter-blueprints `<<VAR>>` convention: opaque.
-_PLACEHOLDER = re.compile(r"\$\{|\{\{|<<|^\$[A-Za-z_(]|\$\(")
+from karplint.templating import is_placeholder
 
 NODECLASS_GROUP = "karpenter.k8s.aws"
 NODECLASS_KIND = "EC2NodeClass"
 WORKLOAD_GROUPS = ("", "apps", "batch")
 WORKLOAD_KINDS = tuple(POD_TEMPLATES)
-
-
-def is_placeholder(value: Any) -> bool:
-    return isinstance(value, str) and bool(_PLACEHOLDER.search(value))
 
 
 def pod_spec(res: Resource) -> tuple[Path, dict] | None:

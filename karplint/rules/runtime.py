@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from karplint.rules import rule
-from karplint.schema.validate import format_path, is_templated
+from karplint.schema.validate import format_path
+from karplint.templating import is_templated
 from karplint.versions import V, served
 
 _TEMPLATE = ("spec", "template")

@@ -32,31 +32,15 @@ from karplint.document import Document, Path, per_document
 from karplint.findings import Edit, Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
+from karplint.templating import is_templated
 from karplint.versions import KARPENTER_KINDS, V, Version
 
 if TYPE_CHECKING:
     from jsonschema import Draft7Validator
 
 __all__ = [
-    "MOVED", "Moved", "Result", "SchemaError", "check", "compile_schema", "format_path", "is_templated", "validate",
+    "MOVED", "Moved", "Result", "SchemaError", "check", "compile_schema", "format_path", "validate",
 ]
-
-# ---------------------------------------------------------------------------------------------- placeholders
-
-_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>|\{\{.*?\}\}|\{\{-?\s*\S|\{%.*?%\}", re.S)
-
-
-_ELISIONS = ("...", "\u2026", "<...>")
-
-
-def is_templated(value: Any) -> bool:
-    """True for a string holding a template placeholder anywhere (`${VAR}`, `<<VAR>>`, `{{ .X }}`), or that is
-    only an elision (`...`, as documentation snippets write an omitted value)."""
-    if isinstance(value, str) and value.strip() in _ELISIONS:
-        return True
-    return isinstance(value, str) and ("${" in value or "<<" in value or "{{" in value or "{%" in value) \
-        and _PLACEHOLDER.search(value) is not None
-
 
 # ---------------------------------------------------------------------------------------------- paths
 
