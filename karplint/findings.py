@@ -11,7 +11,7 @@ SEVERITIES = ("info", "warning", "error")
 Severity = Literal["info", "warning", "error"]
 CATEGORIES = (
     "input", "schema", "userdata", "taints", "disruption", "repair", "references", "security", "deprecation",
-    "suppression",
+    "suppression", "provisioning",
 )
 
 
