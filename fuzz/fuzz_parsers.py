@@ -17,8 +17,8 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from karplint.loader import decode, load
-    from karplint.source import SourceFile
+    from karplint.readers.loader import decode, load
+    from karplint.readers.source import SourceFile
     from karplint.testing import lint
     from karplint.userdata.bottlerocket import parse_settings
     from karplint.userdata.kubelet import parse_taints

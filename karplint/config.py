@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from karplint.findings import SEVERITIES
-from karplint.versions import LATEST, Version
+from karplint.model.versions import LATEST, Version
 
 CONFIG_FILES = (".karplint.toml", "karplint.toml", "pyproject.toml")
 DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024

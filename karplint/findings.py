@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from karplint.source import Span
+from karplint.readers.source import Span
 
 SEVERITIES = ("info", "warning", "error")
 Severity = Literal["info", "warning", "error"]

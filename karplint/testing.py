@@ -11,7 +11,7 @@ from pathlib import Path
 from karplint.config import Config, from_mapping
 from karplint.engine import InputFile, Report, check
 from karplint.findings import Finding
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 
 def make_config(config: dict | None = None, karpenter_version: str | None = None) -> Config:

@@ -1,13 +1,13 @@
-"""karplint.durations, karplint.cron, karplint.placement and karplint.detect."""
+"""karplint.model.durations, karplint.model.cron, karplint.provisioning.placement and karplint.model.detect."""
 
 from __future__ import annotations
 
 import pytest
 
-from karplint import cron
-from karplint.detect import deployed_karpenter, installed_agents
-from karplint.durations import format_seconds, parse_field, parse_go_duration
-from karplint.loader import decode, load
+from karplint.model import cron
+from karplint.model.detect import deployed_karpenter, installed_agents
+from karplint.model.durations import format_seconds, parse_field, parse_go_duration
+from karplint.readers.loader import decode, load
 from karplint.model import Model
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from karplint.loader import decode, load
-from karplint.source import SourceFile
+from karplint.readers.loader import decode, load
+from karplint.readers.source import SourceFile
 from karplint.testing import codes, lint
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from karplint.loader import Problem, decode, load
-from karplint.source import SourceFile
-from karplint.suppression import from_comments
+from karplint.readers.loader import Problem, decode, load
+from karplint.readers.source import SourceFile
+from karplint.readers.suppression import from_comments
 from karplint.testing import lint
 
 YAMLISH = st.text(alphabet=st.sampled_from(list("abc:-[]{}'\"#&*!|>?,\n\t %@`\\=\r") + ["é", "\x00", "\ufeff"]),

@@ -1,5 +1,5 @@
 """Start-up: what a command imports (behaviour, not timing), and the split between the argparse fast path of
-`karplint check` (karplint/cli.py, no typer) and the typer application (karplint/cli_app.py)."""
+`karplint check` (karplint/cli/__init__.py, no typer) and the typer application (karplint/cli/typer_app.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def test_check_imports_what_the_files_need(tmp_path: Path):
 
 
 def test_typer_check_declares_exactly_the_parameters_of_cli_check():
-    from karplint import cli, cli_app
+    from karplint import cli
+    from karplint.cli import typer_app as cli_app
 
     declared = inspect.signature(cli_app.check).parameters
     plain = inspect.signature(cli.check).parameters

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from karplint.document import Path
-from karplint.labels import ALIAS_FAMILIES
+from karplint.readers.document import Path
+from karplint.model.labels import ALIAS_FAMILIES
 from karplint.model import POD_TEMPLATES, Model, Resource
-from karplint.templating import is_placeholder
+from karplint.readers.templating import is_placeholder
 
 NODECLASS_GROUP = "karpenter.k8s.aws"
 NODECLASS_KIND = "EC2NodeClass"

@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal
 
-from karplint.document import Document, Path
+from karplint.readers.document import Document, Path
 from karplint.findings import CATEGORIES, SEVERITIES, Fix
 from karplint.model import Model, Resource
-from karplint.source import Span
-from karplint.versions import Version
+from karplint.readers.source import Span
+from karplint.model.versions import Version
 
 
 @dataclass(frozen=True)

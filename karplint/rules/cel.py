@@ -7,12 +7,12 @@ only run on updates and are not reported (see `karplint rules --cel-coverage`).
 
 from __future__ import annotations
 
-from karplint.document import per_document
+from karplint.readers.document import per_document
 from karplint.rules import rule
 from karplint.schema import load_schema, select
 from karplint.schema.cel import Outcome, evaluate
 from karplint.schema.validate import format_path
-from karplint.versions import KARPENTER_KINDS, Version
+from karplint.model.versions import KARPENTER_KINDS, Version
 
 _KINDS = tuple(KARPENTER_KINDS)
 

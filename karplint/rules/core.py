@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from karplint.rules.base import declare, rule
-from karplint.versions import KARPENTER_GROUPS, KARPENTER_KINDS, served
+from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, served
 
 # Findings produced by the loader and the engine (documented and selectable like any rule).
 declare("KPL001", "invalid-yaml", category="input", severity="error",

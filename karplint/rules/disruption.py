@@ -1,7 +1,7 @@
 """Disruption (KPL4xx) and removed disruption annotations (KPL81x).
 
 Facts: ../shared/facts/karpenter.md §2 (timeline), §3.1 (disruption fields and patterns), §8 (disruption semantics),
-§10 (removed annotations), §12 (upstream issues). Durations: `karplint.durations`; cron: `karplint.cron`.
+§10 (removed annotations), §12 (upstream issues). Durations: `karplint.model.durations`; cron: `karplint.model.cron`.
 """
 
 from __future__ import annotations
@@ -11,15 +11,17 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from karplint import cron, yamledit
-from karplint.detect import deployed_karpenter, reads_karpenter_release, target_karpenter
-from karplint.durations import format_seconds, parse_field, parse_go_duration
+from karplint.model import cron
+
+from karplint.fix import yamledit
+from karplint.model.detect import deployed_karpenter, reads_karpenter_release, target_karpenter
+from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
-from karplint.placement import can_land, scheduling_signature
+from karplint.provisioning.placement import can_land, scheduling_signature
 from karplint.rules import rule
-from karplint.versions import V, Version
-from karplint.templating import has_placeholder
+from karplint.model.versions import V, Version
+from karplint.readers.templating import has_placeholder
 
 DISRUPTION = ("spec", "disruption")
 BUDGETS = DISRUPTION + ("budgets",)

@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from karplint.document import Path
-from karplint.labels import AMI_FAMILY_LABELS, suggest_label_key
+from karplint.readers.document import Path
+from karplint.model.labels import AMI_FAMILY_LABELS, suggest_label_key
 from karplint.model import Model, Resource, karpenter_resources
 from karplint.rules.base import rule
 from karplint.rules._catalog import (
     WORKLOAD_KINDS, ami_family, nodeclass_ref,
     nodeclass_ref_path, nodeclasses_by_name, pod_spec, refers_to_ec2nodeclass, resolve_nodeclass,
 )
-from karplint.templating import is_placeholder
+from karplint.readers.templating import is_placeholder
 
 # Kinds that are cluster-scoped (a namespace in their metadata is ignored by the API server).
 CLUSTER_SCOPED_KINDS = frozenset({

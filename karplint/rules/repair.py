@@ -8,7 +8,7 @@ from typing import Iterator
 from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, of_kinds
 from karplint.rules.base import rule
 from karplint.rules._catalog import WORKLOAD_KINDS, pod_spec, tolerations
-from karplint.versions import V
+from karplint.model.versions import V
 
 # Taints the node lifecycle controller puts on nodes whose kubelet stopped reporting (NoExecute evicts pods
 # that do not tolerate them; the DefaultTolerationSeconds admission plugin adds 300 s tolerations).

@@ -14,8 +14,8 @@ import re
 
 from karplint.rules import rule
 from karplint.schema.validate import format_path
-from karplint.templating import is_templated
-from karplint.versions import V, served
+from karplint.readers.templating import is_templated
+from karplint.model.versions import V, served
 
 _TEMPLATE = ("spec", "template")
 _SPEC = _TEMPLATE + ("spec",)

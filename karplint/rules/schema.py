@@ -10,7 +10,7 @@ from karplint.model import karpenter_resources
 from karplint.rules.base import REGISTRY, rule
 from karplint.schema import select
 from karplint.schema.validate import check
-from karplint.versions import KARPENTER_KINDS
+from karplint.model.versions import KARPENTER_KINDS
 
 KINDS = tuple(KARPENTER_KINDS)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from karplint.labels import LATEST_ONLY_ALIAS_FAMILIES
+from karplint.model.labels import LATEST_ONLY_ALIAS_FAMILIES
 from karplint.model import Resource
 from karplint.rules.base import rule
 from karplint.rules._catalog import NODECLASS_GROUP
-from karplint.templating import is_placeholder
+from karplint.readers.templating import is_placeholder
 from karplint.userdata.text import UserDataText
 
 NODECLASS_KINDS = ("EC2NodeClass", "AWSNodeTemplate")

@@ -1,17 +1,17 @@
 """Startup taints (KPL3xx): node agents' readiness taints against NodePool `startupTaints` and `taints`.
 
 Facts: ../shared/facts/karpenter.md §4 (initialization waits for startup taints, key+effect), §7 (startupTaints and
-Cilium), the agents table `karplint.agents`, and what the run installs (`karplint.detect`).
+Cilium), the agents table `karplint.model.agents`, and what the run installs (`karplint.model.detect`).
 """
 
 from __future__ import annotations
 
-from karplint import yamledit
-from karplint.agents import AGENTS, BY_TAINT_KEY, Agent, is_ephemeral
-from karplint.detect import Found, installed_agents, reads_agents
+from karplint.fix import yamledit
+from karplint.model.agents import AGENTS, BY_TAINT_KEY, Agent, is_ephemeral
+from karplint.model.detect import Found, installed_agents, reads_agents
 from karplint.findings import Fix
 from karplint.model import Model, Resource, karpenter_resources, pods_with_tolerations
-from karplint.placement import can_land, runs_windows, tolerates
+from karplint.provisioning.placement import can_land, runs_windows, tolerates
 from karplint.rules import rule
 
 TEMPLATE_SPEC = ("spec", "template", "spec")

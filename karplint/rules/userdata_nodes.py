@@ -15,7 +15,7 @@ from karplint.userdata import content as ct
 from karplint.userdata import nodeadm, windows
 from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
 from karplint.userdata.model import Part, UserDataAnalysis, analyze
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 KINDS = ("EC2NodeClass",)
 

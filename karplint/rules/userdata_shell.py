@@ -18,7 +18,7 @@ from karplint.userdata.bootstrap import HELP_OPTIONS, KARPENTER_KUBELET_FLAGS, V
 from karplint.userdata.model import BootstrapAnalysis, KubeletWord, UserDataAnalysis, analyze
 from karplint.userdata.shell import kubelet_config_writes, kubelet_restarts, program
 from karplint.userdata.text import USERDATA_PATH, UserDataText
-from karplint.versions import V
+from karplint.model.versions import V
 
 NODECLASS = ("EC2NodeClass",)
 UNREGISTERED_KEY, UNREGISTERED_EFFECT = "karpenter.sh/unregistered", "NoExecute"

@@ -21,7 +21,7 @@ API (for the structural validator `karplint.schema.validate` and the CEL engine 
     served_versions(release, group, kind) -> list[str]         e.g. ["v1", "v1beta1"]
     schema_for(res, karpenter_version) -> (release, schema) | None
         the schema a Resource is checked against when the target is `karpenter_version`: the nearest bundled
-        release at or below it (`karplint.versions.nearest_bundled`), or, when that release lacks the kind but the
+        release at or below it (`karplint.model.versions.nearest_bundled`), or, when that release lacks the kind but the
         target serves it (e.g. v1 at 0.36.3, NodeOverlay at 1.7.0), the nearest newer bundled release that has it.
         None for non-Karpenter kinds and for apiVersions the target does not serve (rule KPL801 reports those).
     select(group, version, kind, karpenter_version) -> Selection | None   the same with the details (see Selection)
@@ -42,7 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from karplint.versions import V, Version, nearest_bundled, served
+from karplint.model.versions import V, Version, nearest_bundled, served
 
 if TYPE_CHECKING:  # pragma: no cover
     from karplint.model import Resource

@@ -336,7 +336,7 @@ _TYPES = {
 
 
 def _is_templated(value: Any) -> bool:
-    from karplint.templating import is_templated
+    from karplint.readers.templating import is_templated
 
     return is_templated(value)
 

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from karplint.document import Document, Path, per_document
+from karplint.readers.document import Document, Path, per_document
 from karplint.findings import Edit, Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
-from karplint.templating import is_templated
-from karplint.versions import KARPENTER_KINDS, V, Version
+from karplint.readers.templating import is_templated
+from karplint.model.versions import KARPENTER_KINDS, V, Version
 
 if TYPE_CHECKING:
     from jsonschema import Draft7Validator

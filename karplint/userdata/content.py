@@ -96,7 +96,7 @@ def _is_yaml_map(text: str) -> bool:
     """Karpenter (nodeadm.go) tries to read non-MIME AL2023 userData as YAML; a map becomes a NodeConfig part."""
     from ruamel.yaml.nodes import MappingNode
 
-    from karplint.loader import _yaml, _yaml_text
+    from karplint.readers.loader import _yaml, _yaml_text
 
     try:
         # Compose only (libyaml, no recursion limit): a deeply nested map is still a map, and nodeadm's decoder

@@ -24,7 +24,7 @@ from karplint.userdata import nodeadm, windows
 from karplint.userdata.content import AL2, AL2023, BOTTLEROCKET, CUSTOM, UBUNTU, is_windows
 from karplint.userdata.mime import looks_like_mime, parse_mime
 from karplint.userdata.placeholders import PLACEHOLDERS, Placeholder
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 
 UNREGISTERED_TAINT = ("karpenter.sh/unregistered", "", "NoExecute")

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from karplint.document import per_document
-from karplint.source import Span
+from karplint.readers.document import per_document
+from karplint.readers.source import Span
 from karplint.userdata import content as ct
 from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap
 from karplint.userdata.kubelet import (

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from karplint.document import Document
-from karplint.source import SourceFile
+from karplint.readers.document import Document
+from karplint.readers.source import SourceFile
 from karplint.userdata.kubelet import Taint, kubelet_flag_error, parse_kubelet_args, parse_taints, validate_taint
 from karplint.userdata.systemd import split_exec_252
 
@@ -190,7 +190,7 @@ def looks_like_nodeconfig(text: str) -> bool:
 
 def decode_nodeconfigs(text: str, base: int = 0) -> list[NodeConfigDoc]:
     """Every YAML document of `text` decoded as a NodeConfig, with nodeadm's tolerance and its fatal errors."""
-    from karplint.loader import load  # the project's position-keeping YAML loader
+    from karplint.readers.loader import load  # the project's position-keeping YAML loader
 
     src = SourceFile(path="<NodeConfig>", text=text)
     try:

@@ -1,7 +1,7 @@
 """`karplint render`: per EC2NodeClass (and NodePool), the userData Karpenter produces, the kubelet argv it leads to,
 and the taints and labels the node registers with.
 
-`render_node(nodeclass, nodepool)` computes a `RenderedNode`; `karplint/render_cli.py` prints it.
+`render_node(nodeclass, nodepool)` computes a `RenderedNode`; `karplint/cli/render.py` prints it.
 Values only the cluster knows are placeholders (`${CLUSTER_NAME}`, `${MAX_PODS}`, ...; see `placeholders.py`).
 """
 
@@ -15,7 +15,7 @@ from karplint.userdata import nodeadm
 from karplint.userdata.kubelet import Taint, parse_node_labels
 from karplint.userdata.merge import Merged, NodeInputs, kubelet_extra_args, merge_userdata, node_inputs
 from karplint.userdata.systemd import kubelet_extra_args_219, split_exec_252
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 # What the AMI's own tooling puts before the userData-driven flags (shown abridged; not configurable here).
 BASE_ARGV = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karplint.source import SourceFile, Span
+from karplint.readers.source import SourceFile, Span
 
 USERDATA_PATH = ("spec", "userData")
 

@@ -7,7 +7,7 @@ with them registered, for subprocess tests.
 
 from __future__ import annotations
 
-from karplint import yamledit
+from karplint.fix import yamledit
 from karplint.findings import Edit, Fix
 from karplint.rules.base import REGISTRY, rule
 

@@ -7,7 +7,7 @@ import codecs
 from karplint.engine import InputFile
 from karplint.findings import Edit, Finding, Fix
 from karplint.fix import apply, document_count, fix_inputs, select_fixes, unified_diff
-from karplint.source import Span
+from karplint.readers.source import Span
 from karplint.testing import lint_report, make_config
 from fixsupport import NP, fix_rules  # noqa: F401 - pytest fixtures
 
@@ -108,7 +108,7 @@ def test_select_fixes_ignores_out_of_range():
 def _name_rule(suffix: str):
     # Two fixes on the same scalar: the second is deferred, then re-evaluated on the new text.
     from karplint.rules.base import REGISTRY
-    from karplint import yamledit
+    from karplint.fix import yamledit
     from karplint.rules import rule
 
     @rule("KPL995", "test-upper-name", category="disruption", severity="error", summary="t", kinds=("NodePool",),

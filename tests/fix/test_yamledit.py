@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from karplint import yamledit as ye
-from karplint.loader import decode, load
+from karplint.fix import yamledit as ye
+from karplint.readers.loader import decode, load
 
 
 def docs_of(text: str):

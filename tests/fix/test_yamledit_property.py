@@ -9,8 +9,8 @@ import copy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from karplint import yamledit as ye
-from karplint.loader import decode, load
+from karplint.fix import yamledit as ye
+from karplint.readers.loader import decode, load
 
 KEYS = "abcdef"
 scalars = st.one_of(st.integers(-5, 99), st.sampled_from(["x", "two words", "it's", "true", "a: b", "0s", "é"]),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from karplint.cache import Cache
+from karplint.engine.cache import Cache
 from karplint.engine import InputFile, check
 from karplint.model import karpenter_resources
 from karplint.rules.base import REGISTRY, rule
@@ -148,7 +148,8 @@ def test_model_reading_rule_without_reads_is_an_internal_error(tmp_path):
 def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
     """Size, mtime, ctime and inode vouch for a file's bytes once they are older than the racy window of the
     check that recorded them; anything else is read and hashed again."""
-    from karplint import engine, parallel
+    from karplint import engine
+    from karplint.engine import parallel
 
     pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n"
     cfg = make_config()
@@ -226,7 +227,7 @@ def test_cache_is_keyed_by_content_and_configuration(tmp_path):
 def test_unchanged_run_reuses_the_last_report(tmp_path, monkeypatch):
     """Nothing changed: the last report stands without even loading per-file summaries. Anything that shapes
     findings beyond the cache's name (here a severity override) makes it stale."""
-    from karplint import parallel
+    from karplint.engine import parallel
 
     p = tmp_path / "np.yaml"
     p.write_text("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n")

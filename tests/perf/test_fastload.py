@@ -1,4 +1,4 @@
-"""The libyaml loader (karplint.fastload) must give exactly what the reference ruamel loader gives."""
+"""The libyaml loader (karplint.readers.fastload) must give exactly what the reference ruamel loader gives."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from karplint import fastload
-from karplint.loader import Problem, _yaml_text, decode, load, load_reference
+from karplint.readers import fastload
+from karplint.readers.loader import Problem, _yaml_text, decode, load, load_reference
 
 SHARED = Path(os.environ.get("KARPLINT_SHARED", Path(__file__).parents[2].parent / "shared"))
 

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from karplint import engine, parallel
+from karplint import engine
+
+from karplint.engine import parallel
 from karplint.docs import rule_doc
 from karplint.engine import FileOutcome, InputFile, RunReads, check, process_input, run_stage, selected_rules
 from karplint.rules import all_rules

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from karplint.labels import suggest_label_key
+from karplint.model.labels import suggest_label_key
 from karplint.testing import codes, lint
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "references"

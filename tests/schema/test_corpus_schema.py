@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from karplint.loader import decode, load
+from karplint.readers.loader import decode, load
 from karplint.model import as_resource
 from karplint.schema.validate import check
 from karplint.testing import need_shared

@@ -10,7 +10,7 @@ import pytest
 
 from karplint.testing import need_shared
 from karplint import schema as kschema
-from karplint.versions import BUNDLED_RELEASES
+from karplint.model.versions import BUNDLED_RELEASES
 
 ROOT = Path(__file__).resolve().parents[2]
 

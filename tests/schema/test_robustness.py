@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from karplint.document import Document
+from karplint.readers.document import Document
 from karplint.model import as_resource
 from karplint.schema.validate import check
-from karplint.source import SourceFile
+from karplint.readers.source import SourceFile
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=8),
                     st.sampled_from(["${X}", "...", "WhenUnderutilized", "720h", "karpenter.k8s.aws/v1beta1"]))

@@ -168,14 +168,14 @@ def test_exact_release_has_no_approximation_note():
 
 @pytest.mark.parametrize("value", ["${X}", "<<X>>", "{{ .Values.x }}", "a-${X}-b", "...", "{{- .Values.x }}"])
 def test_is_templated(value):
-    from karplint.templating import is_templated
+    from karplint.readers.templating import is_templated
 
     assert is_templated(value)
 
 
 @pytest.mark.parametrize("value", ["720h", "a<b", "{x}", "$X", "a << b"])
 def test_is_not_templated(value):
-    from karplint.templating import is_templated
+    from karplint.readers.templating import is_templated
 
     assert not is_templated(value)
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from karplint.cli import app
-from karplint.render_cli import render_model
+from karplint.cli.render import render_model
 from karplint.userdata.render import pairs, render_node
 from .ud_nodes_helpers import SHARED, model_of
 

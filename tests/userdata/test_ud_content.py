@@ -1,6 +1,6 @@
 import pytest
 
-from karplint.loader import decode, load
+from karplint.readers.loader import decode, load
 from karplint.model import as_resource
 from karplint.userdata import content as ct
 

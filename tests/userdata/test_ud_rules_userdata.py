@@ -219,7 +219,7 @@ def test_dropin_overriding_kubelet_extra_args():
 
 
 def test_analysis_summary_properties():
-    from karplint.loader import decode, load
+    from karplint.readers.loader import decode, load
     from karplint.model import as_resource
     from karplint.userdata.model import analyze
 

@@ -1,4 +1,4 @@
-from karplint.loader import decode, load
+from karplint.readers.loader import decode, load
 from karplint.model import as_resource
 from karplint.userdata.text import UserDataText
 

@@ -6,9 +6,9 @@ import os
 import re
 from pathlib import Path
 
-from karplint.loader import load
+from karplint.readers.loader import load
 from karplint.model import Model
-from karplint.source import SourceFile
+from karplint.readers.source import SourceFile
 
 SHARED = Path(os.environ.get("KARPLINT_SHARED", Path(__file__).resolve().parents[2].parent / "shared"))
 if not SHARED.is_dir():

@@ -8,7 +8,7 @@ well-known labels Karpenter fills from instance types, `Gt`/`Lt`), the pod is as
 from __future__ import annotations
 
 from karplint.model import Resource
-from karplint.templating import has_placeholder
+from karplint.readers.templating import has_placeholder
 
 # Labels Karpenter sets on every node from the instance type, the zone or itself: any pod selector on them may
 # match some node of any NodePool unless a requirement narrows it.

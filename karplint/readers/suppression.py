@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from karplint.source import SourceFile, Span
+from karplint.readers.source import SourceFile, Span
 
 COMMENT = re.compile(
     r"(?:^|\s)#\s*karplint:\s*(?P<kind>disable-file|disable)\s*=\s*(?P<codes>[A-Za-z0-9_, -]+?)"

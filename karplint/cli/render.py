@@ -8,7 +8,7 @@ import json
 from karplint.model import Model
 from karplint.userdata.render import RenderedNode, pairs, render_node
 from karplint.userdata import content as ct
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 _LEXER = {ct.AL2: "bash", ct.UBUNTU: "bash", ct.AL2023: "yaml", ct.BOTTLEROCKET: "toml", ct.CUSTOM: "text"}
 

@@ -28,8 +28,8 @@ def _ruamel() -> None:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: F811
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode  # noqa: F811
 
-from karplint.document import Document, NodeInfo
-from karplint.source import SourceFile, Span
+from karplint.readers.document import Document, NodeInfo
+from karplint.readers.source import SourceFile, Span
 
 # Budgets: bound the work per file by counting rather than by catching RecursionError afterwards.
 MAX_DEPTH = 200
@@ -270,8 +270,8 @@ def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
 def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
     """Every document of the stream; a syntax error keeps the documents before it.
 
-    libyaml when it gives the same answer (`karplint.fastload`), else the reference loader below."""
-    from karplint.fastload import load_fast
+    libyaml when it gives the same answer (`karplint.readers.fastload`), else the reference loader below."""
+    from karplint.readers.fastload import load_fast
 
     text = _yaml_text(src.text)
     fast = load_fast(src, text)

@@ -24,10 +24,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from karplint.document import Document, NodeInfo
-from karplint.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES, LoadLimitExceeded, Problem,
+from karplint.readers.document import Document, NodeInfo
+from karplint.readers.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES, LoadLimitExceeded, Problem,
                              _expand_lists, resolve_scalar)
-from karplint.source import SourceFile, Span
+from karplint.readers.source import SourceFile, Span
 
 try:  # PyYAML with libyaml
     from yaml import _yaml as _cyaml
@@ -175,7 +175,7 @@ def _pure_reference() -> bool:
     if _PURE_REFERENCE is None:
         from ruamel.yaml.parser import Parser
 
-        from karplint.loader import _yaml
+        from karplint.readers.loader import _yaml
 
         _PURE_REFERENCE = _yaml().Parser is Parser
     return _PURE_REFERENCE
@@ -382,7 +382,7 @@ class _FilePositions:
                         b.build(root, (), None)
                         by_index[i] = b.nodes
             except _Fallback:  # a position libyaml cannot place as ruamel does: ask the reference
-                from karplint.loader import load_reference
+                from karplint.readers.loader import load_reference
 
                 by_index = {}
                 for doc in load_reference(SourceFile("<positions>", self.text))[0]:

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, NamedTuple
 
 from karplint.config import Config
-from karplint.document import Document
+from karplint.readers.document import Document
 from karplint.findings import Finding, Fix, severity_rank
-from karplint.loader import Problem, decode, load
+from karplint.readers.loader import Problem, decode, load
 from karplint.model import Model, Resource, as_resource
 from karplint.rules import Context, Rule, Violation, all_rules
 from karplint.rules.base import REGISTRY
-from karplint.source import SourceFile, Span
-from karplint.suppression import ANNOTATION, Suppression, from_comments, split_codes
+from karplint.readers.source import SourceFile, Span
+from karplint.readers.suppression import ANNOTATION, Suppression, from_comments, split_codes
 
 
 @dataclass
@@ -482,10 +482,10 @@ def selected_rules(config: Config) -> list[Rule]:
 def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = (),
           jobs: int = 1, cache=None, started_ns: int | None = None) -> Report:
     """Check `inputs`. `jobs` > 1: the per-file stage runs in that many worker processes (when there is enough
-    work); `cache`: a `karplint.cache.Cache` (per-file summaries, cross-file verdicts, the last report). The
+    work); `cache`: a `karplint.engine.cache.Cache` (per-file summaries, cross-file verdicts, the last report). The
     findings are the same whatever `jobs` and `cache` are. `started_ns`: when the inputs were discovered (their
     `stat`), for the cache."""
-    from karplint.parallel import content_keys, run_files
+    from karplint.engine.parallel import content_keys, run_files
 
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands

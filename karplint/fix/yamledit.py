@@ -6,7 +6,7 @@ change, or `None` when it cannot edit safely: flow collections where a block one
 aliases anywhere in the document, tags, multi-line plain or quoted scalars, keys sharing a line with other
 content, files with lone-CR line breaks... A rule that gets `None` simply reports its finding without a fix.
 
-    from karplint import yamledit
+    from karplint.fix import yamledit
     edits = yamledit.insert_entry(res.doc, ("spec", "disruption"), "consolidateAfter", "0s",
                                   after="consolidationPolicy")
     fix = Fix("add consolidateAfter: 0s", "safe", edits) if edits else None
@@ -41,7 +41,7 @@ import re
 from functools import lru_cache
 from typing import Any, Callable, Iterable, NamedTuple
 
-from karplint.document import Document, Path
+from karplint.readers.document import Document, Path
 from karplint.findings import Edit
 
 Edits = tuple  # tuple[Edit, ...]
@@ -93,13 +93,13 @@ def _anchor_offsets(text: str) -> tuple[int, ...]:
     """Offsets of every anchor and alias in the stream (the parser's view, so never fooled by scalar text)."""
     from ruamel.yaml.events import AliasEvent
 
-    from karplint.loader import _yaml, _yaml_text
+    from karplint.readers.loader import _yaml, _yaml_text
 
     out: list[int] = []
     if "&" not in text and "*" not in text:
         # No anchor or alias can exist; only a parse error would add an offset. libyaml accepting the stream
-        # means ruamel does too (karplint.fastload declines every input where that may not hold).
-        from karplint.fastload import ENABLED, _compose, _Fallback
+        # means ruamel does too (karplint.readers.fastload declines every input where that may not hold).
+        from karplint.readers.fastload import ENABLED, _compose, _Fallback
 
         if ENABLED:
             try:

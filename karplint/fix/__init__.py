@@ -35,8 +35,8 @@ from karplint.config import Config
 from karplint.engine import InputFile, Report, check
 from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
-from karplint.loader import Problem, _yaml, _yaml_text, load
-from karplint.source import SourceFile
+from karplint.readers.loader import Problem, _yaml, _yaml_text, load
+from karplint.readers.source import SourceFile
 
 MAX_PASSES = 10
 UNFIXABLE_INPUT = {"KPL001", "KPL002", "KPL003", "KPL004", "KPL006"}
@@ -103,7 +103,7 @@ def document_count(text: str) -> int | None:
 
 
 def _has_anchors(text: str) -> bool:
-    from karplint.yamledit import _anchor_offsets
+    from karplint.fix.yamledit import _anchor_offsets
 
     return "&" in text and bool(_anchor_offsets(text))
 

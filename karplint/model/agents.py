@@ -8,7 +8,7 @@ for good (aws/karpenter-provider-aws#5293). Initialization waits for every start
 key and effect (core `pkg/controllers/nodeclaim/lifecycle/initialization.go`; facts/karpenter.md §4, §7).
 
 Every entry says where its facts come from. Detection hints (DaemonSet names, image repositories, Helm chart
-names) are used by `karplint.detect` to find the agent in the linted files.
+names) are used by `karplint.model.detect` to find the agent in the linted files.
 """
 
 from __future__ import annotations

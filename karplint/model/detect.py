@@ -3,7 +3,7 @@
 Rules ask `installed_agents(model, cluster)` and `deployed_karpenter(model)`; results are cached on the model.
 Detection is by evidence in the linted files, each `Found` says where it came from so messages can name it:
 
-* a DaemonSet running the agent (name or image, `karplint.agents.AGENTS`),
+* a DaemonSet running the agent (name or image, `karplint.model.agents.AGENTS`),
 * a Flux `HelmRelease`, an Argo CD `Application`, or a Helm `Chart.yaml` dependency installing its chart,
 * Helm values for the chart (a values document in a file whose path names the chart),
 * for Cilium, its configuration: the `cilium-config` ConfigMap or Helm values (`agentNotReadyTaintKey`,
@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from karplint.agents import AGENTS, BY_NAME, Agent
-from karplint.document import Document
+from karplint.model.agents import AGENTS, BY_NAME, Agent
+from karplint.readers.document import Document
 from karplint.model import Model, Resource
-from karplint.versions import Version
+from karplint.model.versions import Version
 
 KARPENTER_CHARTS = ("karpenter",)
 # Controller images: public.ecr.aws/karpenter/controller:1.0.0, public.ecr.aws/karpenter/controller:v0.37.0@sha256:...
@@ -324,7 +324,7 @@ def target_karpenter(ctx) -> tuple[Version, str, bool]:
 
 
 # ------------------------------------------------------------------------------------------ what detection reads
-# For `Rule.reads` of the rules that ask `installed_agents` or `deployed_karpenter` (see karplint/model.py).
+# For `Rule.reads` of the rules that ask `installed_agents` or `deployed_karpenter` (see karplint/model/__init__.py).
 
 _INSTALLERS = ("HelmRelease", "Application", "ApplicationSet", "OCIRepository")
 

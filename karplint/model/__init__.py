@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from karplint.document import Document, Path
-from karplint.versions import KARPENTER_GROUPS, KARPENTER_KINDS
+from karplint.readers.document import Document, Path
+from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS
 
 # Where the pod template lives in each pod-bearing workload kind (metadata path, spec path).
 POD_TEMPLATES: dict[str, tuple[Path, Path]] = {

@@ -1,6 +1,6 @@
 """The typer application behind `karplint`: every command with its options and help.
 
-karplint/cli.py holds the entry point (`main`) and `check` itself; this module (and typer, which it imports) is
+karplint/cli/__init__.py holds the entry point (`main`) and `check` itself; this module (and typer, which it imports) is
 loaded only for command lines that the entry point's fast paths do not handle.
 """
 
@@ -155,7 +155,7 @@ def render(
 ) -> None:
     """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
     registers with."""
-    from karplint.render_cli import render_command
+    from karplint.cli.render import render_command
 
     raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
                                     karpenter_version=karpenter_version))

@@ -12,7 +12,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, NamedTuple
 
-from karplint.source import SourceFile, Span
+from karplint.readers.source import SourceFile, Span
 
 Path = tuple  # tuple[str | int, ...]
 

@@ -4,7 +4,7 @@ Exit codes: 0 no finding at or above `fail-on`; 1 at least one; 2 usage, configu
 
 Start-up: this module imports no third-party package. `karplint --version` and `karplint check` parsed by the
 argparse fast path (`_fast_check`) run without typer; the typer application (`app`: every command, its options
-and help) lives in karplint/cli_app.py and is imported for the other commands, `--help` and any command line
+and help) lives in karplint/cli/typer_app.py and is imported for the other commands, `--help` and any command line
 the fast path leaves to typer.
 """
 
@@ -68,15 +68,15 @@ def check(
     diff: bool = False,
     show_fixes: bool = False,
 ) -> None:
-    """`karplint check` (options and their help: `check` in karplint/cli_app.py). Exits through SystemExit."""
+    """`karplint check` (options and their help: `check` in karplint/cli/typer_app.py). Exits through SystemExit."""
     from karplint.config import ConfigError, load_config
     from karplint.discover import MissingPath, discover
     from karplint.engine import InputFile, check as run_check
-    from karplint.loader import Problem
+    from karplint.readers.loader import Problem
     from karplint.report import render
     from karplint.rules import get_rule
-    from karplint.source import Span
-    from karplint.versions import Version
+    from karplint.readers.source import Span
+    from karplint.model.versions import Version
 
     paths = list(paths or ["."])
     if paths.count("-") > 1:
@@ -127,14 +127,14 @@ def check(
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
     report_out = sys.stdout
-    from karplint.parallel import default_jobs
+    from karplint.engine.parallel import default_jobs
 
     cache = None
     if not no_cache and os.environ.get("KARPLINT_NO_CACHE", "") in ("", "0"):
-        from karplint.cache import Cache
+        from karplint.engine.cache import Cache
 
         cache = Cache.for_run(cfg)
-    if fix or diff:  # autofix: the logic lives in karplint/fix.py
+    if fix or diff:  # autofix: the logic lives in karplint/fix/__init__.py
         from karplint.fix import run_fixes
 
         report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
@@ -173,7 +173,7 @@ def _is_prefix_or_category(sel: str) -> bool:
 # `karplint check ...` without typer's argument handling, which imports pydantic and builds type adapters
 # (about half the start-up of a small check), and without importing typer at all. Only the options below are
 # recognised; anything else (--help, an option added to `check` but not here, a bad value) goes through typer
-# (karplint/cli_app.py, whose `check` declares the same options) as before, with the same result.
+# (karplint/cli/typer_app.py, whose `check` declares the same options) as before, with the same result.
 _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     # parameter: (flags, kind) - kind: flag, str, list, int, or an Enum's name
     "output_format": (("--output-format", "-f"), "OutputFormat"),
@@ -252,7 +252,7 @@ def main() -> None:
             code = _fast_check(sys.argv[2:])
             if code is not None:
                 sys.exit(code)
-        from karplint.cli_app import app
+        from karplint.cli.typer_app import app
 
         app(prog_name="karplint")
     except SystemExit:
@@ -270,7 +270,7 @@ def main() -> None:
 def __getattr__(name: str):
     """`karplint.cli.app`, the typer application, imported on first use."""
     if name == "app":
-        from karplint.cli_app import app
+        from karplint.cli.typer_app import app
 
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""Provisioning simulation: which NodePools (and instance types) can host which workloads."""
