@@ -111,8 +111,7 @@ def userdata_not_verified(res, ctx):
                          "words at run time")
     if a.family == ct.CUSTOM:
         taints, _part = a.registered_taints
-        broken = any(ba.kubelet_fails or ba.call.aborts_at is not None or ba.call.help is not None
-                     for ba in a.bootstraps)
+        broken = any(ba.kubelet_fails or ba.bootstrap_exits for ba in a.bootstraps)
         if taints is None and not broken:
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
             if a.mime is not None and not a.mime.parts:
@@ -204,6 +203,11 @@ def bootstrap_argument_error(res, ctx):
             yield ctx.at(res, res.doc, view.span(call.help.start, call.help.end),
                          f"`{call.help.value}` makes bootstrap.sh print its help and exit 1: the node never joins")
             continue
+        for failure in ba.validation_failures[:1]:  # the first failing check is the one that exits
+            w = failure.word
+            yield ctx.at(res, res.doc, view.span(w.start, w.end),
+                         f"{failure.message}\nhelp: fix the value; with it bootstrap.sh never configures nor starts "
+                         f"the kubelet, so the node never joins\nnote: {failure.note}")
         if call.aborts_at is not None:
             w = call.aborts_at
             yield ctx.at(res, res.doc, view.span(w.start, w.end),

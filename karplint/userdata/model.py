@@ -26,7 +26,7 @@ from typing import Callable
 from karplint.document import per_document
 from karplint.source import Span
 from karplint.userdata import content as ct
-from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap
+from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap, validation_failures
 from karplint.userdata.kubelet import (
     KubeletFlags, Label, LabelError, Taint, TaintError, parse_kubelet_args, parse_node_labels, parse_taints,
     validate_node_labels,
@@ -100,6 +100,15 @@ class BootstrapAnalysis:
     kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
     # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
     flag_names_only: KubeletFlags | None = None
+    # bootstrap.sh's own checks after option parsing that exit 1 before the kubelet is configured
+    validation_failures: list = field(default_factory=list)
+
+    @property
+    def bootstrap_exits(self) -> bool:
+        """bootstrap.sh exits 1 (help, missing value at the end, no cluster name, its own checks): no kubelet."""
+        c = self.call
+        return bool(c.aborts_at is not None or c.help is not None or self.validation_failures
+                    or (c.cluster_name is None and not any(w.splits for w in c.args)))
 
     @property
     def view(self) -> UserDataText:
@@ -272,8 +281,9 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
         call = parse_bootstrap(cmd, idx, script)
         ba = BootstrapAnalysis(part, call, call.kubelet_extra_args, None)
         analysis.bootstraps.append(ba)
+        ba.validation_failures = validation_failures(call)
         _analyse_extra_args(ba)
-        if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
+        if ba.kubelet_fails or ba.unverifiable or ba.bootstrap_exits:
             continue  # unknown, or the node never gets a kubelet: other findings say so
         part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
         if ba.taints is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 
+import pytest
+
 from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
@@ -275,3 +277,31 @@ def test_cloud_config_runcmd_strings_are_shell():
     fixed = apply_edits(text, found[1].fix.edits)
     assert "- /etc/eks/bootstrap.sh my-cluster --kubelet-extra-args '--node-labels=team=data'" in fixed
     assert codes(ud_findings(fixed)) == [("KPL207", 20, 9), ("KPL208", 20, 64)]
+
+
+@pytest.mark.parametrize("args,target,first", [
+    ("--container-runtime dockerd", "dockerd", "`--container-runtime dockerd`: bootstrap.sh exits 1"),
+    ("--ip-family ipv5", "ipv5", "`--ip-family ipv5`: bootstrap.sh exits 1"),
+    ("--ip-family ipv6", "ipv6", "`--ip-family ipv6` without `--service-ipv6-cidr` or `--dns-cluster-ip`"),
+    ("--ip-family ipv4 --service-ipv6-cidr fd00::/108", "fd00::/108", "`--service-ipv6-cidr` with `--ip-family ipv4`"),
+    ("--enable-local-outpost true", "true", "`--enable-local-outpost true` without `--cluster-id`"),
+    ("--b64-cluster-ca Y2VydA", "Y2VydA", "`--b64-cluster-ca` is not base64: bootstrap.sh exits 1"),
+])
+def test_bootstrap_validation_exits(args, target, first):
+    line = ("/etc/eks/bootstrap.sh c --apiserver-endpoint https://x --kubelet-extra-args "
+            f"'--register-with-taints=karpenter.sh/unregistered:NoExecute' {args}")
+    if "b64" not in args:
+        line += " --b64-cluster-ca Y2VydA=="
+    text = nodeclass(userdata="#!/bin/bash\n" + line + "\n")
+    found = [f for f in ud_findings(text) if f.code == "KPL202"]
+    col = 5 + line.index(" " + target) + 1  # 4 spaces of YAML indentation, 1-based
+    assert [(f.code, f.line, f.column) for f in found] == [("KPL202", 12, col)]
+    assert found[0].message.startswith(first) and "\nhelp: " in found[0].message and "\nnote: " in found[0].message
+
+
+def test_bootstrap_validation_quiet_cases():
+    head = "#!/bin/bash\n/etc/eks/bootstrap.sh c --apiserver-endpoint https://x --kubelet-extra-args " \
+           "'--register-with-taints=karpenter.sh/unregistered:NoExecute' "
+    for ok in ("--b64-cluster-ca Y2VydA== --container-runtime containerd --ip-family IPv6 --dns-cluster-ip fd00::a",
+               "--b64-cluster-ca \"$CA\" --ip-family ipv4"):
+        assert ud_findings(nodeclass(userdata=head + ok + "\n")) == []
