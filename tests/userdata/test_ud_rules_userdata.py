@@ -147,7 +147,13 @@ def test_unparsable_script_is_scanned_and_reported():
 
 def test_template_expressions():
     text = fixture_text("custom_template.yaml")
-    assert codes(ud_findings(text)) == [("KPL212", 12, 27)]
+    (f,) = ud_findings(text)
+    assert ((f.code, f.line, f.column), f.severity) == (("KPL212", 12, 27), "error")  # on the bootstrap.sh line
+    assert f.message.splitlines()[0] == "unrendered Terraform interpolation `${module.eks.cluster_name}` in shell userData"
+    elsewhere = nodeclass(userdata="#!/bin/bash\necho ${var.x}\n/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                                   "'--register-with-taints=karpenter.sh/unregistered:NoExecute'\n")
+    (f,) = ud_findings(elsewhere)
+    assert ((f.code, f.line, f.column), f.severity) == (("KPL212", 12, 10), "info")  # skips echo, script goes on
     assert [f for f in lint({"templates/nodeclass.yaml": text}) if f.code == "KPL212"] == []
 
 
