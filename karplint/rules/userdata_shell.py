@@ -111,8 +111,7 @@ def userdata_not_verified(res, ctx):
                          "words at run time")
     if a.family == ct.CUSTOM:
         taints, _part = a.registered_taints
-        broken = any(ba.kubelet_fails or ba.call.aborts_at is not None or ba.call.help is not None
-                     for ba in a.bootstraps)
+        broken = any(ba.kubelet_fails or ba.no_kubelet for ba in a.bootstraps)
         if taints is None and not broken:
             unanalysed = [p for p in a.parts if p.kind in (ct.NODECONFIG, ct.TOML) and p.registered_taints is None]
             if a.mime is not None and not a.mime.parts:
@@ -204,6 +203,11 @@ def bootstrap_argument_error(res, ctx):
             yield ctx.at(res, res.doc, view.span(call.help.start, call.help.end),
                          f"`{call.help.value}` makes bootstrap.sh print its help and exit 1: the node never joins")
             continue
+        for failure in ba.validation_failures[:1]:  # the first failing check is the one that exits
+            w = failure.word
+            yield ctx.at(res, res.doc, view.span(w.start, w.end),
+                         f"{failure.message}\nhelp: fix the value; with it bootstrap.sh never configures nor starts "
+                         f"the kubelet, so the node never joins\nnote: {failure.note}")
         if call.aborts_at is not None:
             w = call.aborts_at
             yield ctx.at(res, res.doc, view.span(w.start, w.end),
@@ -713,13 +717,22 @@ def unrendered_template_in_userdata(res, ctx):
         return  # clearly a template file: it is rendered before use
     for part in a.shell_parts:
         text = part.view.text
+        # a "bad substitution" on a bootstrap.sh line means that call never runs: the node never joins
+        on_bootstrap = [(ba.call.cmd.start, ba.call.cmd.end) for ba in a.bootstraps if ba.part is part]
         for m in list(_TF_INTERPOLATION.finditer(text)) + list(_GO_TEMPLATE.finditer(text)):
             kind = "Terraform interpolation" if m.group(0).startswith("$") else "template expression"
-            what = ("bash rejects it with \"bad substitution\" and skips that command"
-                    if m.group(0).startswith("$") else "it is passed to the node literally")
+            fatal = m.group(0).startswith("$") and any(lo <= m.start() < hi for lo, hi in on_bootstrap)
+            if fatal:
+                what = ("bash rejects it with \"bad substitution\" and skips the bootstrap.sh call: the node never "
+                        "joins")
+            elif m.group(0).startswith("$"):
+                what = "bash rejects it with \"bad substitution\" and skips that command; the script goes on"
+            else:
+                what = "it is passed to the node literally"
             yield ctx.at(res, res.doc, part.view.span(m.start(), m.end()),
-                         f"unrendered {kind} `{m.group(0)}` in shell userData: if this manifest is applied as is, "
-                         f"{what}; render the template first")
+                         f"unrendered {kind} `{m.group(0)}` in shell userData\nhelp: render the template before "
+                         f"applying the manifest\nnote: applied as is, {what}",
+                         severity="error" if fatal else None)
 
 
 # ------------------------------------------------------------------------------------------------ KPL213

@@ -134,3 +134,69 @@ def parse_bootstrap(cmd: Command, program_index: int, script: ShellScript | None
             if exported is not None:
                 call.extra_args_from_env = exported.value
     return call
+
+
+@dataclass
+class ValidationFailure:
+    word: Word  # the value (or option) that makes the script exit
+    message: str  # first line, ruff shape
+    note: str  # why: the check in bootstrap.sh
+
+
+def _b64_decodes(text: str) -> bool:
+    """`echo "$B64_CLUSTER_CA" | base64 -d` (GNU coreutils) succeeds: base64 alphabet, newlines ignored, padded."""
+    import base64
+    import binascii
+
+    data = (text + "\n").replace("\n", "")
+    if len(data) % 4:
+        return False
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def validation_failures(call: BootstrapCall) -> list[ValidationFailure]:
+    """The checks bootstrap.sh (templates/al2/runtime/bootstrap.sh@0ab84280) makes after option parsing and before
+    it writes the kubelet drop-ins; each one exits 1 (`set -o errexit`), so the kubelet is never configured nor
+    started. Only values known at lint time are checked; the first failing check is the one that happens."""
+    def known(option: str) -> Word | None:
+        use = call.last(option)
+        return use.value if use is not None and not use.value.dynamic else None
+
+    out: list[ValidationFailure] = []
+    runtime = known("--container-runtime")
+    if runtime is not None and runtime.value != "containerd":
+        out.append(ValidationFailure(runtime, f"`--container-runtime {runtime.value}`: bootstrap.sh exits 1",
+                                     "containerd is the only container runtime bootstrap.sh accepts for Kubernetes "
+                                     "1.24 and later (\"containerd is the only supported container runtime\"); "
+                                     "any other value is \"unsupported container runtime\""))
+    family = known("--ip-family")
+    fam = family.value.lower() if family is not None else ""
+    if family is not None and fam and fam not in ("ipv4", "ipv6"):
+        out.append(ValidationFailure(family, f"`--ip-family {family.value}`: bootstrap.sh exits 1",
+                                     "\"Invalid --ip-family. Only ipv4 or ipv6 are allowed\" (case-insensitive)"))
+    v6 = known("--service-ipv6-cidr")
+    if v6 is not None and v6.value and fam == "ipv4":
+        out.append(ValidationFailure(v6, "`--service-ipv6-cidr` with `--ip-family ipv4`: bootstrap.sh exits 1",
+                                     "\"--ip-family should be ipv6 when --service-ipv6-cidr is specified\""))
+    ca, endpoint = known("--b64-cluster-ca"), call.last("--apiserver-endpoint")
+    if ca is not None and ca.value and endpoint is not None and endpoint.value.value and not _b64_decodes(ca.value):
+        out.append(ValidationFailure(ca, "`--b64-cluster-ca` is not base64: bootstrap.sh exits 1",
+                                     "`echo \"$B64_CLUSTER_CA\" | base64 -d` fails under `set -o errexit -o "
+                                     "pipefail` before any kubelet configuration is written"))
+    outpost = known("--enable-local-outpost")
+    if outpost is not None and outpost.value == "true" and not (call.last("--cluster-id") and
+                                                                call.last("--cluster-id").value.value):
+        out.append(ValidationFailure(outpost, "`--enable-local-outpost true` without `--cluster-id`: bootstrap.sh "
+                                     "exits 1", "\"Cluster ID is required when local outpost support is enabled\""))
+    dns = call.last("--dns-cluster-ip")
+    if (fam == "ipv6" or (v6 is not None and v6.value)) and (dns is None or not dns.value.value) and \
+            (v6 is None or not v6.value) and family is not None:
+        out.append(ValidationFailure(family, "`--ip-family ipv6` without `--service-ipv6-cidr` or "
+                                     "`--dns-cluster-ip`: bootstrap.sh exits 1",
+                                     "\"One of --service-ipv6-cidr or --dns-cluster-ip must be provided when "
+                                     "--ip-family is ipv6\""))
+    return out

@@ -26,7 +26,7 @@ from typing import Callable
 from karplint.readers.document import per_document
 from karplint.readers.source import Span
 from karplint.userdata import content as ct
-from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap
+from karplint.userdata.bootstrap import BootstrapCall, parse_bootstrap, validation_failures
 from karplint.userdata.kubelet import (
     KubeletFlags, Label, LabelError, Taint, TaintError, parse_kubelet_args, parse_node_labels, parse_taints,
     validate_node_labels,
@@ -100,6 +100,23 @@ class BootstrapAnalysis:
     kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
     # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
     flag_names_only: KubeletFlags | None = None
+    # bootstrap.sh's own checks after option parsing that exit 1 before the kubelet is configured
+    validation_failures: list = field(default_factory=list)
+    # bash never runs this call: (why, offset in the part of the cause) — a "bad substitution" in one of its words
+    # skips the command; an unbound variable under `set -u` earlier aborts the script
+    never_runs: tuple[str, int] | None = None
+
+    @property
+    def no_kubelet(self) -> bool:
+        """The node gets no kubelet from this call: bash never runs it, or bootstrap.sh exits 1."""
+        return self.never_runs is not None or self.bootstrap_exits
+
+    @property
+    def bootstrap_exits(self) -> bool:
+        """bootstrap.sh exits 1 (help, missing value at the end, no cluster name, its own checks): no kubelet."""
+        c = self.call
+        return bool(c.aborts_at is not None or c.help is not None or self.validation_failures
+                    or (c.cluster_name is None and not any(w.splits for w in c.args)))
 
     @property
     def view(self) -> UserDataText:
@@ -268,12 +285,21 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     if script.unterminated:
         analysis.notes.append(Note("shell-parse", f"shell script: {script.unterminated}; the rest of the script "
                                                   "was not analysed reliably", view.span(0, 0)))
+    aborts = nounset_abort(script)
     for cmd, idx in bootstrap_calls(script):
         call = parse_bootstrap(cmd, idx, script)
         ba = BootstrapAnalysis(part, call, call.kubelet_extra_args, None)
         analysis.bootstraps.append(ba)
+        ba.validation_failures = validation_failures(call)
+        bad = next((m for w in cmd.words + cmd.assignments for m in [_BAD_SUBSTITUTION.search(w.raw)] if m), None)
+        if aborts is not None and aborts[1] < cmd.end:
+            ba.never_runs = aborts
+        elif bad is not None:
+            w = next(w for w in cmd.words + cmd.assignments if _BAD_SUBSTITUTION.search(w.raw))
+            ba.never_runs = (f"`{bad.group(0)}` is a bash \"bad substitution\": bash skips this command",
+                             w.start + w.raw.index(bad.group(0)))
         _analyse_extra_args(ba)
-        if ba.kubelet_fails or ba.unverifiable or call.aborts_at is not None or call.help is not None:
+        if ba.kubelet_fails or ba.unverifiable or ba.no_kubelet:
             continue  # unknown, or the node never gets a kubelet: other findings say so
         part.node_labels = [lab for _kw, _off, lab in ba.labels]  # --node-labels accumulate within one kubelet
         if ba.taints is not None:
@@ -283,6 +309,45 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
             # bootstrap.sh ran without a usable --register-with-taints: the kubelet registers no taints
             part.registered_taints = []
             part.registered_taints_span = ba.command_span
+
+
+# `${name.x}` (Terraform and other templates) is not a parameter expansion: bash reports "bad substitution" and does
+# not run the command (the script goes on).
+_BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\.[^}\n]*\}")
+# Variables bash or the boot environment (cloud-init runs scripts as root) always sets.
+_ALWAYS_SET = {"HOME", "PATH", "PWD", "SHELL", "USER", "HOSTNAME", "UID", "EUID", "PPID", "BASH", "BASH_VERSION",
+               "RANDOM", "LINENO", "SECONDS", "OSTYPE", "HOSTTYPE", "MACHTYPE", "IFS", "SHLVL", "OLDPWD", "TERM",
+               "LANG", "OPTIND", "PS4", "BASHPID", "GROUPS", "FUNCNAME", "BASH_SOURCE"}
+_SET_U = re.compile(r"^set\s+(?:-[a-zA-Z]*u[a-zA-Z]*|(?:-[a-zA-Z]*\s+)*-o\s+nounset)\b")
+_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def nounset_abort(script: ShellScript) -> tuple[str, int] | None:
+    """Where a top-level `set -u` script aborts: the first top-level command or assignment after it that expands a
+    variable the script never assigns (and the boot environment does not set). bash prints "NAME: unbound
+    variable" and a non-interactive shell exits. `${NAME:-x}`-style defaults are not references of this kind."""
+    on = None
+    for cmd in script.commands:
+        src = script.text[cmd.start:cmd.end]
+        if _SET_U.match(src):
+            on = cmd.start
+            break
+    if on is None:
+        return None
+    assigned = {a.name for a in script.assignments}
+    assigned |= {m.group(1) for m in re.finditer(r"\b(?:read|for|local|declare|export|readonly)\s+(?:-\w+\s+)*"
+                                                 r"([A-Za-z_][A-Za-z0-9_]*)", script.text)}
+    items = [(c.start, w) for c in script.commands if c.start > on for w in c.assignments + c.words]
+    items += [(a.offset, a.word) for a in script.assignments if a.offset > on and a.top_level and not a.in_command]
+    for _, w in sorted(items, key=lambda t: t[0]):
+        if "'" in w.raw:
+            continue  # single quotes may hide the reference; stay on the safe side
+        for m in _REF.finditer(w.raw):
+            name = m.group(1) or m.group(2)
+            if name not in assigned and name not in _ALWAYS_SET:
+                return (f"`set -u` is on and `{name}` is never assigned: bash aborts the script here with "
+                        f"\"{name}: unbound variable\"", w.start + m.start())
+    return None
 
 
 def _analyse_extra_args(ba: BootstrapAnalysis) -> None:

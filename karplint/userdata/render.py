@@ -138,6 +138,11 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
             if part is not None:
                 out.taints_source = f"the userData ({part.kind} part)"
             for ba in analysis.bootstraps:
+                if ba.bootstrap_exits:
+                    out.notes.append("bootstrap.sh exits 1 before configuring the kubelet (see KPL202): the node "
+                                     "never joins")
+                elif ba.kubelet_fails:
+                    out.notes.append("the kubelet exits at start (see KPL203/KPL204/KPL205): the node never joins")
                 if ba.kubelet_argv:
                     out.kubelet_argv = BASE_ARGV[ct.AL2] + [w.value for w in ba.kubelet_argv]
                     out.labels = _labels_from_argv([w.value for w in ba.kubelet_argv])

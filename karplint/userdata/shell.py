@@ -534,6 +534,64 @@ _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 _DECLARE = {"export", "declare", "typeset", "local", "readonly"}
 
 
+_BARE_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _field_split(w: Word, t, env) -> list[Word]:
+    """bash word splitting of an unquoted `$NAME` whose value is known: the value split on IFS whitespace (default
+    IFS), each field a word of its own (an empty value gives no word). Anything else is returned as it is."""
+    m = _BARE_REF.fullmatch(t.text)
+    if not m or not w.splits:
+        return [w]
+    value = env(m.group(1) or m.group(2), t.start)
+    if value is None or any(ch in value for ch in "*?["):
+        return [w]  # unknown, or pathname expansion could change it
+    return [Word(t.text, t.start, t.end, f, [t.start] * len(f), False, False, (m.group(1) or m.group(2),))
+            for f in value.split()]
+
+
+_HEREDOC_SUBST = re.compile(r"\$\(cat\s*<<(-?)\s*(?:'(\w+)'|\"(\w+)\"|\\(\w+)|(\w+))[ \t]*\n(.*?)\n[ \t]*"
+                            r"(?:\2|\3|\4|\5)[ \t]*\n?\)", re.S)
+
+
+def _heredoc_substitution(value: Word) -> Word | None:
+    """`$(cat <<'EOF' ... EOF)` as a whole assignment value: the here-document body, trailing newlines removed (as
+    command substitution does). With an unquoted delimiter the body is expanded: `\\`-newline joins lines and
+    `\\\\`, `\\$`, `\\``  lose their backslash; a body with `$` or a backtick stays unknown. `<<-` strips leading tabs."""
+    m = _HEREDOC_SUBST.fullmatch(value.raw)
+    if not m:
+        return None
+    body = m.group(6) + "\n"
+    start = value.start + m.start(6)
+    chars, offs = list(body), list(range(start, start + len(body)))
+    if m.group(5) is not None:  # unquoted delimiter
+        if "$" in body or "`" in body:
+            return None
+        out_c: list[str] = []
+        out_o: list[int] = []
+        i = 0
+        while i < len(chars):
+            if chars[i] == "\\" and i + 1 < len(chars) and chars[i + 1] in "\\$`\n":
+                if chars[i + 1] != "\n":
+                    out_c.append(chars[i + 1])
+                    out_o.append(offs[i + 1])
+                i += 2
+                continue
+            out_c.append(chars[i])
+            out_o.append(offs[i])
+            i += 1
+        chars, offs = out_c, out_o
+    if m.group(1):  # <<- removes leading tabs of each line
+        keep = [k for k in range(len(chars)) if not (chars[k] == "\t" and (k == 0 or chars[k - 1] == "\n"
+                                                                           or all(c == "\t" for c in chars[
+                                                                               max(0, "".join(chars[:k]).rfind("\n") + 1):k])))]
+        chars, offs = [chars[k] for k in keep], [offs[k] for k in keep]
+    while chars and chars[-1] == "\n":
+        chars.pop()
+        offs.pop()
+    return Word(value.raw, value.start, value.end, "".join(chars), offs, False, True)
+
+
 def _split_assignment(word: Word) -> tuple[str, int] | None:
     m = _ASSIGNMENT.match(word.raw)
     return (m.group(1), m.end()) if m else None
@@ -615,12 +673,13 @@ def scan(text: str) -> tuple[list[Command], list[Assignment], str | None]:
             if not argv_started:
                 declare = w.value in _DECLARE
             argv_started = True
-            built_words.append(w)
+            built_words.extend(_field_split(w, t, env))
         start = toks[0].start
         end = toks[-1].end
         for w in prefix:
             name, vstart = _split_assignment(w)
             value = make_word(w.raw[vstart:], w.start + vstart, env)
+            value = _heredoc_substitution(value) or value
             record(Assignment(name, w, value, False, w.start, bool(built_words), top))
         if built_words or redirects:
             cmd = Command(built_words, prefix, redirects, start, end, line_of(start), pipe_prev)

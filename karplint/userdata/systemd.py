@@ -10,9 +10,12 @@ word that is exactly `$NAME` is split into words.
 
 * `environment_219(rvalue)`: `Environment=` parsing. A word starting with a quote runs to the next unescaped same
   quote, which must be followed by whitespace or the end of the line, else "Trailing garbage, ignoring." and
-  nothing is assigned. Words are C-unescaped and must be `NAME=value`.
-* `kubelet_extra_args_219(value)`: the whole AL2 path for one bootstrap.sh value: a single quote or a newline in
-  the value drops the variable; then `split_exec_219`.
+  the iteration stops (words before it are kept). Words are C-unescaped (invalid escapes kept literally) and must
+  be `NAME=value`.
+* `kubelet_extra_args_219(value)`: the whole AL2 path for one bootstrap.sh value: the drop-in as bootstrap.sh
+  writes it, read by systemd's config parser (a line ending in `\\` is joined with the next), then `split_exec_219`.
+
+The 219 functions run on `systemd219`, a line-by-line port of systemd 219's C code (source and commit there).
 * `split_exec_219(value)`: `$VAR` splitting in ExecStart: separators space/TAB/LF/CR, quotes removed anywhere in a
   word, `\\x` -> `x`; an unterminated `"` makes exec fail (kubelet never starts); an unterminated `'` is accepted;
   an empty word (`""`) ends the list.
@@ -23,13 +26,9 @@ Every word keeps, for each of its characters, the index of the source character 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 _SEPARATORS = " \t\n\r"
-_CUNESCAPE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\",
-              '"': '"', "'": "'", "s": " "}
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass
@@ -88,21 +87,28 @@ def _next_word(value: str, i: int) -> tuple[int, int, list[str], list[int], str 
 
 
 def split_exec_219(value: str) -> ExecSplit:
+    """`$VAR` splitting in an ExecStart of systemd 219: `replace_env_argv` -> `strv_split_quoted(relax=true)`
+    (ported in `systemd219`). An unterminated `"` fails the exec; an empty word ends the list."""
+    from karplint.userdata import systemd219 as sd
+
     out = ExecSplit()
-    i = 0
-    while (word := _next_word(value, i)) is not None:
-        start, i, chars, offs, quote, quote_at = word
-        if quote == '"':
-            out.exec_fails = True
-            out.error = 'unterminated double quote: systemd 219 cannot split the command line and the kubelet never starts'
-            out.error_at = quote_at
-            return out
-        if not chars:  # an empty word ("" or '') ends the list in 219
-            if i < len(value) and value[i:].strip(_SEPARATORS):
-                out.truncated_at = start
-                out.lost = value[i:].strip(_SEPARATORS)
-            return out
-        out.words.append(SplitWord("".join(chars), offs, start, i))
+    rc, words, stop = sd.strv_split_quoted(value, relax=True)
+    if rc < 0:
+        out.exec_fails = True
+        out.error = 'unterminated double quote: systemd 219 cannot split the command line and the kubelet never starts'
+        out.error_at = next((k for k in range(min(stop, len(value)) - 1, -1, -1) if value[k] == '"'), 0)
+        return out
+    for w in words:
+        out.words.append(SplitWord("".join(value[k] for k in w), list(w), w[0], w[-1] + 1))
+    rest = value[stop:].strip(_SEPARATORS)
+    if rest:
+        k = stop
+        while k > 0 and value[k - 1] in _SEPARATORS:
+            k -= 1
+        while k > 0 and value[k - 1] not in _SEPARATORS:
+            k -= 1
+        out.truncated_at = k
+        out.lost = rest
     return out
 
 
@@ -116,42 +122,6 @@ def split_exec_252(value: str) -> ExecSplit:
     return out
 
 
-def cunescape(word: str) -> tuple[str, list[int]] | None:
-    """systemd `cunescape`: (text, index in `word` of each output character), or None for an invalid escape."""
-    out: list[str] = []
-    offs: list[int] = []
-    i = 0
-    while i < len(word):
-        c = word[i]
-        if c == "\\" and i + 1 < len(word):
-            e = word[i + 1]
-            if e in _CUNESCAPE:
-                out.append(_CUNESCAPE[e])
-                offs.append(i)
-                i += 2
-                continue
-            if e == "x" and re.match(r"[0-9a-fA-F]{2}", word[i + 2:i + 4]):
-                out.append(chr(int(word[i + 2:i + 4], 16)))
-                offs.append(i)
-                i += 4
-                continue
-            if re.match(r"[0-7]{3}", word[i + 1:i + 4]):
-                out.append(chr(int(word[i + 1:i + 4], 8)))
-                offs.append(i)
-                i += 4
-                continue
-            return None  # invalid escape: the word is rejected
-        out.append(c)
-        offs.append(i)
-        i += 1
-    return "".join(out), offs
-
-
-def _cunescape(word: str) -> str | None:
-    r = cunescape(word)
-    return None if r is None else r[0]
-
-
 @dataclass
 class EnvResult:
     assignments: dict[str, str] = field(default_factory=dict)
@@ -160,40 +130,15 @@ class EnvResult:
 
 
 def environment_219(rvalue: str) -> EnvResult:
-    """Parse the value of one `Environment=` line the way systemd 219 does."""
-    res = EnvResult()
-    n = len(rvalue)
-    i = 0
-    words: list[str] = []
-    while i < n:
-        while i < n and rvalue[i] in " \t":
-            i += 1
-        if i >= n:
-            break
-        if rvalue[i] in "'\"":
-            q = rvalue[i]
-            j = i + 1
-            while j < n and not (rvalue[j] == q and rvalue[j - 1] != "\\"):
-                j += 1
-            if j >= n:
-                return EnvResult({}, f"unterminated {q}: Trailing garbage, ignoring.", i)
-            if j + 1 < n and rvalue[j + 1] not in " \t":
-                return EnvResult({}, "Trailing garbage, ignoring.", j + 1)
-            words.append(rvalue[i + 1:j])
-            i = j + 1
-            continue
-        j = i
-        while j < n and rvalue[j] not in " \t":
-            j += 1
-        words.append(rvalue[i:j])
-        i = j
-    for w in words:
-        un = _cunescape(w)
-        name, eq, val = (un or "").partition("=")
-        if un is None or not eq or not _ENV_NAME.match(name) or any(ord(c) < 32 and c != "\t" for c in un):
-            res.error = f"Invalid environment assignment, ignoring: {w}"
-            continue
-        res.assignments[name] = val
+    """The value of one `Environment=` line as systemd 219 parses it (`config_parse_environ`, ported in
+    `systemd219`): words are split with quotes, C-unescaped (invalid escapes kept) and must be NAME=value."""
+    from karplint.userdata import systemd219 as sd
+
+    env = sd.Environ()
+    sd.config_parse_environ(rvalue.strip(sd.WHITESPACE), list(range(len(rvalue))), env)
+    res = EnvResult({k: v for k, (v, _) in env.values.items()})
+    if env.errors:
+        res.error, res.error_at = env.errors[-1]
     return res
 
 
@@ -211,46 +156,55 @@ class ExtraArgsResult:
 
 
 def kubelet_extra_args_219(value: str) -> ExtraArgsResult:
-    """The AL2 path for a bootstrap.sh `--kubelet-extra-args` value (empty value: no drop-in, no args)."""
+    """The AL2 path for a bootstrap.sh `--kubelet-extra-args` value (empty value: no drop-in, no args), computed
+    with the line-by-line port of systemd 219 in `systemd219`: bootstrap.sh writes the drop-in below, systemd's
+    config parser joins `\\`-continued lines and parses `Environment=`, and `ExecStart=... $KUBELET_EXTRA_ARGS`
+    splits the value with `strv_split_quoted(relax)`."""
+    from karplint.userdata import systemd219 as sd
+
     res = ExtraArgsResult()
     if value == "":
         return res
-    nl = value.find("\n")
-    if nl != -1:
+    head, tail = "[Service]\nEnvironment='KUBELET_EXTRA_ARGS=", "'\n"
+    text = head + value + tail
+    idx = [-1] * len(head) + list(range(len(value))) + [len(value)] * len(tail)
+    env = sd.parse_service_environment(text, idx)
+    if "KUBELET_EXTRA_ARGS" not in env.values:
         res.dropped = True
-        res.reason = ("the value contains a newline: the drop-in line Environment='KUBELET_EXTRA_ARGS=... is cut "
-                      "there, its quote is never closed and systemd 219 ignores the whole assignment")
-        res.reason_at = nl
+        msg, at = env.errors[0] if env.errors else ("nothing assigned", 0)
+        if "\n" in value:
+            why = ("the value contains a newline: the drop-in line Environment='KUBELET_EXTRA_ARGS=... is cut "
+                   "there (no `\\` continuation), its quote is never closed")
+            at = value.index("\n")
+        elif "'" in value:
+            why = ("the value contains a single quote: bootstrap.sh writes Environment='KUBELET_EXTRA_ARGS=...' "
+                   "and systemd 219 ends the quoted word there")
+            at = value.index("'")
+        else:
+            why = "systemd 219 rejects the Environment= line"
+        res.reason = f'{why} ("{msg}"), so systemd 219 assigns nothing'
+        res.reason_at = max(0, min(at, len(value) - 1)) if at >= 0 else 0
         return res
-    sq = value.find("'")
-    if sq != -1:
-        res.dropped = True
-        res.reason = ("the value contains a single quote: bootstrap.sh writes Environment='KUBELET_EXTRA_ARGS=...' "
-                      "and systemd 219 stops the quoted word at it (\"Trailing garbage, ignoring.\"), so nothing "
-                      "is assigned")
-        res.reason_at = sq
-        return res
-    env = environment_219("'KUBELET_EXTRA_ARGS=" + value + "'")
-    if "KUBELET_EXTRA_ARGS" not in env.assignments:
-        res.dropped = True
-        res.reason = f"systemd 219 rejects the Environment= line: {env.error}"
-        res.reason_at = max(0, (env.error_at or 0) - len("'KUBELET_EXTRA_ARGS="))
-        return res
-    unescaped, index = cunescape(value)  # the Environment= word was C-unescaped: keep each char's source index
-    split = split_exec_219(unescaped)
-    for w in split.words:
-        w.offsets = [index[k] if k < len(index) else k for k in w.offsets]
-        w.start = index[w.start] if w.start < len(index) else w.start
-    if split.truncated_at is not None and split.truncated_at < len(index):
-        split.truncated_at = index[split.truncated_at]
-    if split.error_at is not None and split.error_at < len(index):
-        split.error_at = index[split.error_at]
-    res.argv = split.words
-    if split.exec_fails:
+    assigned, aidx = env.values["KUBELET_EXTRA_ARGS"]
+    rc, words, stop = sd.strv_split_quoted(assigned, relax=True)
+    for w in words:
+        offs = [aidx[k] for k in w]
+        res.argv.append(SplitWord("".join(assigned[k] for k in w), offs, offs[0], offs[-1] + 1))
+    if rc < 0:
+        res.argv = []
         res.exec_fails = True
-        res.reason = split.error
-        res.reason_at = split.error_at
-    if split.truncated_at is not None:
-        res.truncated_at = split.truncated_at
-        res.lost = split.lost
+        res.reason = ('unterminated double quote: systemd 219 cannot split the command line and the kubelet '
+                      'never starts')
+        opened = next((k for k in range(stop - 1, -1, -1) if assigned[k] == '"'), 0)
+        res.reason_at = max(0, aidx[opened]) if aidx else 0
+        return res
+    rest = assigned[stop:].strip(sd.WHITESPACE)
+    if rest:  # an empty word ("" or '') ended the list
+        k = stop
+        while k > 0 and assigned[k - 1] in sd.WHITESPACE:
+            k -= 1
+        while k > 0 and assigned[k - 1] not in sd.WHITESPACE:
+            k -= 1
+        res.truncated_at = max(0, aidx[k]) if k < len(aidx) else None
+        res.lost = rest
     return res

@@ -108,8 +108,18 @@ def test_kubelet_extra_args_219_drop_rules(value):
     r = kubelet_extra_args_219(value)
     if value == "":
         assert not r.dropped and r.argv == []
-    elif "'" in value or "\n" in value:
-        assert r.dropped and r.argv == []  # the whole KUBELET_EXTRA_ARGS is lost
+        return
+    q, nl = value.find("'"), value.find("\n")
+    if nl != -1 and (q == -1 or nl < q):
+        assert r.dropped and r.argv == []  # the drop-in line is cut: its quote never closes, nothing is assigned
+    elif q != -1:
+        # systemd 219 ends the quoted word at the first ': followed by a separator or the line end it assigns the
+        # text before it (the rest is "Trailing garbage"); followed by anything else nothing is assigned
+        if q + 1 < len(value) and value[q + 1] in " \t\n":
+            assert not r.dropped
+            assert r.exec_fails or [w.value for w in r.argv] == [w.value for w in kubelet_extra_args_219(value[:q]).argv]
+        else:
+            assert r.dropped and r.argv == []
     else:
         assert not r.dropped
         if value.count('"') % 2 == 1:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 
+import pytest
+
 from .ud_helpers import apply_edits, fixture_text, nodeclass
 
 from karplint.testing import codes, lint
@@ -73,8 +75,10 @@ def test_literal_quotes_in_taints_fixed():
     text = nodeclass(userdata="/etc/eks/bootstrap.sh c --kubelet-extra-args "
                               "\"--register-with-taints=karpenter.sh/unregistered:NoExecute,\\\\'a:NoSchedule\\\\'\"")
     found = ud_findings(text)
-    # inside bash double quotes \\' is a backslash and a quote: systemd 219 drops the value (single quote)
-    assert [f.code for f in found] == ["KPL206", "KPL203"]
+    # inside bash double quotes \\' is a backslash and a quote; in Environment='...' systemd 219 skips the escaped
+    # quote (strcspn_escaped), cunescape turns \' into ', and the ExecStart split removes the quotes: the kubelet
+    # gets --register-with-taints=karpenter.sh/unregistered:NoExecute,a:NoSchedule (was a KPL203 false error)
+    assert found == []
 
 
 def test_systemd_219_losses():
@@ -143,7 +147,13 @@ def test_unparsable_script_is_scanned_and_reported():
 
 def test_template_expressions():
     text = fixture_text("custom_template.yaml")
-    assert codes(ud_findings(text)) == [("KPL212", 12, 27)]
+    (f,) = ud_findings(text)
+    assert ((f.code, f.line, f.column), f.severity) == (("KPL212", 12, 27), "error")  # on the bootstrap.sh line
+    assert f.message.splitlines()[0] == "unrendered Terraform interpolation `${module.eks.cluster_name}` in shell userData"
+    elsewhere = nodeclass(userdata="#!/bin/bash\necho ${var.x}\n/etc/eks/bootstrap.sh c --kubelet-extra-args "
+                                   "'--register-with-taints=karpenter.sh/unregistered:NoExecute'\n")
+    (f,) = ud_findings(elsewhere)
+    assert ((f.code, f.line, f.column), f.severity) == (("KPL212", 12, 10), "info")  # skips echo, script goes on
     assert [f for f in lint({"templates/nodeclass.yaml": text}) if f.code == "KPL212"] == []
 
 
@@ -273,3 +283,31 @@ def test_cloud_config_runcmd_strings_are_shell():
     fixed = apply_edits(text, found[1].fix.edits)
     assert "- /etc/eks/bootstrap.sh my-cluster --kubelet-extra-args '--node-labels=team=data'" in fixed
     assert codes(ud_findings(fixed)) == [("KPL207", 20, 9), ("KPL208", 20, 64)]
+
+
+@pytest.mark.parametrize("args,target,first", [
+    ("--container-runtime dockerd", "dockerd", "`--container-runtime dockerd`: bootstrap.sh exits 1"),
+    ("--ip-family ipv5", "ipv5", "`--ip-family ipv5`: bootstrap.sh exits 1"),
+    ("--ip-family ipv6", "ipv6", "`--ip-family ipv6` without `--service-ipv6-cidr` or `--dns-cluster-ip`"),
+    ("--ip-family ipv4 --service-ipv6-cidr fd00::/108", "fd00::/108", "`--service-ipv6-cidr` with `--ip-family ipv4`"),
+    ("--enable-local-outpost true", "true", "`--enable-local-outpost true` without `--cluster-id`"),
+    ("--b64-cluster-ca Y2VydA", "Y2VydA", "`--b64-cluster-ca` is not base64: bootstrap.sh exits 1"),
+])
+def test_bootstrap_validation_exits(args, target, first):
+    line = ("/etc/eks/bootstrap.sh c --apiserver-endpoint https://x --kubelet-extra-args "
+            f"'--register-with-taints=karpenter.sh/unregistered:NoExecute' {args}")
+    if "b64" not in args:
+        line += " --b64-cluster-ca Y2VydA=="
+    text = nodeclass(userdata="#!/bin/bash\n" + line + "\n")
+    found = [f for f in ud_findings(text) if f.code == "KPL202"]
+    col = 5 + line.index(" " + target) + 1  # 4 spaces of YAML indentation, 1-based
+    assert [(f.code, f.line, f.column) for f in found] == [("KPL202", 12, col)]
+    assert found[0].message.startswith(first) and "\nhelp: " in found[0].message and "\nnote: " in found[0].message
+
+
+def test_bootstrap_validation_quiet_cases():
+    head = "#!/bin/bash\n/etc/eks/bootstrap.sh c --apiserver-endpoint https://x --kubelet-extra-args " \
+           "'--register-with-taints=karpenter.sh/unregistered:NoExecute' "
+    for ok in ("--b64-cluster-ca Y2VydA== --container-runtime containerd --ip-family IPv6 --dns-cluster-ip fd00::a",
+               "--b64-cluster-ca \"$CA\" --ip-family ipv4"):
+        assert ud_findings(nodeclass(userdata=head + ok + "\n")) == []

@@ -1,0 +1,147 @@
+"""A seeded generator of AL2 userData scripts (our own), by class of behaviour, and the comparison of karplint's
+prediction with the outcome the sandbox (`sandbox.py`, real bash + the real bootstrap.sh) computes.
+
+Outcome compared: does bootstrap.sh finish (the node gets a kubelet), and the KUBELET_EXTRA_ARGS text it writes
+into 30-kubelet-extra-args.conf (None: no drop-in). The systemd side of that text is checked separately against
+systemd 219's own code (test_systemd219_port.py).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+CA = "Y2VydA=="
+HEAD = f"/etc/eks/bootstrap.sh my-cluster --b64-cluster-ca {CA} --apiserver-endpoint https://example.com"
+TAINTS = ["karpenter.sh/unregistered:NoExecute", "dedicated=gpu:NoSchedule", "a=b:NoSchedule,c:NoExecute"]
+LABELS = ["team=a", "a=b,c=d", "x.io/y=z"]
+
+
+@dataclass
+class Case:
+    klass: str
+    userdata: str
+
+
+def _flags(r: random.Random) -> str:
+    parts = []
+    if r.random() < 0.8:
+        parts.append(f"--register-with-taints={r.choice(TAINTS)}")
+    if r.random() < 0.6:
+        parts.append(f"--node-labels={r.choice(LABELS)}")
+    if r.random() < 0.4:
+        parts.append(f"--max-pods={r.randint(10, 110)}")
+    return " ".join(parts) or "--v=2"
+
+
+def _quoting(r: random.Random) -> str:
+    f = _flags(r)
+    style = r.randrange(6)
+    if style == 0:
+        arg = f"--kubelet-extra-args '{f}'"
+    elif style == 1:
+        arg = f'--kubelet-extra-args "{f}"'
+    elif style == 2:
+        arg = "--kubelet-extra-args '" + f.replace("=", '="', 1) + "\"'" if "=" in f else f"--kubelet-extra-args '{f}'"
+    elif style == 3:
+        arg = f"--kubelet-extra-args='{f}'"  # equals form: a positional
+    elif style == 4:
+        arg = f"--kubelet-extra-args {f.split()[0]}"  # unquoted: only the first word
+    else:
+        arg = "--kubelet-extra-args \"" + f.replace("=", '=\\"', 1) + "\\\"\"" if "=" in f else f"--kubelet-extra-args '{f}'"
+    return f"#!/bin/bash\n{HEAD} {arg}\n"
+
+
+def _systemd(r: random.Random) -> str:
+    f = _flags(r)
+    a, b = (f.split(" ", 1) + ["--v=2"])[:2]
+    v = r.choice([
+        f"'{a} \\\n{b}'",                       # backslash-newline inside the value: systemd joins the lines
+        f"\"{a} \\\\'x\\\\' {b}\"",               # \' inside the Environment quoted word
+        f"'{a} --x=\\, {b}'",                   # invalid escape kept
+        f"\"{a} --x=' {b}\"",                   # ' followed by a space
+        f"\"{a} 'x' {b}\"",                     # ' followed by text: nothing assigned
+        f"'{a}\n{b}'",                          # newline without continuation
+        f"'{a} \"\" {b}'",                      # empty word ends the list
+        f"'{a} --x=\"abc'",                     # unterminated double quote
+    ])
+    return f"#!/bin/bash\n{HEAD} --kubelet-extra-args {v}\n"
+
+
+def _validation(r: random.Random) -> str:
+    extra = r.choice([
+        "--container-runtime dockerd", "--container-runtime containerd", "--ip-family ipv5", "--ip-family IPv4",
+        "--ip-family ipv6", "--ip-family ipv6 --dns-cluster-ip fd00::a", "--ip-family ipv6 --service-ipv6-cidr fd00::/108",
+        "--service-ipv6-cidr fd00::/108 --ip-family ipv4", "--enable-local-outpost true",
+        "--enable-local-outpost true --cluster-id abc", "--b64-cluster-ca Y2VydA", "--b64-cluster-ca 'not base64!'",
+        "--b64-cluster-ca Y2VydA==", "--use-max-pods false", "--help", "--kubelet-extra-args",
+    ])
+    return f"#!/bin/bash\n{HEAD} --kubelet-extra-args '--register-with-taints={r.choice(TAINTS)}' {extra}\n"
+
+
+def _bash(r: random.Random) -> str:
+    t = r.choice(TAINTS)
+    return r.choice([
+        # a comment line ending in \ inside a continued command ends the command
+        f"#!/bin/bash\n{HEAD} \\\n  # taints \\\n  --kubelet-extra-args '--register-with-taints={t}'\n",
+        # an assignment without export is not seen by bootstrap.sh; with export it is
+        f"#!/bin/bash\nKUBELET_EXTRA_ARGS='--register-with-taints={t}'\n{HEAD}\n",
+        f"#!/bin/bash\nexport KUBELET_EXTRA_ARGS='--register-with-taints={t}'\n{HEAD}\n",
+        # set -u and an unset variable abort the script before bootstrap.sh
+        f"#!/bin/bash\nset -u\nTAINT=\"$UNSET_VAR\"\n{HEAD} --kubelet-extra-args '--register-with-taints={t}'\n",
+        f"#!/bin/bash\nset -u\n{HEAD} --kubelet-extra-args \"--register-with-taints=$UNSET_VAR\"\n",
+        # an unquoted known variable is split into words
+        f"#!/bin/bash\nARGS='--register-with-taints={t} --max-pods=20'\n{HEAD} --kubelet-extra-args $ARGS\n",
+        f"#!/bin/bash\nARGS='--register-with-taints={t}'\n{HEAD} --kubelet-extra-args \"$ARGS --max-pods=20\"\n",
+        # heredoc inside $(...)
+        f"#!/bin/bash\nEXTRA=$(cat <<'EOF'\n--register-with-taints={t}\nEOF\n)\n{HEAD} --kubelet-extra-args \"$EXTRA\"\n",
+        f"#!/bin/bash\nEXTRA=$(cat <<EOF\n--register-with-taints={t} \\\\\n--max-pods=20\nEOF\n)\n"
+        f"{HEAD} --kubelet-extra-args \"$EXTRA\"\n",
+        # Terraform ${...} left in the script: bash "bad substitution" on that line
+        f"#!/bin/bash\n{HEAD} --kubelet-extra-args '--register-with-taints={t}' --dns-cluster-ip ${{var.dns}}\n",
+        f"#!/bin/bash\necho ${{module.eks.cluster_name}}\n{HEAD} --kubelet-extra-args '--register-with-taints={t}'\n",
+    ])
+
+
+GENERATORS = {"quoting": _quoting, "systemd": _systemd, "validation": _validation, "bash": _bash}
+
+
+def generate(n: int, seed: int = 15) -> list[Case]:
+    r = random.Random(seed)
+    names = sorted(GENERATORS)
+    return [Case(k, GENERATORS[k](r)) for k in (names[i % len(names)] for i in range(n))]
+
+
+UNKNOWN = "<unknown>"
+
+
+def predict(userdata: str) -> tuple[bool | str, str | None]:
+    """karplint's prediction for a Custom (AL2 AMI) userData: (bootstrap.sh finishes, KUBELET_EXTRA_ARGS text
+    written into the drop-in or None); UNKNOWN where karplint says it cannot tell."""
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.model import analyze
+
+    body = "".join("    " + ln + "\n" if ln else "\n" for ln in userdata.split("\n"))
+    text = ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: nc\nspec:\n  amiFamily: Custom\n"
+            "  amiSelectorTerms:\n    - id: ami-0123456789abcdef0\n  role: R\n  userData: |\n" + body)
+    docs, _ = load(decode("t.yaml", text.encode()))
+    a = analyze(as_resource(docs[0]))
+    if a is None or not a.bootstraps:
+        return False, None
+    ba = a.last_bootstrap
+    if ba.no_kubelet:
+        return False, None
+    if ba.unverifiable or any(w.splits for w in ba.call.args):
+        return UNKNOWN, UNKNOWN
+    w = ba.extra_args
+    return True, (w.value or None) if w is not None else None
+
+
+def compare(case: Case, outcome) -> str | None:
+    """None when karplint agrees with the sandbox, else why not."""
+    joins, value = predict(case.userdata)
+    real = (outcome.node_joins, outcome.extra_args_value() if outcome.node_joins else None)
+    if (joins, value if joins is True else None) == real:
+        return None
+    return f"karplint {(joins, value)!r} != sandbox {real!r}"
