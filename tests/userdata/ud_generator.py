@@ -118,7 +118,7 @@ UNKNOWN = "<unknown>"
 def predict(userdata: str) -> tuple[bool | str, str | None]:
     """karplint's prediction for a Custom (AL2 AMI) userData: (bootstrap.sh finishes, KUBELET_EXTRA_ARGS text
     written into the drop-in or None); UNKNOWN where karplint says it cannot tell."""
-    from karplint.loader import decode, load
+    from karplint.readers.loader import decode, load
     from karplint.model import as_resource
     from karplint.userdata.model import analyze
 
