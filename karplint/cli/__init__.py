@@ -33,8 +33,16 @@ class Level(str, Enum):
     info = "info"
 
 
+def _warn(message: str) -> None:
+    """A message on stderr; it may quote untrusted text (file names, config values): escaped for a terminal and
+    for the GitHub Actions log (karplint/report/escape.py)."""
+    from karplint.report import escape
+
+    sys.stderr.write(escape.no_commands(escape.text(f"karplint: {message}")) + "\n")
+
+
 def _die(message: str, code: int = 2) -> NoReturn:
-    sys.stderr.write(f"karplint: error: {message}\n")
+    _warn(f"error: {message}")
     raise SystemExit(code)
 
 
@@ -59,6 +67,7 @@ def check(
     exclude: Optional[List[str]] = None,
     no_respect_gitignore: bool = False,
     force_exclude: bool = False,
+    follow_links: bool = False,
     stdin_filename: Optional[str] = None,
     quiet: bool = False,
     jobs: Optional[int] = None,
@@ -95,7 +104,7 @@ def check(
         cfg.ignore += _split(ignore)
     for sel in cfg.select + cfg.extend_select + cfg.ignore:
         if sel.upper() != "ALL" and get_rule(sel) is None and not _is_prefix_or_category(sel):
-            sys.stderr.write(f"karplint: warning: `{sel}` matches no rule\n")
+            _warn(f"warning: `{sel}` matches no rule")
     if fail_on:
         cfg.fail_on = fail_on.value
     if karpenter_version:
@@ -111,7 +120,7 @@ def check(
     try:
         found = discover([p for p in paths if p != "-"], exclude=cfg.exclude,
                          respect_gitignore=not no_respect_gitignore, force_exclude=force_exclude,
-                         exclude_root=cfg.root)
+                         exclude_root=cfg.root, follow_links=follow_links)
     except MissingPath as exc:
         _die(f"{exc.args[0]}: no such file or directory")
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
@@ -134,6 +143,8 @@ def check(
         from karplint.engine.cache import Cache
 
         cache = Cache.for_run(cfg)
+        if cache.refused:
+            _warn(f"warning: running without the cache: {cache.refused}")
     if fix or diff:  # autofix: the logic lives in karplint/fix/__init__.py
         from karplint.fix import run_fixes
 
@@ -188,6 +199,7 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "exclude": (("--exclude",), "list"),
     "no_respect_gitignore": (("--no-respect-gitignore",), "flag"),
     "force_exclude": (("--force-exclude",), "flag"),
+    "follow_links": (("--follow-links",), "flag"),
     "stdin_filename": (("--stdin-filename",), "str"),
     "quiet": (("--quiet", "-q"), "flag"),
     "jobs": (("--jobs", "-j"), "int"),
@@ -261,7 +273,7 @@ def main() -> None:
         sys.stderr.write("karplint: interrupted\n")
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 2 with one line, no traceback
-        sys.stderr.write(f"karplint: internal error: {type(exc).__name__}: {exc}\n")
+        _warn(f"internal error: {type(exc).__name__}: {exc}")
         if os.environ.get("KARPLINT_DEBUG"):
             raise
         sys.exit(2)

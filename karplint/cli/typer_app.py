@@ -62,6 +62,9 @@ def check(
     no_respect_gitignore: bool = typer.Option(False, "--no-respect-gitignore", help="Also check files ignored by git."),
     force_exclude: bool = typer.Option(False, "--force-exclude",
                                        help="Apply excludes to files named on the command line too (for pre-commit)."),
+    follow_links: bool = typer.Option(False, "--follow-links",
+                                      help="Follow symbolic links that leave the checked tree (reported, not "
+                                      "followed, by default)."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
@@ -80,7 +83,8 @@ def check(
     cli.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
               ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
               config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
-              force_exclude=force_exclude, stdin_filename=stdin_filename, quiet=quiet, jobs=jobs, no_cache=no_cache,
+              force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
+              jobs=jobs, no_cache=no_cache,
               fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
 
 

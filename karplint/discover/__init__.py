@@ -237,6 +237,12 @@ def _special(display: str, mode: int) -> PathProblem:
 
 
 _LOOP = "symbolic link loop; not followed"
+_OUTSIDE = ("symbolic link to {} outside the checked tree; not followed (a checked tree must not make karplint "
+            "read elsewhere: `--follow-links` follows it)")
+
+
+def _inside(real: str, tree_real: str) -> bool:
+    return real == tree_real or real.startswith(tree_real if tree_real.endswith(os.sep) else tree_real + os.sep)
 _NOT_LOOKED_UP = object()
 _by_name = operator.attrgetter("name")
 
@@ -248,12 +254,17 @@ def discover(
     respect_gitignore: bool = True,
     force_exclude: bool = False,
     exclude_root: str | None = None,
+    follow_links: bool = False,
 ) -> DiscoveryResult:
+    """The files to check under `paths`. Symbolic links are followed only while they stay inside the project
+    (`exclude_root`: the configuration root, else the working directory) or the directory being walked, unless
+    `follow_links`: the tree is untrusted, and a link to /etc or to / must not make its bytes appear in a report."""
     result = DiscoveryResult()
     problems = result.problems
     patterns = list(DEFAULT_EXCLUDES) + list(exclude or [])
     gitignore = _GitIgnore(respect_gitignore)
     root = exclude_root or os.getcwd()
+    root_real = os.path.realpath(root)  # the project (configuration root, else the working directory)
     seen: set[str] = set()  # real paths of the files taken: a file reached twice (links) is checked once
     charts: dict[str, tuple[str, list[str]]] = {}
     matcher = _Matcher.of(patterns)
@@ -304,7 +315,9 @@ def discover(
                             has_gitignore = True
                         elif name == ".git":
                             has_git = True
-            except OSError:  # unreadable: skipped silently, as os.walk does
+            except OSError as exc:  # unreadable: reported (a silent skip would pass a tree it never read)
+                problems.append(PathProblem(disp[:-len(os.sep)] if disp else norm,
+                                            f"cannot read directory: {exc.strerror}; its files were not checked"))
                 continue
             if real in visited:  # reached again through a symbolic link (not the top: `visited` is empty then)
                 problems.append(PathProblem(disp[:-len(os.sep)], _LOOP))
@@ -331,6 +344,9 @@ def discover(
                     continue
                 if entry.is_symlink():
                     child_real = os.path.realpath(full)
+                    if not follow_links and not (_inside(child_real, top_real) or _inside(child_real, root_real)):
+                        problems.append(PathProblem(disp + name, _OUTSIDE.format("a directory")))
+                        continue
                     if child_real in visited:
                         problems.append(PathProblem(disp + name, _LOOP))
                         continue
@@ -365,6 +381,9 @@ def discover(
                     continue
                 if real_file is None:
                     real_file = os.path.realpath(full)
+                    if not follow_links and not (_inside(real_file, top_real) or _inside(real_file, root_real)):
+                        problems.append(PathProblem(disp + name, _OUTSIDE.format("a file")))
+                        continue
                 if chart is not None:
                     if chart is _NOT_LOOKED_UP:
                         chart = _chart_root(full)
@@ -387,6 +406,10 @@ def discover(
         if force_exclude and (matcher.matches(rel_for_exclude(abspath)) or gitignore.ignored(abspath, False)):
             continue
         display = os.path.normpath(given)
+        if not follow_links and os.path.islink(abspath) and \
+                not _inside(os.path.realpath(abspath), root_real):
+            problems.append(PathProblem(display, _OUTSIDE.format("a file")))
+            continue
         try:
             st = os.stat(abspath)
         except OSError as exc:

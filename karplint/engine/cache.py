@@ -20,20 +20,31 @@ bytes), so files written by different runs never mix wrongly.
 
 Writes go to a temporary file renamed over the old one (atomic: concurrent runs never see a torn file; the
 last writer wins). A file or entry that cannot be read is ignored.
+
+The cache directory usually sits inside the checked tree, so its bytes are untrusted (a pull request can commit
+a `.karplint_cache/`). They are unpickled only after their HMAC-SHA256 verifies under a per-user secret key kept
+outside any project (`key_path()`, mode 0600, owned by the user), computed over the cache directory's real path
+too: a file karplint did not write for this user and this project is never unpickled, only ignored and
+replaced. Nothing is written through a symbolic link: a cache directory that is a link, or that resolves
+outside the project, is not used, and files are created with O_EXCL | O_NOFOLLOW and renamed into place.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import os
 import pickle
+import stat
 import sys
 from pathlib import Path
 
 from karplint.engine import FileSummary
 
-FORMAT = 2
+FORMAT = 3
+MAGIC = b"KPLCACHE3\n"  # then a 32-byte HMAC-SHA256, then the pickled payload
+MAX_STORE_BYTES = 1 << 30  # a larger file is not ours (and would not fit in memory twice)
 RACY_NS = 2_000_000_000  # coarser than any filesystem's mtime granularity in practice (FAT: 2 s)
 
 
@@ -98,26 +109,99 @@ def default_directory(config) -> Path:
     return Path(base) / "karplint"
 
 
-class _Store:
-    """One pickled dict on disk, loaded on first use, written back atomically when changed."""
+def key_path() -> Path:
+    """Where the per-user secret that authenticates cache files lives: the user cache directory, never a project."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "karplint" / "cache-key"
 
-    def __init__(self, path: Path, default: dict):
+
+def _secret() -> bytes | None:
+    """The user's cache key, created on first use; None (run without cache) when it cannot be had safely."""
+    path = key_path()
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except FileNotFoundError:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            except FileExistsError:
+                continue  # another run created it meanwhile: read that one
+            except OSError:
+                return None
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(os.urandom(32))
+            continue
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+                return None  # not ours alone: do not trust what it would authenticate
+            key = fh.read(64)
+        return key if len(key) == 32 else None
+    return None
+
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of a regular file owned by this user, read without following a link or blocking on a FIFO."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > limit:
+            return None
+        return fh.read(limit + 1)
+
+
+def _write_new(directory: Path, name: str, payload: bytes) -> None:
+    """Write `payload` to directory/name atomically: a fresh file (O_EXCL | O_NOFOLLOW) renamed over the old
+    name, which replaces a link there rather than writing through it."""
+    tmp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, directory / name)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class _Store:
+    """One dict on disk, pickled behind an HMAC (see the module docstring), loaded on first use, written back
+    atomically when changed."""
+
+    def __init__(self, path: Path, default: dict, seal):
         self.path = path
         self._default = default
+        self._seal = seal  # bytes -> MAC, or None when the cache cannot be trusted at all
         self._data: dict | None = None
         self.dirty = False
+
+    def _load(self):
+        if self._seal is None:
+            return None
+        blob = _read_regular(self.path, MAX_STORE_BYTES)
+        if not blob or not blob.startswith(MAGIC):
+            return None
+        mac, payload = blob[len(MAGIC):len(MAGIC) + 32], blob[len(MAGIC) + 32:]
+        if not hmac.compare_digest(mac, self._seal(payload)):
+            return None  # not written by this user's karplint for this project: never unpickled
+        try:
+            return pickle.loads(payload)
+        except Exception:  # noqa: BLE001 - authentic but unreadable (another Python, a torn disk): start afresh
+            return None
 
     @property
     def data(self) -> dict:
         if self._data is None:
-            data = None
-            try:
-                with open(self.path, "rb") as fh:
-                    data = pickle.load(fh)
-            except FileNotFoundError:
-                pass
-            except Exception:  # noqa: BLE001 - a corrupt or foreign file is ignored (and replaced)
-                data = None
+            data = self._load()
             if not (isinstance(data, dict) and data.get("format") == FORMAT
                     and all(isinstance(data.get(k), type(v)) for k, v in self._default.items())):
                 data = {"format": FORMAT, **{k: type(v)() for k, v in self._default.items()}}
@@ -125,39 +209,63 @@ class _Store:
         return self._data
 
     def save(self, directory: Path) -> None:
-        if not self.dirty or self._data is None:
+        if not self.dirty or self._data is None or self._seal is None:
             return
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(self._data, fh, pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        payload = pickle.dumps(self._data, pickle.HIGHEST_PROTOCOL)
+        _write_new(directory, self.path.name, MAGIC + self._seal(payload) + payload)
         self.dirty = False
 
 
 class Cache:
-    def __init__(self, directory: Path, namespace: str):
+    def __init__(self, directory: Path, namespace: str, inside: Path | None = None):
+        """`inside`: the project root the directory must stay in (when it is the project's own cache)."""
         self.directory = Path(directory)
+        self.inside = inside
         self.path = self.directory / f"{namespace}.pack"
-        self._index = _Store(self.directory / f"{namespace}.index", {"files": {}, "report": ()})
-        self._pack = _Store(self.path, {"summaries": {}, "run": {}})
-        self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}})
+        self.refused: str | None = self._refusal()
+        secret = None if self.refused else _secret()
+        if secret is None and not self.refused:
+            self.refused = f"no private cache key could be read or created at {key_path()}"
+        where = os.path.realpath(self.directory).encode("utf-8", "surrogateescape")
+        seal = None if secret is None else (
+            lambda payload: hmac.new(secret, where + b"\0" + payload, hashlib.sha256).digest())
+        self._index = _Store(self.directory / f"{namespace}.index", {"files": {}, "report": ()}, seal)
+        self._pack = _Store(self.path, {"summaries": {}, "run": {}}, seal)
+        self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}}, seal)
+
+    def _refusal(self) -> str | None:
+        """Why this directory must not be used as a cache (a link, someone else's, outside the project), or None."""
+        d = self.directory
+        try:
+            st = os.lstat(d)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            return f"cannot inspect {d}: {exc.strerror}"
+        if st is not None:
+            if stat.S_ISLNK(st.st_mode):
+                return f"{d} is a symbolic link"
+            if not stat.S_ISDIR(st.st_mode):
+                return f"{d} is not a directory"
+            if st.st_uid != os.getuid():
+                return f"{d} belongs to another user"
+        if self.inside is not None:
+            real, root = os.path.realpath(d), os.path.realpath(self.inside)
+            if os.path.commonpath([real, root]) != root:
+                return f"{d} resolves outside the project ({real})"
+        return None
 
     @classmethod
     def for_run(cls, config, directory: Path | None = None) -> "Cache":
-        directory = Path(directory) if directory is not None else default_directory(config)
+        inside = None
+        if directory is None:
+            directory = default_directory(config)
+            if not os.environ.get("KARPLINT_CACHE_DIR") and config.root:
+                inside = Path(config.root)  # the project's own .karplint_cache/ must stay in the project
         ns = hashlib.blake2b(
             f"{_code_fingerprint()}|{_config_fingerprint(config)}|{os.getcwd()}".encode(),
             digest_size=16).hexdigest()
-        return cls(directory, ns)
+        return cls(Path(directory), ns, inside)
 
     @staticmethod
     def key(display: str, raw: bytes) -> str:
@@ -231,8 +339,13 @@ class Cache:
         self._index.dirty = True
 
     def save(self) -> None:
+        if self.refused:
+            return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            self.refused = self._refusal()  # the directory as it is now, after mkdir: still ours, still no link
+            if self.refused:
+                return
             _mark_cache_dir(self.directory)
             for store in (self._docs, self._pack, self._index):  # the index last: it points into the others
                 store.save(self.directory)
@@ -241,11 +354,12 @@ class Cache:
 
 
 def _mark_cache_dir(directory: Path) -> None:
-    gi = directory / ".gitignore"
-    if not gi.exists():
+    """.gitignore and CACHEDIR.TAG, each created only where no entry of that name exists (never through a link)."""
+    for name, text in ((".gitignore", "# created by karplint\n*\n"),
+                       ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# karplint cache directory\n")):
         try:
-            gi.write_text("# created by karplint\n*\n", encoding="utf-8")
-            (directory / "CACHEDIR.TAG").write_text(
-                "Signature: 8a477f597d28d172789f06886806bc55\n# karplint cache directory\n", encoding="utf-8")
-        except OSError:
-            pass
+            fd = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except OSError:  # exists (whatever it is) or cannot be made: leave it
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)

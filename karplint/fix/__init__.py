@@ -366,12 +366,24 @@ def unified_diff(outcome: FixOutcome, context: int = 3) -> str:
         old, new = ff.source.text, ff.text
         if ff.source.bom and ff.source.encoding == "utf-8":
             old, new = "\ufeff" + old, "\ufeff" + new
-        a, b = _diff_path(ff.display)
+        a, b = (_git_quoted(x) for x in _diff_path(ff.display))
         for line in difflib.unified_diff(_lines(old), _lines(new), a, b, n=context):
             if not line.endswith("\n"):
                 line += "\n\\ No newline at end of file\n"
             chunks.append(line)
     return "".join(chunks)
+
+
+def _git_quoted(path: str) -> str:
+    """A path for a diff header as git writes it (quote.c quote_c_style): in double quotes with C escapes and
+    octal bytes when it holds a control character, a quote, a backslash or a non-ASCII byte, so a file name can
+    neither end the header line nor forge another (`git apply` and GNU patch read the quoted form)."""
+    raw = path.encode("utf-8", "surrogateescape")
+    if all(0x20 <= c < 0x7f and c not in b'"\\' for c in raw):
+        return path
+    named = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 0x22: '"', 0x5c: "\\"}
+    return '"' + "".join(("\\" + named[c]) if c in named else (chr(c) if 0x20 <= c < 0x7f else f"\\{c:03o}")
+                         for c in raw) + '"'
 
 
 # ---------------------------------------------------------------------------------------------- CLI glue
@@ -394,7 +406,9 @@ def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe
               cache=None) -> tuple[Report | None, int | None]:
     """`karplint check --fix` / `--diff`. Returns (report to render or None, exit code or None)."""
     stdout = stdout if stdout is not None else sys.stdout.buffer
-    stderr = stderr if stderr is not None else sys.stderr
+    from karplint.report.escape import Escaped
+
+    stderr = Escaped(stderr if stderr is not None else sys.stderr)  # it names files: untrusted text
     outcome = fix_inputs(inputs, config, unsafe=unsafe, extra_problems=extra_problems, jobs=jobs, cache=cache)
     if diff:
         patch = unified_diff(outcome)

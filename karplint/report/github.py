@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from karplint.engine import Report
+from karplint.report import escape
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Workflow-command data (actions/toolkit packages/core/src/command.ts), control characters made visible."""
+    return escape.text(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

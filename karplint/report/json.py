@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from karplint.engine import Report
+from karplint.report import escape
 
 SCHEMA_VERSION = 1
 
@@ -27,7 +28,15 @@ def summary(report: Report) -> dict:
 
 
 def render_json(report: Report) -> str:
-    doc = {"version": SCHEMA_VERSION, "findings": [f.to_json() for f in report.findings], "summary": summary(report)}
+    findings = []
+    for f in report.findings:
+        item = f.to_json()
+        # Untrusted text: a file name's non-UTF-8 bytes as visible escapes (the JSON stays valid UTF-8), control
+        # characters likewise.
+        item["file"] = escape.line(item["file"])
+        item["message"] = escape.text(item["message"])
+        findings.append(item)
+    doc = {"version": SCHEMA_VERSION, "findings": findings, "summary": summary(report)}
     return dumps_indented(doc) + "\n"
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import quote
 
 from karplint import __version__
 from karplint.docs import rule_doc
 from karplint.engine import Report, is_selected
+from karplint.report import escape
 from karplint.report.json import dumps_indented
 from karplint.rules import all_rules
 
@@ -14,10 +16,12 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _uri(path: str) -> str:
+    """A URI reference (RFC 3986): the path's bytes, non-UTF-8 ones included, percent-encoded."""
     p = path.replace(os.sep, "/")
+    encoded = quote(p.encode("utf-8", "surrogateescape"), safe="/-._~")
     if os.path.isabs(path):
-        return "file://" + p
-    return p[2:] if p.startswith("./") else p
+        return "file://" + encoded
+    return encoded[2:] if encoded.startswith("./") else encoded
 
 
 def render_sarif(report: Report) -> str:
@@ -50,7 +54,7 @@ def render_sarif(report: Report) -> str:
             location["logicalLocations"] = [{"fullyQualifiedName": f"{f.resource['kind']}/{f.resource['name']}",
                                              "kind": "resource"}]
         result = {"ruleId": f.code, "ruleIndex": index[f.code], "level": LEVELS[f.severity],
-                  "message": {"text": f.message}, "locations": [location]}
+                  "message": {"text": escape.text(f.message)}, "locations": [location]}
         if f.fix is not None:
             result["properties"] = {"fix": f.fix.to_json()["description"], "applicability": f.fix.safety}
         results.append(result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator, Optional, TextIO
 
 from karplint.engine import Report
+from karplint.report import escape
 
 STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -28,7 +29,7 @@ def _frame(f, src) -> list[Line]:
         text = src.line_text(n)
         if n > len(src.line_starts()) or (n > f.span.line and not text.strip()):
             continue
-        lines.append(("", [(f" {n:>{gutter}} | ", "dim"), (text.expandtabs(1)[:200], None)]))
+        lines.append(("", [(f" {n:>{gutter}} | ", "dim"), (escape.line(text.expandtabs(1)[:200]), None)]))
         if n == f.span.line:
             end = f.span.end_column if f.span.end_line == f.span.line else len(text) + 1
             carets = max(1, min(end, len(text) + 1) - f.span.column)
@@ -45,15 +46,15 @@ def _lines(report: Report) -> Iterator[Line]:
                 yield None
             current = f.file
         head: list[tuple[str, Optional[str]]] = [
-            (f"{f.file}:{f.span.line}:{f.span.column}: ", "bold"),
+            (f"{escape.name(f.file)}:{f.span.line}:{f.span.column}: ", "bold"),
             (f"{f.code} ", STYLES[f.severity]),
             (f"[{f.severity}] ", STYLES[f.severity]),
-            (f.message, None),
+            (escape.no_commands(escape.text(f.message)), None),
         ]
         if f.fix is not None:
             head.append((f"  [*] {'fixable' if f.fix.safety == 'safe' else 'unsafe fix available'}", "green"))
         if f.resource and f.resource.get("name"):
-            head.append((f"  ({f.resource['kind']}/{f.resource['name']})", "dim"))
+            head.append((escape.line(f"  ({f.resource['kind']}/{f.resource['name']})"), "dim"))
         yield ("", head)
         yield from _frame(f, report.sources.get(f.file))
     counts = report.counts()

@@ -114,14 +114,20 @@ def test_corrupt_cache_is_ignored(tmp_path):
     pack.write_bytes(pack.read_bytes()[:50])  # truncated by a crash
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
     # Entries of the wrong shape in each of the cache's files, and a file cut short: each is ignored.
+    # Authentic files (sealed with this user's key) are still validated entry by entry.
+    from karplint.engine.cache import MAGIC
+
+    seal = cache._index._seal
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
+        blob = path.read_bytes()
         try:
-            data = pickle.loads(path.read_bytes())
-        except pickle.UnpicklingError:
+            data = pickle.loads(blob[len(MAGIC) + 32:])
+        except (pickle.UnpicklingError, EOFError, ValueError):
             continue  # still the truncated pack: the last run had no need to rewrite it
         for key in [k for k in data if k != "format"]:
             data[key] = {name: ("garbage", b"garbage") for name in data[key]} if isinstance(data[key], dict) else ("x",)
-        path.write_bytes(pickle.dumps(data))
+        payload = pickle.dumps(data)
+        path.write_bytes(MAGIC + seal(payload) + payload)
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
         path.write_bytes(path.read_bytes()[:-10])
