@@ -124,15 +124,29 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
     return cfg
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB
+
+
 def read_file(path: Path) -> dict | None:
     """The `[tool.karplint]` table of a pyproject.toml, or a whole .karplint.toml; None if absent."""
     if sys.version_info >= (3, 11):  # imported here: a run without a configuration file does without it
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
+    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex
+
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES:,} bytes; not a configuration file karplint reads")
+        text = raw.decode("utf-8")
+        line = too_complex(text)
+        if line is not None:
+            raise ConfigError(f"{path}:{line}: a key with more than {MAX_KEY_PARTS} dotted parts; not read")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except OSError as exc:

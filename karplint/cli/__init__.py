@@ -125,7 +125,8 @@ def check(
         _die(f"{exc.args[0]}: no such file or directory")
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
     if "-" in paths:
-        inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read()))
+        # At most one byte over the size limit: enough to report the limit, never 600 MB in memory.
+        inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read(cfg.max_file_size + 1)))
     extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
     for first_template, templates in found.helm_charts.items():
         chart = first_template.split("/templates/")[0] if "/templates/" in first_template else os.path.dirname(first_template)

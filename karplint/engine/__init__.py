@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import traceback
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, NamedTuple
@@ -144,8 +145,7 @@ class Sources:
         raw = item.data
         if raw is None and item.abspath is not None:
             try:
-                with open(item.abspath, "rb") as fh:
-                    raw = fh.read()
+                raw = read_regular(item.abspath)
             except OSError:
                 return None
         if raw is None:
@@ -217,6 +217,17 @@ def load_input(item: InputFile, config: Config) -> FileResult:
     return parse_input(item, raw)
 
 
+def read_regular(path: str, limit: int | None = None) -> bytes:
+    """At most `limit` + 1 bytes (None: all) of the regular file at `path`. Opened without blocking and checked on the
+    descriptor: a file replaced by a FIFO or a device after discovery raises OSError instead of hanging."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(f"not a regular file ({'FIFO' if stat.S_ISFIFO(mode) else 'special file'}); not read")
+        return fh.read() if limit is None else fh.read(limit + 1)
+
+
 def read_input(item: InputFile, config: Config) -> bytes | FileResult:
     """The bytes of one input, or a FileResult holding the problem that prevented reading them."""
     try:
@@ -228,8 +239,7 @@ def read_input(item: InputFile, config: Config) -> bytes | FileResult:
                 return FileResult(item.display, None, problems=[Problem(
                     "KPL004", f"file is {size:,} bytes, over the {config.max_file_size:,}-byte limit "
                     "(`max-file-size` in the configuration); not checked", Span.point(1, 1))])
-            with open(item.abspath, "rb") as fh:
-                raw = fh.read(config.max_file_size + 1)
+            raw = read_regular(item.abspath, config.max_file_size)
         if len(raw) > config.max_file_size:
             return FileResult(item.display, None, problems=[Problem(
                 "KPL004", f"input is over the {config.max_file_size:,}-byte limit (`max-file-size`); not checked",

@@ -36,6 +36,15 @@ MAX_DEPTH = 200
 MAX_NODES = 2_000_000
 MAX_ALIAS_EXPANSIONS = 10_000
 MAX_DOCUMENTS = 10_000
+# The parsers (libyaml, ruamel's composer) recurse per nesting level before the budgets above are counted, and
+# overflow the C stack somewhere past 20,000 levels (a few hundred KB of `[[[[` or `- - - -`): the text is
+# measured first, linearly, against this bound, far above any real manifest and far below the crash.
+MAX_SYNTAX_DEPTH = 1_000
+_DEEP_LINE = re.compile(r"^(?:[ \t]{%d}|[ \t]*(?:[-?][ \t]+){%d})" % (MAX_SYNTAX_DEPTH // 2, MAX_SYNTAX_DEPTH // 2),
+                        re.M)
+_LINE_NESTING = re.compile(r"^([ \t]*)((?:[-?][ \t]+)*)", re.M)
+# Flow brackets outside quoted scalars and comments (the parser sees those as text, not nesting).
+_FLOW_TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'|(?:^|(?<=[ \t]))#[^\n]*|[\[\]{}]", re.M)
 
 
 @dataclass
@@ -267,6 +276,33 @@ def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
     return Problem("KPL001", message, Span.point(line, col, offset))
 
 
+def syntax_depth_over(text: str, limit: int = MAX_SYNTAX_DEPTH) -> int | None:
+    """The offset where `text`'s nesting may pass `limit` levels, or None. An upper bound, in linear time:
+    indentation columns plus compact `- `/`? ` indicators of a line, plus flow brackets open there."""
+    if len(text) <= limit:
+        return None
+    block_at, block = None, 0
+    if _DEEP_LINE.search(text):
+        for m in _LINE_NESTING.finditer(text):
+            depth = len(m.group(1)) + m.group(2).count("-") + m.group(2).count("?")
+            if depth > block:
+                block_at, block = m.start(), depth
+    if block > limit:
+        return block_at
+    if text.count("[") + text.count("{") + block <= limit:
+        return None
+    depth = 0
+    for m in _FLOW_TOKEN.finditer(text):
+        c = m.group(0)[0]
+        if c in "[{":
+            depth += 1
+            if depth + block > limit:
+                return m.start()
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
 def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
     """Every document of the stream; a syntax error keeps the documents before it.
 
@@ -274,6 +310,12 @@ def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
     from karplint.readers.fastload import load_fast
 
     text = _yaml_text(src.text)
+    deep = syntax_depth_over(text)
+    if deep is not None:  # before any parser recurses: see MAX_SYNTAX_DEPTH
+        line = text.count("\n", 0, deep) + 1
+        col = deep - (text.rfind("\n", 0, deep) + 1) + 1
+        return [], [Problem("KPL004", f"YAML nested deeper than {MAX_SYNTAX_DEPTH} levels; not checked",
+                            Span.point(line, col, deep))]
     fast = load_fast(src, text)
     if fast is not None:
         return fast

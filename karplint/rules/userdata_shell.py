@@ -86,6 +86,26 @@ def _kubelet_value_for_single_quotes(value: str) -> str:
     return value.replace("'", '"')
 
 
+# ------------------------------------------------------------------------------------------------ KPL270
+
+@rule("KPL270", "userdata-over-ec2-limit", category="userdata", severity="error",
+      summary="userData larger than the 16 KiB EC2 accepts: no instance of this EC2NodeClass can launch",
+      kinds=NODECLASS)
+def userdata_over_ec2_limit(res, ctx):
+    from karplint.userdata.model import EC2_USERDATA_LIMIT
+
+    text = UserDataText.from_resource(res)
+    if text is None:
+        return
+    size = len(text.text.encode("utf-8", "surrogatepass"))
+    if size > EC2_USERDATA_LIMIT:
+        yield ctx.violation(res, USERDATA_PATH,
+                            f"userData is {size:,} bytes, over EC2's {EC2_USERDATA_LIMIT:,}-byte limit\n"
+                            "help: move large files to S3 or an AMI and fetch them from a short script\n"
+                            "note: EC2 rejects the launch template, so Karpenter launches no node for this class "
+                            "(and Karpenter's own bootstrap part adds to the size)")
+
+
 # ------------------------------------------------------------------------------------------------ KPL200
 
 @rule("KPL200", "userdata-not-verified", category="userdata", severity="info",

@@ -192,6 +192,14 @@ def _toml() -> Any:
 def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
     """TOML-decode `text`; a syntax error becomes an `Issue` at its line and column."""
     res = BottlerocketSettings(text, base, None)
+    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex
+
+    line = too_complex(text)
+    if line is not None:  # tomllib's cost grows with the square of a key's parts: not decoded, not verified
+        off = _offset_of(text, line, 1)
+        res.error = Issue("toml-budget", "info", f"a key with more than {MAX_KEY_PARTS} dotted parts (line {line} "
+                          "of the userData); the settings were not analysed", base + off, base + off + 1)
+        return res
     toml = _toml()
     try:
         res.data = toml.loads(text)

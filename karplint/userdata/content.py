@@ -96,8 +96,10 @@ def _is_yaml_map(text: str) -> bool:
     """Karpenter (nodeadm.go) tries to read non-MIME AL2023 userData as YAML; a map becomes a NodeConfig part."""
     from ruamel.yaml.nodes import MappingNode
 
-    from karplint.readers.loader import _yaml, _yaml_text
+    from karplint.readers.loader import _yaml, _yaml_text, syntax_depth_over
 
+    if syntax_depth_over(text) is not None:  # too deep to compose safely: a map for all we know, and nodeadm's
+        return text.lstrip()[:1] not in ("#", "-", "[", "")  # path then reports it as not analysed (KPL004)
     try:
         # Compose only (libyaml, no recursion limit): a deeply nested map is still a map, and nodeadm's decoder
         # then reports what is wrong with it instead of the text being mistaken for a shell script.

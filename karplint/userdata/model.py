@@ -205,7 +205,21 @@ def analyze(res) -> UserDataAnalysis | None:
     return result
 
 
+# EC2 takes at most 16 KiB of user data (raw, before base64: RunInstances / CreateLaunchTemplate reject more;
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/user-data.html). karplint analyses up to four times that,
+# so that every userData that could launch is analysed and a hostile one (millions of taints, MIME parts or
+# bootstrap calls) costs bounded time: past it, nothing is analysed and a note says so.
+EC2_USERDATA_LIMIT = 16 * 1024
+MAX_ANALYSED_BYTES = 4 * EC2_USERDATA_LIMIT
+
+
 def analyze_text(text: UserDataText, family: str | None, family_source: str = "amiFamily") -> UserDataAnalysis:
+    size = len(text.text.encode("utf-8", "surrogatepass"))
+    if size > MAX_ANALYSED_BYTES:
+        analysis = UserDataAnalysis(text, family, family_source, ct.Content(ct.UNKNOWN, "too large to analyse"))
+        analysis.notes.append(Note("budget", f"userData is {size:,} bytes, over the {MAX_ANALYSED_BYTES:,} bytes "
+                                             "karplint analyses; nothing in it was verified", text.span(0, 0)))
+        return analysis
     content = ct.detect(text.text, family)
     analysis = UserDataAnalysis(text, family, family_source, content)
     if content.kind == ct.MIME:
@@ -237,6 +251,10 @@ CLOUD_CONFIG_COMMAND_KEYS = ("bootcmd", "runcmd")
 def _cloud_config_commands(part: Part) -> list[Part]:
     """One shell Part per string item of a cloud-config's bootcmd/runcmd (list items are exec'd without a shell
     and are not analysed). A plain one-line item keeps exact positions; others point at the item's start."""
+    from karplint.readers.loader import syntax_depth_over
+
+    if syntax_depth_over(part.view.text) is not None:  # the composer would overflow the C stack
+        return []
     try:
         from ruamel.yaml import YAML
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode

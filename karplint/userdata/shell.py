@@ -261,6 +261,11 @@ def _expansion(raw: str, i: int) -> tuple[int, str | None, str]:
     return i + 1, None, ""  # "$" followed by anything else is literal
 
 
+# The longest variable value the simulation expands: far above any real kubelet argument, and a bound on the
+# memory a few hundred bytes of `A=$A$A` lines can claim (each doubles the value).
+MAX_EXPANDED_VALUE = 256 * 1024
+
+
 def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
     """Bash quote removal of one word's raw text; offsets are `base` + index into `raw`."""
     out: list[str] = []
@@ -281,6 +286,8 @@ def unquote(raw: str, base: int = 0, env: Env | None = None) -> _Unquoted:
             offs.append(base + at)
             return at + 1
         value = env(name, base + at) if (env is not None and name) else None
+        if value is not None and len(value) > MAX_EXPANDED_VALUE:
+            value = None  # an expansion bomb (A=$A$A ...): unknown from here on, so it cannot grow further
         if value is not None and (in_double or not any(ch in value for ch in " \t\n*?[")):
             out.extend(value)
             offs.extend([base + at] * len(value))

@@ -256,3 +256,24 @@ def test_non_utf8_file_names_keep_every_format_valid(tmp_path):
     assert all(re.fullmatch(r"[A-Za-z0-9/._~%-]+", u) for u in uris)
     report = json.loads(run_cli("check", ".", "--output-format", "json", "--no-cache", cwd=proj).stdout)
     assert "np-\\xff\\xfe.yaml" in {f["file"] for f in report["findings"]}
+
+
+def test_unreadable_directory_is_reported_in_process(tmp_path, monkeypatch):
+    """The same as above where the suite runs as root (which reads everything): scandir made to fail."""
+    import karplint.discover as disc
+
+    proj = _project(tmp_path)
+    (proj / "locked").mkdir()
+    (proj / "locked" / "np.yaml").write_text(FIXABLE)
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.path.basename(os.path.normpath(path)) == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(disc.os, "scandir", scandir)
+    found = disc.discover([str(proj)])
+    assert [p.display for p in found.problems] == [f"{proj}/locked"]
+    assert "cannot read directory: Permission denied" in found.problems[0].message
+    assert [c.display for c in found.files] == [f"{proj}/np.yaml"]
