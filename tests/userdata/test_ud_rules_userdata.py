@@ -311,3 +311,15 @@ def test_bootstrap_validation_quiet_cases():
     for ok in ("--b64-cluster-ca Y2VydA== --container-runtime containerd --ip-family IPv6 --dns-cluster-ip fd00::a",
                "--b64-cluster-ca \"$CA\" --ip-family ipv4"):
         assert ud_findings(nodeclass(userdata=head + ok + "\n")) == []
+
+
+def test_set_u_abort():
+    tail = "/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'\n"
+    found = ud_findings(nodeclass(userdata="#!/bin/bash\nset -eu\nT=\"$UNSET\"\n" + tail))
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL215", 13, 8, "error")]
+    assert found[0].message.splitlines()[0] == ("`set -u` is on and `UNSET` is never assigned: bash aborts before "
+                                                 "bootstrap.sh runs")
+    found = ud_findings(nodeclass(userdata="#!/bin/bash\n" + tail + "set -o nounset\necho $X\n"))
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL215", 14, 10, "warning")]
+    for quiet in ("set -u\nX=1\necho \"$X ${Y:-}\" $HOME\n", "echo $UNSET\nset -u\n"):
+        assert ud_findings(nodeclass(userdata="#!/bin/bash\n" + quiet + tail)) == []

@@ -130,12 +130,19 @@ def predict(userdata: str) -> tuple[bool | str, str | None]:
     if a is None or not a.bootstraps:
         return False, None
     ba = a.last_bootstrap
-    if ba.no_kubelet:
+    no_kubelet = getattr(ba, "no_kubelet", None)  # (older models: measure "before" figures with this script)
+    if no_kubelet if no_kubelet is not None else (ba.call.aborts_at is not None or ba.call.help is not None):
         return False, None
     if ba.unverifiable or any(w.splits for w in ba.call.args):
         return UNKNOWN, UNKNOWN
     w = ba.extra_args
-    return True, (w.value or None) if w is not None else None
+    value = w.value if w is not None else ""
+    try:
+        from karplint.userdata.bootstrap import written_extra_args
+        value = written_extra_args(ba.call, value)
+    except ImportError:
+        pass
+    return True, value or None
 
 
 def compare(case: Case, outcome) -> str | None:
