@@ -139,7 +139,10 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
             if part is not None:
                 out.taints_source = f"the userData ({part.kind} part)"
             for ba in analysis.bootstraps:
-                if ba.bootstrap_exits:
+                if ba.never_runs is not None:
+                    out.notes.append(f"{ba.never_runs[0].split(':')[0]}: bash never runs this bootstrap.sh call "
+                                     "(see KPL212/KPL215): the node never joins")
+                elif ba.bootstrap_exits:
                     out.notes.append("bootstrap.sh exits 1 before configuring the kubelet (see KPL202): the node "
                                      "never joins")
                 elif ba.kubelet_fails:

@@ -323,3 +323,33 @@ def test_set_u_abort():
     assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL215", 14, 10, "warning")]
     for quiet in ("set -u\nX=1\necho \"$X ${Y:-}\" $HOME\n", "echo $UNSET\nset -u\n"):
         assert ud_findings(nodeclass(userdata="#!/bin/bash\n" + quiet + tail)) == []
+
+
+@pytest.mark.parametrize("userdata,note", [
+    ("#!/bin/bash\n/etc/eks/bootstrap.sh c --ip-family ipv5\n", "bootstrap.sh exits 1"),
+    ("#!/bin/bash\nset -u\n/etc/eks/bootstrap.sh \"$C\"\n", "bash never runs this bootstrap.sh call"),
+    ("#!/bin/bash\n/etc/eks/bootstrap.sh ${var.c}\n", "bash never runs this bootstrap.sh call"),
+])
+def test_render_custom_node_that_never_joins(userdata, note):
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.render import render_node
+
+    docs, _ = load(decode("t.yaml", nodeclass(userdata=userdata).encode()))
+    node = render_node(as_resource(docs[0]))
+    assert any(note in n and n.endswith("the node never joins") for n in node.notes), node.notes
+
+
+def test_render_custom_outpost_and_split_words():
+    from karplint.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.render import BASE_ARGV, render_node
+
+    ud = ("#!/bin/bash\nARGS='--register-with-taints=karpenter.sh/unregistered:NoExecute --max-pods=20'\n"
+          "/etc/eks/bootstrap.sh c --enable-local-outpost true --cluster-id x --kubelet-extra-args \"$ARGS \\\\\n"
+          "--v=2\"\n")
+    docs, _ = load(decode("t.yaml", nodeclass(userdata=ud).encode()))
+    node = render_node(as_resource(docs[0]))
+    assert node.kubelet_argv[len(BASE_ARGV["AL2"]):] == [
+        "--bootstrap-kubeconfig", "/var/lib/kubelet/bootstrap-kubeconfig",
+        "--register-with-taints=karpenter.sh/unregistered:NoExecute", "--max-pods=20", "--v=2"]
