@@ -830,3 +830,31 @@ def kubelet_dropin_overrides_extra_args(res, ctx):
                          f"{fw.path} sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's {BOOTSTRAP_DROPIN}, so its "
                          f"value replaces bootstrap.sh's: {whose}, and those flags are lost.{note} Add the flags "
                          "to --kubelet-extra-args (or spec.kubelet) instead", severity=sev)
+
+
+# ------------------------------------------------------------------------------------------------ KPL215
+
+@rule("KPL215", "userdata-script-aborts", category="userdata", severity="error",
+      summary="Shell userData that bash aborts at run time (`set -u` and a variable that is never assigned) "
+              "before it reaches its bootstrap.sh call", kinds=NODECLASS)
+def userdata_script_aborts(res, ctx):
+    a = _analysis(res)
+    if a is None:
+        return
+    for part in a.shell_parts:
+        if part.aborts is None:
+            continue
+        why, at = part.aborts
+        after = [ba for ba in a.bootstraps if ba.part is part and ba.never_runs == part.aborts]
+        first = why.split(":")[0]
+        if after:
+            yield ctx.at(res, res.doc, part.view.span(at, at + 1),
+                         f"{first}: bash aborts before bootstrap.sh runs\nhelp: assign the variable, give it a "
+                         "default (`${NAME:-}`) or drop `set -u`\nnote: a non-interactive bash exits at an unbound "
+                         "variable under `set -u`; the rest of the script, including bootstrap.sh, never runs and "
+                         "the node never joins")
+        else:
+            yield ctx.at(res, res.doc, part.view.span(at, at + 1),
+                         f"{first}: bash aborts the rest of this script\nhelp: assign the variable, give it a "
+                         "default (`${NAME:-}`) or drop `set -u`\nnote: a non-interactive bash exits at an unbound "
+                         "variable under `set -u`", severity="warning")

@@ -200,3 +200,16 @@ def validation_failures(call: BootstrapCall) -> list[ValidationFailure]:
                                      "\"One of --service-ipv6-cidr or --dns-cluster-ip must be provided when "
                                      "--ip-family is ipv6\""))
     return out
+
+
+# bootstrap.sh@0ab84280, local Outposts clusters: the kubelet authenticates with a bootstrap kubeconfig it prepends
+OUTPOST_EXTRA_ARGS = "--bootstrap-kubeconfig /var/lib/kubelet/bootstrap-kubeconfig"
+
+
+def written_extra_args(call: BootstrapCall, value: str) -> str:
+    """The KUBELET_EXTRA_ARGS text bootstrap.sh writes into 30-kubelet-extra-args.conf for the given value: with
+    `--enable-local-outpost true` (and a cluster id) it prepends `--bootstrap-kubeconfig ...` to the value."""
+    outpost = call.last("--enable-local-outpost")
+    if outpost is not None and outpost.value.value == "true":
+        return f"{OUTPOST_EXTRA_ARGS} {value}"
+    return value

@@ -58,6 +58,7 @@ class Part:
     registered_taints_span: Span | None = None
     node_labels: list[Label] | None = None
     data: dict = field(default_factory=dict)
+    aborts: tuple[str, int] | None = None  # shell: where bash aborts the script (why, offset in the part)
 
 
 @dataclass
@@ -303,7 +304,7 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     if script.unterminated:
         analysis.notes.append(Note("shell-parse", f"shell script: {script.unterminated}; the rest of the script "
                                                   "was not analysed reliably", view.span(0, 0)))
-    aborts = nounset_abort(script)
+    aborts = part.aborts = nounset_abort(script)
     for cmd, idx in bootstrap_calls(script):
         call = parse_bootstrap(cmd, idx, script)
         ba = BootstrapAnalysis(part, call, call.kubelet_extra_args, None)

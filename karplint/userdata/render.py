@@ -14,6 +14,7 @@ from karplint.userdata import content as ct
 from karplint.userdata import nodeadm
 from karplint.userdata.kubelet import Taint, parse_node_labels
 from karplint.userdata.merge import Merged, NodeInputs, kubelet_extra_args, merge_userdata, node_inputs
+from karplint.userdata.bootstrap import written_extra_args
 from karplint.userdata.systemd import kubelet_extra_args_219, split_exec_252
 from karplint.model.versions import Version
 
@@ -138,13 +139,17 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
             if part is not None:
                 out.taints_source = f"the userData ({part.kind} part)"
             for ba in analysis.bootstraps:
-                if ba.bootstrap_exits:
+                if ba.never_runs is not None:
+                    out.notes.append(f"{ba.never_runs[0].split(':')[0]}: bash never runs this bootstrap.sh call "
+                                     "(see KPL212/KPL215): the node never joins")
+                elif ba.bootstrap_exits:
                     out.notes.append("bootstrap.sh exits 1 before configuring the kubelet (see KPL202): the node "
                                      "never joins")
                 elif ba.kubelet_fails:
                     out.notes.append("the kubelet exits at start (see KPL203/KPL204/KPL205): the node never joins")
                 if ba.kubelet_argv:
-                    out.kubelet_argv = BASE_ARGV[ct.AL2] + [w.value for w in ba.kubelet_argv]
+                    prefix = written_extra_args(ba.call, "").split()  # bootstrap.sh's own additions (Outposts)
+                    out.kubelet_argv = BASE_ARGV[ct.AL2] + prefix + [w.value for w in ba.kubelet_argv]
                     out.labels = _labels_from_argv([w.value for w in ba.kubelet_argv])
             docs = [d for p in analysis.parts if p.kind == ct.NODECONFIG
                     for d in nodeadm.decode_nodeconfigs(p.view.text)]

@@ -48,3 +48,31 @@ def test_rooted_paths_stay_in_the_sandbox(tmp_path):
     text = 'cat > /etc/x <<EOF\nEOF\n"/var/lib/k" ${HOME}/etc /usr/bin/etc'
     assert sandbox.rooted(text, tmp_path) == (f'cat > {tmp_path}/etc/x <<EOF\nEOF\n"{tmp_path}/var/lib/k" '
                                               '${HOME}/etc /usr/bin/etc')
+
+
+@pytest.mark.slow
+@needs_sandbox
+@pytest.mark.parametrize("case", SAMPLE[:12], ids=[f"{c.klass}-{i}" for i, c in enumerate(SAMPLE[:12])])
+def test_render_shows_the_sandbox_kubelet_argv(case):
+    """`karplint render` (Custom): the kubelet argv after the AMI's fixed flags is what systemd 219 (the port,
+    checked against its C code) makes of the drop-in the real bootstrap.sh wrote; a node that never gets a kubelet
+    is said to never join."""
+    from karplint.userdata import systemd219 as sd
+    from karplint.userdata.render import BASE_ARGV, render_node
+
+    out = sandbox.run(case.userdata, SOURCE)
+    node = render_node(ud_generator.custom_nodeclass(case.userdata))
+    if not out.node_joins:
+        assert any("never joins" in n for n in node.notes), node.notes
+        return
+    value = out.extra_args_value() or ""
+    text = "[Service]\nEnvironment='KUBELET_EXTRA_ARGS=" + value + "'\n"
+    env = sd.parse_service_environment(text, list(range(len(text))))
+    expected = []
+    if "KUBELET_EXTRA_ARGS" in env.values:
+        assigned = env.values["KUBELET_EXTRA_ARGS"][0]
+        rc, words, _ = sd.strv_split_quoted(assigned)
+        expected = ["".join(assigned[k] for k in w) for w in words] if rc >= 0 else None
+    if expected is None or not expected:
+        return  # the kubelet never starts / no extra args: covered by the rules' tests
+    assert node.kubelet_argv[len(BASE_ARGV["AL2"]):] == expected

@@ -311,3 +311,45 @@ def test_bootstrap_validation_quiet_cases():
     for ok in ("--b64-cluster-ca Y2VydA== --container-runtime containerd --ip-family IPv6 --dns-cluster-ip fd00::a",
                "--b64-cluster-ca \"$CA\" --ip-family ipv4"):
         assert ud_findings(nodeclass(userdata=head + ok + "\n")) == []
+
+
+def test_set_u_abort():
+    tail = "/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=karpenter.sh/unregistered:NoExecute'\n"
+    found = ud_findings(nodeclass(userdata="#!/bin/bash\nset -eu\nT=\"$UNSET\"\n" + tail))
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL215", 13, 8, "error")]
+    assert found[0].message.splitlines()[0] == ("`set -u` is on and `UNSET` is never assigned: bash aborts before "
+                                                 "bootstrap.sh runs")
+    found = ud_findings(nodeclass(userdata="#!/bin/bash\n" + tail + "set -o nounset\necho $X\n"))
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL215", 14, 10, "warning")]
+    for quiet in ("set -u\nX=1\necho \"$X ${Y:-}\" $HOME\n", "echo $UNSET\nset -u\n"):
+        assert ud_findings(nodeclass(userdata="#!/bin/bash\n" + quiet + tail)) == []
+
+
+@pytest.mark.parametrize("userdata,note", [
+    ("#!/bin/bash\n/etc/eks/bootstrap.sh c --ip-family ipv5\n", "bootstrap.sh exits 1"),
+    ("#!/bin/bash\nset -u\n/etc/eks/bootstrap.sh \"$C\"\n", "bash never runs this bootstrap.sh call"),
+    ("#!/bin/bash\n/etc/eks/bootstrap.sh ${var.c}\n", "bash never runs this bootstrap.sh call"),
+])
+def test_render_custom_node_that_never_joins(userdata, note):
+    from karplint.readers.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.render import render_node
+
+    docs, _ = load(decode("t.yaml", nodeclass(userdata=userdata).encode()))
+    node = render_node(as_resource(docs[0]))
+    assert any(note in n and n.endswith("the node never joins") for n in node.notes), node.notes
+
+
+def test_render_custom_outpost_and_split_words():
+    from karplint.readers.loader import decode, load
+    from karplint.model import as_resource
+    from karplint.userdata.render import BASE_ARGV, render_node
+
+    ud = ("#!/bin/bash\nARGS='--register-with-taints=karpenter.sh/unregistered:NoExecute --max-pods=20'\n"
+          "/etc/eks/bootstrap.sh c --enable-local-outpost true --cluster-id x --kubelet-extra-args \"$ARGS \\\\\n"
+          "--v=2\"\n")
+    docs, _ = load(decode("t.yaml", nodeclass(userdata=ud).encode()))
+    node = render_node(as_resource(docs[0]))
+    assert node.kubelet_argv[len(BASE_ARGV["AL2"]):] == [
+        "--bootstrap-kubeconfig", "/var/lib/kubelet/bootstrap-kubeconfig",
+        "--register-with-taints=karpenter.sh/unregistered:NoExecute", "--max-pods=20", "--v=2"]

@@ -115,27 +115,40 @@ def generate(n: int, seed: int = 15) -> list[Case]:
 UNKNOWN = "<unknown>"
 
 
-def predict(userdata: str) -> tuple[bool | str, str | None]:
-    """karplint's prediction for a Custom (AL2 AMI) userData: (bootstrap.sh finishes, KUBELET_EXTRA_ARGS text
-    written into the drop-in or None); UNKNOWN where karplint says it cannot tell."""
+def custom_nodeclass(userdata: str):
+    """An `amiFamily: Custom` EC2NodeClass resource with this userData."""
     from karplint.readers.loader import decode, load
     from karplint.model import as_resource
-    from karplint.userdata.model import analyze
 
     body = "".join("    " + ln + "\n" if ln else "\n" for ln in userdata.split("\n"))
     text = ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: nc\nspec:\n  amiFamily: Custom\n"
             "  amiSelectorTerms:\n    - id: ami-0123456789abcdef0\n  role: R\n  userData: |\n" + body)
     docs, _ = load(decode("t.yaml", text.encode()))
-    a = analyze(as_resource(docs[0]))
+    return as_resource(docs[0])
+
+
+def predict(userdata: str) -> tuple[bool | str, str | None]:
+    """karplint's prediction for a Custom (AL2 AMI) userData: (bootstrap.sh finishes, KUBELET_EXTRA_ARGS text
+    written into the drop-in or None); UNKNOWN where karplint says it cannot tell."""
+    from karplint.userdata.model import analyze
+
+    a = analyze(custom_nodeclass(userdata))
     if a is None or not a.bootstraps:
         return False, None
     ba = a.last_bootstrap
-    if ba.no_kubelet:
+    no_kubelet = getattr(ba, "no_kubelet", None)  # (older models: measure "before" figures with this script)
+    if no_kubelet if no_kubelet is not None else (ba.call.aborts_at is not None or ba.call.help is not None):
         return False, None
     if ba.unverifiable or any(w.splits for w in ba.call.args):
         return UNKNOWN, UNKNOWN
     w = ba.extra_args
-    return True, (w.value or None) if w is not None else None
+    value = w.value if w is not None else ""
+    try:
+        from karplint.userdata.bootstrap import written_extra_args
+        value = written_extra_args(ba.call, value)
+    except ImportError:
+        pass
+    return True, value or None
 
 
 def compare(case: Case, outcome) -> str | None:
