@@ -127,12 +127,10 @@ class _GitIgnore:
         self.no_git: set[str] = set()  # directories whose listing has no .git entry
 
     def _parse(self, lines: list[str]):
-        """A compiled .gitignore (pathspec is imported only when a tree has one); None without pathspec."""
-        try:
-            import pathspec
-        except ImportError:  # pragma: no cover
-            return None
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        """A parsed .gitignore (karplint/discover/gitignore.py: linear-time matching of untrusted patterns)."""
+        from karplint.discover.gitignore import GitIgnore
+
+        return GitIgnore(lines)
 
     def _spec(self, directory: str):
         if directory not in self.specs:
@@ -180,21 +178,24 @@ class _GitIgnore:
         return self._chain(directory)
 
     def ignored(self, abspath: str, is_dir: bool) -> bool:
+        """For a path named directly (not walked): its directories are looked at too."""
         if not self.enabled:
             return False
-        return self.ignored_in(self._chain(os.path.dirname(abspath)), abspath, is_dir)
+        return self.ignored_in(self._chain(os.path.dirname(abspath)), abspath, is_dir, parents=True)
 
     @staticmethod
-    def ignored_in(chain: list, abspath: str, is_dir: bool) -> bool:
-        """`ignored` with the chain of abspath's directory already looked up."""
+    def ignored_in(chain: list, abspath: str, is_dir: bool, parents: bool = False) -> bool:
+        """`ignored` with the chain of abspath's directory already looked up: the nearest .gitignore with a
+        pattern that matches decides (git's precedence), a negation re-including the path."""
         for directory, spec in chain:
             prefix = directory.rstrip(os.sep) + os.sep
             if abspath.startswith(prefix):
                 rel = abspath[len(prefix):]
             else:  # pragma: no cover - not a normalised path
                 rel = os.path.relpath(abspath, directory)
-            if spec.match_file(rel.replace(os.sep, "/") + ("/" if is_dir else "")):
-                return True
+            verdict = spec.decide(rel.replace(os.sep, "/"), is_dir, parents)
+            if verdict is not None:
+                return verdict
         return False
 
 
