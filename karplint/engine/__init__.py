@@ -222,10 +222,14 @@ def read_regular(path: str, limit: int | None = None) -> bytes:
     descriptor: a file replaced by a FIFO or a device after discovery raises OSError instead of hanging."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fh.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise OSError(f"not a regular file ({'FIFO' if stat.S_ISFIFO(mode) else 'special file'}); not read")
-        return fh.read() if limit is None else fh.read(limit + 1)
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"not a regular file ({'FIFO' if stat.S_ISFIFO(st.st_mode) else 'special file'}); not read")
+        # read() sizes its buffer from fstat; read(limit + 1) would allocate the whole limit (5 MiB: a mapping of
+        # its own) for every file and shrink it, leaving one memory map per file: 65,530 files exhaust them.
+        if limit is None or st.st_size <= limit:
+            return fh.read()
+        return fh.read(limit + 1)
 
 
 def read_input(item: InputFile, config: Config) -> bytes | FileResult:

@@ -141,3 +141,21 @@ def test_file_replaced_by_a_fifo_after_discovery(tmp_path, monkeypatch):
     t.join(5)
     assert not t.is_alive(), "reading a FIFO hung"
     assert result[0].problems[0].code == "KPL003" and "FIFO" in result[0].problems[0].message
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc")
+def test_reading_files_leaves_no_memory_map_per_file(tmp_path):
+    """A tree of 80,000 files failed with "failed to map segment": each read reserved the whole size limit (its own
+    mapping) and kept a page of it. The kernel allows 65,530 mappings per process."""
+    from karplint.engine import read_regular
+
+    for i in range(3000):
+        (tmp_path / f"f{i}.yaml").write_text(f"a: {i}\n")
+
+    def maps() -> int:
+        with open("/proc/self/maps") as fh:
+            return sum(1 for _ in fh)
+
+    before = maps()
+    kept = [read_regular(str(tmp_path / f"f{i}.yaml"), 5 * 1024 * 1024) for i in range(3000)]
+    assert len(kept) == 3000 and maps() - before < 300
