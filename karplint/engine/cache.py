@@ -347,10 +347,60 @@ class Cache:
             if self.refused:
                 return
             _mark_cache_dir(self.directory)
+            wrote = any(store.dirty for store in (self._docs, self._pack, self._index))
             for store in (self._docs, self._pack, self._index):  # the index last: it points into the others
                 store.save(self.directory)
+            if wrote:
+                _prune(self.directory, keep=self.path.stem)
         except OSError:  # read-only checkout, full disk: run without caching
             return
+
+
+# A new karplint, configuration or working directory starts a new set of files: the sets not used most recently
+# are removed beyond this many, and beyond this many bytes in all, so the cache cannot grow without bound.
+MAX_NAMESPACES = 8
+MAX_CACHE_BYTES = 512 * 1024 * 1024
+_STALE_TMP_NS = 3600 * 10**9
+
+
+def _prune(directory: Path, keep: str) -> None:
+    """Remove the least recently used sets of cache files (never `keep`) and temporary files left by killed
+    runs. Only this user's regular files with karplint's names are touched; links are unlinked, not followed."""
+    import time
+
+    sets: dict[str, list[tuple[int, int, str]]] = {}
+    now = time.time_ns()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            continue
+        stem, dot, ext = entry.name.rpartition(".")
+        if entry.name.startswith(".tmp-") and now - st.st_mtime_ns > _STALE_TMP_NS:
+            _unlink(entry.path)
+        elif dot and ext in ("index", "pack", "docs") and len(stem) == 32:
+            sets.setdefault(stem, []).append((st.st_mtime_ns, st.st_size, entry.path))
+    order = sorted(sets, key=lambda k: (k == keep, max(m for m, _, _ in sets[k])), reverse=True)
+    total = 0
+    for rank, stem in enumerate(order):
+        size = sum(sz for _, sz, _ in sets[stem])
+        total += size
+        if stem != keep and (rank >= MAX_NAMESPACES or total > MAX_CACHE_BYTES):
+            for _, _, path in sets[stem]:
+                _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _mark_cache_dir(directory: Path) -> None:

@@ -277,3 +277,21 @@ def test_unreadable_directory_is_reported_in_process(tmp_path, monkeypatch):
     assert [p.display for p in found.problems] == [f"{proj}/locked"]
     assert "cannot read directory: Permission denied" in found.problems[0].message
     assert [c.display for c in found.files] == [f"{proj}/np.yaml"]
+
+
+def test_cache_is_pruned_to_the_most_recent_sets(tmp_path):
+    """Each configuration makes a set of cache files; old sets go, so the cache has a bound."""
+    from karplint.engine.cache import MAX_NAMESPACES
+
+    proj = _project(tmp_path)
+    cache = proj / ".karplint_cache"
+    outside = tmp_path / "keep-me"
+    outside.write_text("x")
+    for n in range(MAX_NAMESPACES + 3):  # a new rule selection: a new set of files
+        run_cli("check", ".", "--ignore", f"KPL{800 + n}", cwd=proj)
+        if n == 0:  # a planted link with a cache file's name: never followed, never its target removed
+            (cache / ("f" * 32 + ".pack")).symlink_to(outside)
+    stems = {p.name.rpartition(".")[0] for p in cache.iterdir()
+             if p.suffix in (".index", ".pack", ".docs") and not p.is_symlink()}
+    assert len(stems) == MAX_NAMESPACES
+    assert outside.read_text() == "x"
