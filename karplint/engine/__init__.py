@@ -15,6 +15,7 @@ import os
 import stat
 import traceback
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from typing import Callable, Iterable, NamedTuple
 
 from karplint.config import Config
@@ -48,6 +49,11 @@ class FileResult:
 
 
 DocKey = tuple  # (path, document index, list-item base): identifies a document across processes
+
+
+# A rule reports at most this many findings per resource (the next one says that more were cut): a userData with
+# 200,000 `<powershell>` tags must not cost minutes and a gigabyte of report.
+MAX_FINDINGS_PER_RESOURCE = 100
 
 
 class Result(NamedTuple):
@@ -391,7 +397,13 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
                     try:
-                        out = [_resolve(v, r.code, r.code) for v in r.check(res, guarded) or ()]
+                        out = [_resolve(v, r.code, r.code) for v in islice(r.check(res, guarded) or (),
+                                                                         MAX_FINDINGS_PER_RESOURCE + 1)]
+                        if len(out) > MAX_FINDINGS_PER_RESOURCE:  # hostile input: bound the work and the report
+                            last = out[MAX_FINDINGS_PER_RESOURCE]
+                            out[MAX_FINDINGS_PER_RESOURCE] = last._replace(message=(
+                                f"more than {MAX_FINDINGS_PER_RESOURCE} findings of {r.code} on this resource; "
+                                "the rest are not reported"))
                     except _NeedsModel:
                         if r.reads is None:
                             results.append(_internal(r, RuntimeError(

@@ -28,6 +28,8 @@ def run(*args: str, cwd: Path, stdin: bytes | None = None) -> tuple[int, dict, s
                            "--output-format", "json", *args], cwd=cwd, input=stdin, capture_output=True, env=env,
                           timeout=30, preexec_fn=_limited)
     elapsed = time.monotonic() - started
+    # the largest resident set of any child so far (all of them must stay under the budget)
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 < MEMORY_LIMIT
     stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode in (0, 1), (proc.returncode, stderr[-2000:])  # no signal, no internal error
     assert "Traceback" not in stderr
@@ -85,20 +87,34 @@ def test_variable_doubling_is_bounded(tmp_path):
     assert any(f["code"] == "KPL200" and "cannot verify" in f["message"] for f in report["findings"])
 
 
-@pytest.mark.parametrize("body", [
-    "#!/bin/bash\n" + "/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=a=b:NoSchedule'\n" * 20_000,
-    "#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints="
-    + ",".join(f"k{i}=v:NoSchedule" for i in range(200_000)) + "'\n",
-    "#!/bin/bash\necho $'" + "\\x41" * 1_000_000 + "'\n",
-    "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n" + "--B\nContent-Type: text/x-shellscript\n\necho\n" * 80_000,
+@pytest.mark.parametrize("family,body", [
+    ("AL2", "#!/bin/bash\n" + "/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints=a=b:NoSchedule'\n"
+     * 20_000),
+    ("AL2", "#!/bin/bash\n/etc/eks/bootstrap.sh c --kubelet-extra-args '--register-with-taints="
+     + ",".join(f"k{i}=v:NoSchedule" for i in range(200_000)) + "'\n"),
+    ("AL2", "#!/bin/bash\necho $'" + "\\x41" * 1_000_000 + "'\n"),  # a 4 MB ANSI-C quoted word
+    ("AL2", "#!/bin/bash\necho " + "a" * 4_000_000 + "\n"),  # a 4 MB word
+    ("AL2", "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n"
+     + "--B\nContent-Type: text/x-shellscript\n\necho\n" * 80_000),
+    ("AL2023", "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n"
+     + "--B\nContent-Type: application/node.eks.aws\n\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+       "spec: {kubelet: {flags: [--v=2]}}\n" * 1_000),
+    ("Bottlerocket", "".join(f"[settings.t{i}]\nk{i}.a.b = 1\n" for i in range(100_000))),
+    ("Windows2022", "<powershell>" * 200_000),
 ])
-def test_oversized_userdata_is_not_analysed_and_cannot_launch(tmp_path, body):
-    (tmp_path / "nc.yaml").write_text(_nodeclass("AL2", body))
+def test_oversized_userdata_is_not_analysed_and_cannot_launch(tmp_path, family, body):
+    (tmp_path / "nc.yaml").write_text(_nodeclass(family, body))
     code, report, _, elapsed = run("nc.yaml", cwd=tmp_path)
     assert code == 1 and elapsed < 10
     codes = [f["code"] for f in report["findings"]]
     assert "KPL270" in codes  # over EC2's 16 KiB: no node
     assert any(f["code"] == "KPL200" and "nothing in it was verified" in f["message"] for f in report["findings"])
+
+
+def test_unbalanced_powershell_tags_within_the_budget(tmp_path):
+    (tmp_path / "nc.yaml").write_text(_nodeclass("Windows2022", "<powershell>\n" * 4_000 + "</powershell>" * 1_000))
+    code, report, _, elapsed = run("nc.yaml", cwd=tmp_path)
+    assert code == 1 and elapsed < 10
 
 
 def test_bottlerocket_dotted_key_bomb(tmp_path):

@@ -295,3 +295,31 @@ def test_cache_is_pruned_to_the_most_recent_sets(tmp_path):
              if p.suffix in (".index", ".pack", ".docs") and not p.is_symlink()}
     assert len(stems) == MAX_NAMESPACES
     assert outside.read_text() == "x"
+
+
+def test_hostile_gitignore_through_the_cli(tmp_path):
+    import time
+
+    proj = _project(tmp_path)
+    (proj / ".gitignore").write_text("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n"
+                                     + "".join(f"p{i}/**/x{i}*.yaml\n" for i in range(100_000)))
+    (proj / ("a" * 60 + ".yaml")).write_text(FIXABLE)
+    started = time.monotonic()
+    out = run_cli("check", ".", "--output-format", "json", "--no-cache", cwd=proj, timeout=60)
+    assert time.monotonic() - started < 10
+    assert out.returncode == 1 and {f["file"] for f in json.loads(out.stdout)["findings"]} == {"np.yaml", "a" * 60 + ".yaml"}
+
+
+def test_escape_sequences_in_userdata_and_configuration(tmp_path):
+    proj = _project(tmp_path)
+    (proj / ".karplint.toml").write_text('select = ["\\u001b]52;c;cHduZWQ=\\u0007", "ALL"]\n')
+    (proj / "nc.yaml").write_text(
+        "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: c\nspec:\n  amiFamily: AL2\n"
+        "  role: r\n  amiSelectorTerms: [{alias: al2@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n"
+        "  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+        '  userData: "#!/bin/bash\\n/etc/eks/bootstrap.sh c --kubelet-extra-args \'--register-with-taints='
+        '\\e]0;t\\a=b:NoSchedule --node-labels=\\n::error::x=y\'\\n"\n')
+    for fmt in ("text", "json", "sarif", "github"):
+        out = run_cli("check", ".", "--output-format", fmt, "--no-cache", cwd=proj)
+        assert "Traceback" not in out.stderr
+        _no_escape_or_command(out.stdout, out.stderr, github=fmt == "github")
