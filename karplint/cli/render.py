@@ -17,46 +17,51 @@ def print_rendered(node: RenderedNode, console) -> None:
     from rich.rule import Rule
     from rich.text import Text
 
+    from karplint.report import escape
+
+    def _t(text: str, style: str | None = None) -> Text:  # names, userData, argv: untrusted (escape.py)
+        return Text(escape.name(text), style=style or "")
+
     nc, np = node.nodeclass, node.nodepool
     title = f"EC2NodeClass/{nc.name} ({node.family or 'unknown family'})"
     if np is not None:
         title += f" + NodePool/{np.name}"
-    console.print(Rule(Text(title, style="bold")))
+    console.print(Rule(_t(title, style="bold")))
     where = f"{nc.doc.path}:{nc.doc.start.line if nc.doc.start else 1}"
-    console.print(Text(where, style="dim"))
+    console.print(_t(where, style="dim"))
     for note in node.notes:
-        console.print(Text("note: " + note, style="yellow"))
+        console.print(_t("note: " + note, style="yellow"))
     if node.merged.text is not None:
-        console.print(Text("userData Karpenter renders:", style="bold"))
+        console.print(_t("userData Karpenter renders:", style="bold"))
         for line in node.merged.text.rstrip("\n").split("\n"):
-            console.print(Text("  " + line), soft_wrap=True)
-    console.print(Text("kubelet argv:", style="bold"))
+            console.print(_t("  " + line), soft_wrap=True)
+    console.print(_t("kubelet argv:", style="bold"))
     if node.kubelet_argv is None:
-        console.print(Text("  (unknown)"))
+        console.print(_t("  (unknown)"))
     else:
         for w in node.kubelet_argv:
-            console.print(Text("  " + w), soft_wrap=True)
+            console.print(_t("  " + w), soft_wrap=True)
     if node.kubelet_config:
-        console.print(Text("kubelet configuration set through userData:", style="bold"))
+        console.print(_t("kubelet configuration set through userData:", style="bold"))
         for k in sorted(node.kubelet_config):
-            console.print(Text(f"  {k}: {json.dumps(node.kubelet_config[k])}"), soft_wrap=True)
-    console.print(Text("registers with taints:", style="bold") + Text(
+            console.print(_t(f"  {k}: {json.dumps(node.kubelet_config[k])}"), soft_wrap=True)
+    console.print(_t("registers with taints:", style="bold") + _t(
         f" ({node.taints_source})" if node.taints_source else "", style="dim"), soft_wrap=True)
     if node.taints is None:
-        console.print(Text("  (unknown)"))
+        console.print(_t("  (unknown)"))
     elif not node.taints:
-        console.print(Text("  (none)"))
+        console.print(_t("  (none)"))
     else:
         for t in node.taints:
-            console.print(Text(f"  {t}"))
-    console.print(Text("registers with labels:", style="bold"))
+            console.print(_t(f"  {t}"))
+    console.print(_t("registers with labels:", style="bold"))
     if node.labels is None:
-        console.print(Text("  (unknown)"))
+        console.print(_t("  (unknown)"))
     elif not node.labels:
-        console.print(Text("  (none)"))
+        console.print(_t("  (none)"))
     else:
         for k in sorted(node.labels):
-            console.print(Text(f"  {k}={node.labels[k]}"))
+            console.print(_t(f"  {k}={node.labels[k]}"))
     console.print()
 
 
@@ -93,6 +98,7 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
     from karplint.config import Config
     from karplint.discover import MissingPath, discover
     from karplint.engine import InputFile, load_input
+    from karplint.report import escape
 
     console = console or Console(highlight=False)
     err = Console(stderr=True, highlight=False)
@@ -116,6 +122,7 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
     for item in inputs:
         result = load_input(item, config)
         for problem in result.problems:
-            err.print(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}", markup=False)
+            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}"),
+                      markup=False)
         model.add(result.documents)
     return render_model(model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version)

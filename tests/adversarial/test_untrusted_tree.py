@@ -323,3 +323,6 @@ def test_escape_sequences_in_userdata_and_configuration(tmp_path):
         out = run_cli("check", ".", "--output-format", fmt, "--no-cache", cwd=proj)
         assert "Traceback" not in out.stderr
         _no_escape_or_command(out.stdout, out.stderr, github=fmt == "github")
+    out = run_cli("render", "nc.yaml", cwd=proj)
+    assert out.returncode == 0 and "register-with-taints" in out.stdout
+    _no_escape_or_command(out.stdout, out.stderr)
