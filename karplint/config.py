@@ -89,6 +89,11 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
                 cfg.karpenter_version = Version.parse(str(value))
             except ValueError as exc:
                 raise ConfigError(f"{where}: `karpenter-version`: {exc}") from None
+            from karplint.model.versions import implausible
+
+            why = implausible(cfg.karpenter_version)
+            if why:
+                raise ConfigError(f"{where}: `karpenter-version`: {why}")
             cfg.karpenter_version_source = where
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
@@ -120,8 +125,16 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
                         f"{where}: `options.{ok}` must be a {type(known_options[ok]).__name__}")
                 cfg.options[ok] = ov
         else:
-            raise ConfigError(f"{where}: unknown configuration key `{key}`")
+            import difflib
+
+            near = difflib.get_close_matches(str(key), CONFIG_KEYS, n=1)
+            raise ConfigError(f"{where}: unknown configuration key `{key}`"
+                              + (f"; did you mean `{near[0]}`?" if near else f" (known: {', '.join(CONFIG_KEYS)})"))
     return cfg
+
+
+CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
+               "karpenter-version", "max-file-size", "cluster", "options")
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB

@@ -102,9 +102,22 @@ def check(
         cfg.extend_select += _split(extend_select)
     if ignore:
         cfg.ignore += _split(ignore)
-    for sel in cfg.select + cfg.extend_select + cfg.ignore:
-        if sel.upper() != "ALL" and get_rule(sel) is None and not _is_prefix_or_category(sel):
-            _warn(f"warning: `{sel}` matches no rule")
+    # A misspelt selector would silently switch rules off (or select nothing): an error, as in ruff.
+    cli_given = {"select": select or [], "extend-select": extend_select or [], "ignore": ignore or []}
+    for key, values in (("select", cfg.select), ("extend-select", cfg.extend_select), ("ignore", cfg.ignore)):
+        for sel in values:
+            hint = _unknown_selector(sel)
+            if hint is not None:
+                where = f"--{key}" if sel in _split(cli_given[key]) else f"{cfg.path or 'configuration'}: `{key}`"
+                _die(f"{where}: `{sel}` matches no rule{hint}")
+    for glob, codes in cfg.per_file_ignores.items():
+        for sel in codes:
+            hint = _unknown_selector(sel)
+            if hint is not None:
+                _die(f"{cfg.path or 'configuration'}: `per-file-ignores.\"{glob}\"`: `{sel}` matches no rule{hint}")
+    for code in cfg.severity:
+        if get_rule(code) is None or get_rule(code).code != code:
+            _die(f"{cfg.path or 'configuration'}: `severity.{code}`: not a rule code{_unknown_selector(code) or ''}")
     if fail_on:
         cfg.fail_on = fail_on.value
     if karpenter_version:
@@ -113,6 +126,11 @@ def check(
             cfg.karpenter_version_source = "--karpenter-version"
         except ValueError as exc:
             _die(f"--karpenter-version: {exc}")
+        from karplint.model.versions import implausible
+
+        why = implausible(cfg.karpenter_version)
+        if why:
+            _die(f"--karpenter-version: {why}")
     if exclude:
         cfg.exclude += list(exclude)
 
@@ -175,11 +193,22 @@ def check(
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
-def _is_prefix_or_category(sel: str) -> bool:
+def _unknown_selector(sel: str) -> str | None:
+    """None when `sel` selects something (ALL, a code or code prefix, a slug, a category); else a hint."""
+    import difflib
+
     from karplint.rules import all_rules
 
     s = sel.strip()
-    return any(r.code.startswith(s.upper()) or s.lower() == r.category for r in all_rules())
+    rules = list(all_rules())
+    if s.upper() == "ALL" or any(r.code.startswith(s.upper()) or s.lower() in (r.category, r.slug) for r in rules):
+        return None
+    known = [r.code for r in rules] + [r.slug for r in rules] + sorted({r.category for r in rules})
+    lookalike = "KPL" + s.upper()[3:].translate(str.maketrans("OIL", "011")) if s.upper().startswith("KPL") else s
+    if lookalike in known:  # a letter O for a zero, an I or l for a one
+        return f"; did you mean `{lookalike}`?"
+    near = difflib.get_close_matches(s.upper() if s.upper().startswith("KPL") else s.lower(), known, n=3)
+    return f"; did you mean {', '.join(f'`{n}`' for n in near)}?" if near else " (`karplint rules` lists them)"
 
 
 # `karplint check ...` without typer's argument handling, which imports pydantic and builds type adapters

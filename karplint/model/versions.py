@@ -131,3 +131,17 @@ def served(group: str, version: str, kind: str, release: Version) -> tuple[bool,
         if needed is not None:
             return False, None, f"first served in {needed}"
     return True, None, hint
+
+
+def implausible(version: Version) -> str | None:
+    """Why no Karpenter release can be `version` (a typo such as 1.41.1 for 1.14.1), or None. Karpenter's minor
+    releases come about monthly: more than a year past the newest release karplint knows is not a release."""
+    if version.major > LATEST.major or (version.major == LATEST.major and version.minor > LATEST.minor + 12):
+        import difflib
+
+        digits = sorted(str(version).replace(".", ""))
+        swapped = [r for r in BUNDLED_RELEASES if sorted(r.replace(".", "")) == digits]  # 1.41.1 for 1.14.1
+        near = swapped or difflib.get_close_matches(str(version), BUNDLED_RELEASES, n=2, cutoff=0.5) or [str(LATEST)]
+        return (f"no Karpenter release {version} exists (the newest karplint knows is {LATEST}); "
+                f"did you mean {' or '.join(near)}?")
+    return None

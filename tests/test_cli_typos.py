@@ -1,0 +1,47 @@
+"""A typo never disables linting: unknown selectors, configuration keys, severities and releases stop the run
+(exit 2) with a suggestion, as ruff does, instead of a warning followed by "All checks passed"."""
+
+from __future__ import annotations
+
+import pytest
+
+from karplint.testing import run_cli
+
+NODEPOOL = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\nspec: {}\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--select", "KPL999"], "--select: `KPL999` matches no rule; did you mean"),
+    (["--extend-select", "KPL8O1"], "--extend-select: `KPL8O1` matches no rule; did you mean `KPL801`"),
+    (["--ignore", "userdat"], "--ignore: `userdat` matches no rule; did you mean `userdata`?"),
+    (["--ignore", "removed-api-versoin"], "did you mean `removed-api-version`?"),
+    (["--karpenter-version", "1.41.1"], "no Karpenter release 1.41.1 exists (the newest karplint knows is 1.14.1); "
+                                        "did you mean 1.14.1?"),
+])
+def test_command_line_typos_are_errors(tmp_path, args, message):
+    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    proc = run_cli("check", "np.yaml", "--no-cache", *args, cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("toml,message", [
+    ('selct = ["ALL"]\n', "unknown configuration key `selct`; did you mean `select`?"),
+    ('select = ["KPL999"]\n', "`select`: `KPL999` matches no rule"),
+    ('ignore = ["KPL7O5"]\n', "`ignore`: `KPL7O5` matches no rule; did you mean `KPL705`"),
+    ('[per-file-ignores]\n"x/*" = ["KPL4002"]\n', '`per-file-ignores."x/*"`: `KPL4002` matches no rule'),
+    ('[severity]\nKPL7O5 = "info"\n', "`severity.KPL7O5`: not a rule code; did you mean `KPL705`"),
+    ('karpenter-version = "1.41.1"\n', "`karpenter-version`: no Karpenter release 1.41.1 exists"),
+])
+def test_configuration_typos_are_errors(tmp_path, toml, message):
+    (tmp_path / ".karplint.toml").write_text(toml)
+    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    proc = run_cli("check", "np.yaml", "--no-cache", cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--select", "KPL8"], ["--select", "deprecation"], ["--ignore", "KPL80"],
+                                  ["--select", "removed-api-version"], ["--karpenter-version", "1.15.0"]])
+def test_valid_selectors_and_plausible_releases_still_run(tmp_path, args):
+    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    proc = run_cli("check", "np.yaml", "--no-cache", *args, cwd=tmp_path)
+    assert proc.returncode in (0, 1) and "error:" not in proc.stderr
