@@ -59,6 +59,11 @@ class Finding:
         return self.span.line
 
     @property
+    def parts(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """The message in ruff's shape (CONTRIBUTING "Writing a rule"): (headline, help lines, note lines)."""
+        return split_message(self.message)
+
+    @property
     def column(self) -> int:
         return self.span.column
 
@@ -66,12 +71,15 @@ class Finding:
         return (self.file, self.span.line, self.span.column, self.code, self.message)
 
     def to_json(self) -> dict:
+        head, helps, notes = self.parts
         return {
             "code": self.code,
             "slug": self.slug,
             "category": self.category,
             "severity": self.severity,
-            "message": self.message,
+            "message": head,
+            "help": list(helps),
+            "notes": list(notes),
             "file": self.file,
             "line": self.span.line,
             "column": self.span.column,
@@ -80,3 +88,13 @@ class Finding:
             "resource": self.resource,
             "fix": self.fix.to_json() if self.fix else None,
         }
+
+
+def split_message(message: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A rule's message: its first line, then `help: ...` and `note: ...` lines (other lines count as notes)."""
+    if "\n" not in message:
+        return message, (), ()
+    head, *rest = message.split("\n")
+    helps = tuple(ln[6:] for ln in rest if ln.startswith("help: "))
+    notes = tuple(ln[6:] if ln.startswith("note: ") else ln for ln in rest if ln.strip() and not ln.startswith("help: "))
+    return head, helps, notes

@@ -53,8 +53,8 @@ def test_directory_recursion_and_json_contract(tree: Path):
     got = [(f["file"], f["code"], f["line"], f["column"]) for f in report["findings"]]
     assert got == [("broken.yaml", "KPL001", 2, 1), ("team-a/pool.yaml", "KPL801", 1, 13)]
     f = report["findings"][1]
-    assert set(f) == {"code", "slug", "category", "severity", "message", "file", "line", "column", "end_line",
-                      "end_column", "resource", "fix"}
+    assert set(f) == {"code", "slug", "category", "severity", "message", "help", "notes", "file", "line", "column",
+                      "end_line", "end_column", "resource", "fix"}
     assert f["resource"] == {"api_version": "karpenter.sh/v1beta1", "kind": "NodePool", "name": "old"}
     assert report["summary"]["files"] == 3
 

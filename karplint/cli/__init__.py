@@ -25,6 +25,7 @@ class OutputFormat(str, Enum):
     json = "json"
     sarif = "sarif"
     github = "github"
+    concise = "concise"
 
 
 class Level(str, Enum):
@@ -70,6 +71,7 @@ def check(
     follow_links: bool = False,
     stdin_filename: Optional[str] = None,
     quiet: bool = False,
+    statistics: bool = False,
     jobs: Optional[int] = None,
     no_cache: bool = False,
     fix: bool = False,
@@ -183,9 +185,9 @@ def check(
     try:
         if output is not None:
             with open(output, "w", encoding="utf-8") as fh:
-                render(report, fmt, fh, color=False)
+                render(report, fmt, fh, color=False, quiet=quiet, statistics=statistics)
         else:
-            render(report, fmt, report_out, color=color)
+            render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
     except OSError as exc:
         _die(f"cannot write the report: {exc.strerror}")
     if not inputs and not found.problems:
@@ -232,6 +234,7 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "follow_links": (("--follow-links",), "flag"),
     "stdin_filename": (("--stdin-filename",), "str"),
     "quiet": (("--quiet", "-q"), "flag"),
+    "statistics": (("--statistics",), "flag"),
     "jobs": (("--jobs", "-j"), "int"),
     "no_cache": (("--no-cache",), "flag"),
     "fix": (("--fix",), "flag"),

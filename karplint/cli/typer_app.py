@@ -66,7 +66,10 @@ def check(
                                       help="Follow symbolic links that leave the checked tree (reported, not "
                                       "followed, by default)."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text format: print findings only, no summary."),
+    quiet: bool = typer.Option(False, "--quiet", "-q",
+                               help="text and concise formats: the findings only, no summary line."),
+    statistics: bool = typer.Option(False, "--statistics",
+                                    help="Instead of the findings, their number per rule, most frequent first."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Worker processes for parsing and per-file rules (default: CPU cores)."),
     no_cache: bool = typer.Option(False, "--no-cache",
@@ -84,6 +87,7 @@ def check(
               ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
               config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
+              statistics=statistics,
               jobs=jobs, no_cache=no_cache,
               fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
 

@@ -6,11 +6,20 @@ from typing import TextIO
 
 from karplint.engine import Report
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
-def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_fixes: bool = True) -> None:
-    if fmt == "json":
+def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_fixes: bool = True,
+           quiet: bool = False, statistics: bool = False) -> None:
+    if statistics:
+        from karplint.report.text import render_statistics
+
+        render_statistics(report, out)
+    elif fmt == "concise":
+        from karplint.report.text import render_concise
+
+        render_concise(report, out, quiet=quiet)
+    elif fmt == "json":
         from karplint.report.json import render_json
 
         out.write(render_json(report))
@@ -25,4 +34,4 @@ def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_f
     else:
         from karplint.report.text import render_text
 
-        render_text(report, out, color=color)
+        render_text(report, out, color=color, quiet=quiet)

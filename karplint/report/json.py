@@ -35,6 +35,8 @@ def render_json(report: Report) -> str:
         # characters likewise.
         item["file"] = escape.line(item["file"])
         item["message"] = escape.text(item["message"])
+        item["help"] = [escape.text(x) for x in item["help"]]
+        item["notes"] = [escape.text(x) for x in item["notes"]]
         findings.append(item)
     doc = {"version": SCHEMA_VERSION, "findings": findings, "summary": summary(report)}
     return dumps_indented(doc) + "\n"

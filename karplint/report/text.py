@@ -38,18 +38,16 @@ def _frame(f, src) -> list[Line]:
     return lines
 
 
-def _lines(report: Report) -> Iterator[Line]:
-    current = None
+def _lines(report: Report, quiet: bool = False) -> Iterator[Line]:
+    """ruff's shape: `path:line:col: CODE [severity] headline`, the code frame, `= help:` and `= note:` lines, a
+    blank line after each finding; then the summary (not with `quiet`)."""
     for f in report.findings:
-        if f.file != current:
-            if current is not None:
-                yield None
-            current = f.file
+        headline, helps, notes = f.parts
         head: list[tuple[str, Optional[str]]] = [
             (f"{escape.name(f.file)}:{f.span.line}:{f.span.column}: ", "bold"),
             (f"{f.code} ", STYLES[f.severity]),
             (f"[{f.severity}] ", STYLES[f.severity]),
-            (escape.no_commands(escape.text(f.message)), None),
+            (escape.line(headline), None),
         ]
         if f.fix is not None:
             head.append((f"  [*] {'fixable' if f.fix.safety == 'safe' else 'unsafe fix available'}", "green"))
@@ -57,10 +55,14 @@ def _lines(report: Report) -> Iterator[Line]:
             head.append((escape.line(f"  ({f.resource['kind']}/{f.resource['name']})"), "dim"))
         yield ("", head)
         yield from _frame(f, report.sources.get(f.file))
+        for label, texts in (("help", helps), ("note", notes)):
+            for text in texts:
+                yield ("", [(f"  = {label}: ", "bold cyan" if label == "help" else "bold"), (escape.line(text), None)])
+        yield None
+    if quiet:
+        return
     counts = report.counts()
     n = len(report.findings)
-    if n:
-        yield None
     if n == 0:
         yield ("", [(f"All checks passed: {report.files} file(s), {report.resources} resource(s).", "green")])
     else:
@@ -108,8 +110,30 @@ def _render_rich(lines: list[Line], out: TextIO, color: bool) -> None:
         console.print(t)
 
 
-def render_text(report: Report, out: TextIO, *, color: bool = False) -> None:
-    lines = list(_lines(report))
+def render_concise(report: Report, out: TextIO, *, quiet: bool = False) -> None:
+    """`path:line:col: CODE [severity] headline`, one line per finding (then the summary, unless `quiet`)."""
+    for f in report.findings:
+        out.write(f"{escape.name(f.file)}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] "
+                  f"{escape.line(f.parts[0])}\n")
+    if not quiet:
+        summary = [line for line in _lines(report) if line is not None][-1]
+        out.write("".join(t for t, _ in summary[1]) + "\n")
+
+
+def render_statistics(report: Report, out: TextIO) -> None:
+    """Findings per rule, most frequent first (ruff's --statistics): count, code, [*] when fixable, slug."""
+    by_code: dict[str, list] = {}
+    for f in report.findings:
+        by_code.setdefault(f.code, []).append(f)
+    rows = sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    width = max((len(str(len(v))) for _, v in rows), default=1)
+    for code, fs in rows:
+        fixable = "[*]" if any(f.fix is not None and f.fix.safety == "safe" for f in fs) else "   "
+        out.write(f"{len(fs):>{width}}\t{code}\t{fixable} {fs[0].slug}\n")
+
+
+def render_text(report: Report, out: TextIO, *, color: bool = False, quiet: bool = False) -> None:
+    lines = list(_lines(report, quiet))
     text = None if color else _plain(lines, out)
     if text is None:
         _render_rich(lines, out, color)
