@@ -36,6 +36,7 @@ class Config:
     cluster: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # as set; rules' defaults fill the rest (engine)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 
@@ -53,6 +54,7 @@ CLUSTER_KEYS: dict[str, tuple[type, str]] = {
     "cni": (str, "the CNI plugin, e.g. \"cilium\", \"aws-vpc-cni\", \"calico\""),
     "node-repair": (bool, "whether Karpenter's NodeRepair feature gate is enabled"),
     "kubernetes-version": (str, "the cluster's Kubernetes minor version, e.g. \"1.31\""),
+    "nodeclasses": (list, "EC2NodeClasses defined outside the checked files (Terraform, another repository)"),
 }
 
 
@@ -95,6 +97,10 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             if why:
                 raise ConfigError(f"{where}: `karpenter-version`: {why}")
             cfg.karpenter_version_source = where
+        elif key == "project-context":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: `project-context` must be true or false")
+            cfg.project_context = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes")
@@ -134,7 +140,7 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
 
 
 CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
-               "karpenter-version", "max-file-size", "cluster", "options")
+               "karpenter-version", "max-file-size", "project-context", "cluster", "options")
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB

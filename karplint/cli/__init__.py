@@ -144,6 +144,7 @@ def check(
     except MissingPath as exc:
         _die(f"{exc.args[0]}: no such file or directory")
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
+    context = _project_context(paths, cfg, found, no_respect_gitignore, follow_links) if cfg.project_context else []
     if "-" in paths:
         # At most one byte over the size limit: enough to report the limit, never 600 MB in memory.
         inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read(cfg.max_file_size + 1)))
@@ -177,7 +178,7 @@ def check(
             report_out = sys.stderr  # stdout carries the fixed document
     else:
         report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
-                           started_ns=started_ns)
+                           started_ns=started_ns, context=context)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -193,6 +194,30 @@ def check(
     if not inputs and not found.problems:
         sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
+
+
+def _project_context(paths: list[str], cfg, found, no_respect_gitignore: bool, follow_links: bool) -> list:
+    """The project's other files when only files were named (pre-commit passes the staged ones): cross-file
+    rules read them, findings are reported on the named files only. The project is the configuration's
+    directory, else the enclosing git work tree; none of them: no context."""
+    from karplint.discover import discover
+    from karplint.engine import InputFile
+
+    named = [p for p in paths if p != "-"]
+    if not named or not found.files or any(os.path.isdir(p) for p in named):
+        return []
+    root = cfg.root
+    if root is None:
+        here = Path.cwd().resolve()
+        root = next((str(d) for d in (here, *here.parents) if (d / ".git").exists()), None)
+    if root is None:
+        return []
+    given = os.path.relpath(root)
+    whole = discover([given], exclude=cfg.exclude, respect_gitignore=not no_respect_gitignore,
+                     exclude_root=cfg.root, follow_links=follow_links)
+    asked = {os.path.realpath(c.abspath) for c in found.files}
+    return [InputFile(c.display, c.abspath, stat=c.stat) for c in whole.files
+            if os.path.realpath(c.abspath) not in asked]
 
 
 def _unknown_selector(sel: str) -> str | None:

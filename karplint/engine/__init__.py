@@ -168,6 +168,7 @@ class Report:
     config: Config
     sources: Sources = field(default_factory=Sources)
     notes: list[str] = field(default_factory=list)  # messages for stderr
+    resources_by_file: dict[str, int] = field(default_factory=dict)
 
     def failed(self) -> bool:
         threshold = severity_rank(self.config.fail_on)
@@ -506,11 +507,23 @@ def selected_rules(config: Config) -> list[Rule]:
 
 
 def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple[str, Problem]] = (),
-          jobs: int = 1, cache=None, started_ns: int | None = None) -> Report:
+          jobs: int = 1, cache=None, started_ns: int | None = None, context: list[InputFile] = ()) -> Report:
     """Check `inputs`. `jobs` > 1: the per-file stage runs in that many worker processes (when there is enough
     work); `cache`: a `karplint.engine.cache.Cache` (per-file summaries, cross-file verdicts, the last report). The
     findings are the same whatever `jobs` and `cache` are. `started_ns`: when the inputs were discovered (their
-    `stat`), for the cache."""
+    `stat`), for the cache. `context`: the project's other files, read by cross-file rules (the EC2NodeClass of
+    a NodePool staged alone, Cilium installed elsewhere) but not reported on: a partial run (pre-commit passes
+    only the staged files) judges each file as a run over the whole project would."""
+    if context:
+        asked = {i.display for i in inputs}
+        others = [c for c in context if c.display not in asked]
+        hidden = {c.display for c in others}
+        whole = check([*inputs, *others], config, extra_problems=extra_problems, jobs=jobs, cache=cache,
+                      started_ns=started_ns)
+        findings = [f for f in whole.findings if f.file not in hidden]
+        resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
+        return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
+            d: n for d, n in whole.resources_by_file.items() if d not in hidden})
     from karplint.engine.parallel import content_keys, run_files
 
     known = None
@@ -518,10 +531,10 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         known = content_keys(inputs, config, cache, started_ns)
         if all(known.keys):
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
-            if memo is not None:
+            if isinstance(memo, tuple) and len(memo) == 4:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources = memo
-                return Report(list(findings), files, resources, config, Sources(inputs))
+                findings, files, resources, by_file = memo
+                return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file)
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
     report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
@@ -529,7 +542,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         keys = [o.key for o in outcomes]
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
-                             (report.findings, report.files, report.resources))
+                             (report.findings, report.files, report.resources, report.resources_by_file))
         cache.save()
     return report
 
@@ -601,7 +614,8 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     findings = _apply_suppressions(findings, [o.summary for o in outcomes], finding_doc, config, selected)
     findings.sort(key=Finding.sort_key)
     return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
-                  sources if sources is not None else Sources())
+                  sources if sources is not None else Sources(),
+                  resources_by_file={o.summary.display: o.summary.resources for o in outcomes})
 
 
 def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, config, selected) -> list[Finding]:

@@ -54,6 +54,7 @@ def _requirements_path(res: Resource) -> Path:
       reads=(karpenter_resources,))
 def unknown_nodeclass(model: Model, ctx) -> Iterator:
     by_name = nodeclasses_by_name(model)
+    declared = {n for n in ctx.cluster.get("nodeclasses", ()) if isinstance(n, str)}  # created outside YAML
     if not by_name:
         return  # the run holds no EC2NodeClass: they live elsewhere, nothing to resolve against
     for res in model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh"):
@@ -61,13 +62,15 @@ def unknown_nodeclass(model: Model, ctx) -> Iterator:
         if ref is None or not refers_to_ec2nodeclass(ref):
             continue
         name = ref.get("name")
-        if not isinstance(name, str) or not name or is_placeholder(name) or name in by_name:
+        if not isinstance(name, str) or not name or is_placeholder(name) or name in by_name or name in declared:
             continue
         known = ", ".join(sorted(by_name)[:5]) + (", ..." if len(by_name) > 5 else "")
         yield ctx.violation(
             res, nodeclass_ref_path(res) + ("name",),
-            f"{res} references EC2NodeClass `{name}`, which none of the checked files defines (they define: "
-            f"{known}); Karpenter launches no nodes for this {res.kind} (NodeClassReady=False)")
+            f"{res} references EC2NodeClass `{name}`, which no checked file defines\n"
+            f"help: fix the name (the files define: {known}), or declare a class created elsewhere in "
+            "`[tool.karplint.cluster] nodeclasses`\n"
+            f"note: Karpenter launches no nodes for this {res.kind} (NodeClassReady=False)")
 
 
 @rule("KPL602", "nodeclassref-group-kind", category="references", severity="error",
