@@ -122,7 +122,7 @@ def secret_in_userdata(res: Resource, ctx) -> Iterator:
 
 # ---------------------------------------------------------------------------------------------- NodePool
 
-@rule("KPL705", "nodepool-without-limits", category="security", severity="warning",
+@rule("KPL705", "nodepool-without-limits", category="security", severity="info",
       summary="A NodePool without spec.limits can launch capacity without bound", kinds=("NodePool",))
 def nodepool_without_limits(res: Resource, ctx) -> Iterator:
     if res.group != "karpenter.sh" or not isinstance(res.data.get("spec"), dict):

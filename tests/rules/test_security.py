@@ -89,7 +89,7 @@ def test_catalog_b_rules_are_registered():
         "KPL702": ("imds-hop-limit", "security", "warning"),
         "KPL703": ("unencrypted-ebs", "security", "warning"),
         "KPL704": ("secret-in-userdata", "security", "error"),
-        "KPL705": ("nodepool-without-limits", "security", "warning"),
+        "KPL705": ("nodepool-without-limits", "security", "info"),
         "KPL706": ("ami-alias-latest", "security", "info"),
     }
     for code, (slug, category, severity) in expected.items():
