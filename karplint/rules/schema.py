@@ -48,7 +48,7 @@ def pattern_mismatch(res, ctx):
 
 
 @rule("KPL103", "required-field-missing", category="schema", severity="error",
-      summary="A field the CRD schema requires is missing or empty", kinds=KINDS)
+      summary="A field the CRD schema requires is missing or empty", kinds=KINDS, fix="safe")
 def required_field_missing(res, ctx):
     yield from _emit(res, ctx, "required")
 

@@ -583,8 +583,10 @@ class _Run:
             msg = f"{label} is required in every {format_path(parent[:-1])} entry"
         else:
             msg = f"{label} is required when {format_path(parent)} is set"
+        fix = _add_node_class_group(self.res.doc, parent) if name == "group" and parent[-1:] == ("nodeClassRef",) \
+            else None
         # On the parent mapping's key (a list item has no key: its first line).
-        self.add(SchemaError("required", parent, "key", msg, ident=("required", path),
+        self.add(SchemaError("required", parent, "key", msg, fix, ident=("required", path),
                              defer_to=self._deferred(parent, name)))
 
     def _deferred(self, parent: Path, name: str) -> str | None:
@@ -741,6 +743,13 @@ def _move_expire_after(doc: Document, path: Path) -> Fix | None:
     """spec.disruption.expireAfter -> spec.template.spec.expireAfter (v1beta1 -> v1), block style only."""
     disruption, tspec = ("spec", "disruption"), ("spec", "template", "spec")
     d, t = doc.get(disruption), doc.get(tspec)
+    if isinstance(d, dict) and isinstance(t, dict) and len(d) > 1 and "expireAfter" in t:
+        # Already moved: a copy with the same value left behind is deleted; a different value needs a decision.
+        entry = _own_line_entry(doc, path) if t["expireAfter"] == d.get("expireAfter") else None
+        if entry is None or not _block(doc, disruption):
+            return None
+        return Fix("delete spec.disruption.expireAfter (spec.template.spec.expireAfter holds the same value)",
+                   "safe", (Edit(entry[0], entry[1], ""),))
     if not (isinstance(d, dict) and isinstance(t, dict) and t and len(d) > 1 and "expireAfter" not in t):
         return None
     if not (_block(doc, disruption) and _block(doc, tspec)):
@@ -819,6 +828,23 @@ def _node_class_ref(doc: Document, path: Path) -> Fix | None:
         edits.append(Edit(nxt, nxt, f"{indent}kind: {kind}{newline}"))
         desc += f" and kind: {kind}"
     return Fix(desc, "safe", tuple(edits))
+
+
+def _add_node_class_group(doc: Document, ref_path: Path) -> Fix | None:
+    """nodeClassRef with `kind: EC2NodeClass` and no group: the kind says the group (karpenter.k8s.aws). The
+    line `group: ...` goes right above `kind:`, indented like it; block style only."""
+    ref = doc.get(ref_path)
+    if not isinstance(ref, dict) or "group" in ref or not _block(doc, ref_path):
+        return None
+    group = next((g for g, k in _NODECLASS_KINDS.items() if k == ref.get("kind")), None)
+    entry = _own_line_entry(doc, ref_path + ("kind",)) if group else None
+    if entry is None:
+        return None
+    start, nxt, indent = entry
+    text = doc.source.text
+    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else "\n"
+    return Fix(f"add group: {group} (the group of kind {ref['kind']})", "safe",
+               (Edit(start, start, f"{indent}group: {group}{newline}"),))
 
 
 def _when_underutilized(doc: Document, path: Path) -> Fix | None:
