@@ -28,6 +28,28 @@ class OutputFormat(str, Enum):
     concise = "concise"
 
 
+class ColorChoice(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def use_color(choice: "ColorChoice | None", stream) -> bool:
+    """--color always/never decides; else NO_COLOR (any value) turns colour off, FORCE_COLOR (non-empty) on
+    (CI logs that render ANSI), and otherwise colour only on a terminal (pre-commit runs hooks in a pseudo-terminal
+    when its own output is coloured, so the hook's colour follows pre-commit's)."""
+    if choice is not None and choice != ColorChoice.auto:
+        return choice == ColorChoice.always
+    if "NO_COLOR" in os.environ:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class Level(str, Enum):
     error = "error"
     warning = "warning"
@@ -72,6 +94,7 @@ def check(
     stdin_filename: Optional[str] = None,
     quiet: bool = False,
     statistics: bool = False,
+    color: Optional[ColorChoice] = None,
     jobs: Optional[int] = None,
     no_cache: bool = False,
     fix: bool = False,
@@ -182,7 +205,7 @@ def check(
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    color = (output is None and fmt == "text" and report_out.isatty() and "NO_COLOR" not in os.environ)
+    color = output is None and fmt == "text" and use_color(color, report_out)
     try:
         if output is not None:
             with open(output, "w", encoding="utf-8") as fh:
@@ -260,6 +283,7 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "stdin_filename": (("--stdin-filename",), "str"),
     "quiet": (("--quiet", "-q"), "flag"),
     "statistics": (("--statistics",), "flag"),
+    "color": (("--color",), "ColorChoice"),
     "jobs": (("--jobs", "-j"), "int"),
     "no_cache": (("--no-cache",), "flag"),
     "fix": (("--fix",), "flag"),
@@ -300,6 +324,8 @@ def _fast_check(argv: list[str]) -> int | None:
                 kwargs[dest] = OutputFormat(value)
             elif kind == "Level":
                 kwargs[dest] = Level(value)
+            elif kind == "ColorChoice":
+                kwargs[dest] = ColorChoice(value)
             elif kind == "int":
                 kwargs[dest] = int(value)
                 if kwargs[dest] < 1:

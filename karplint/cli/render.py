@@ -100,7 +100,7 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
     from karplint.engine import InputFile, load_input
     from karplint.report import escape
 
-    console = console or Console(highlight=False)
+    console = console or Console(highlight=False, soft_wrap=True)  # no wrapping: long lines stay greppable
     err = Console(stderr=True, highlight=False)
     version = None
     if karpenter_version:

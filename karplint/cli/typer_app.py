@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from karplint import __version__, cli
-from karplint.cli import Level, OutputFormat, _die
+from karplint.cli import ColorChoice, Level, OutputFormat, _die, use_color
 
 app = typer.Typer(
     name="karplint",
@@ -70,6 +70,9 @@ def check(
                                help="text and concise formats: the findings only, no summary line."),
     statistics: bool = typer.Option(False, "--statistics",
                                     help="Instead of the findings, their number per rule, most frequent first."),
+    color: Optional[ColorChoice] = typer.Option(
+        None, "--color", help="Colour the text report: auto (a terminal; NO_COLOR and FORCE_COLOR are honoured), "
+        "always or never."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Worker processes for parsing and per-file rules (default: CPU cores)."),
     no_cache: bool = typer.Option(False, "--no-cache",
@@ -87,7 +90,7 @@ def check(
               ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
               config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
-              statistics=statistics,
+              statistics=statistics, color=color,
               jobs=jobs, no_cache=no_cache,
               fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
 
@@ -121,10 +124,16 @@ def rules_cmd(
             print_coverage(data, sys.stdout, verbose=verbose)
         return
 
+    if output_format not in (OutputFormat.text, OutputFormat.json):
+        _die(f"karplint rules: --output-format {output_format.value} is not supported here (text or json)")
     rules = all_rules()
     if output_format == OutputFormat.json:
         typer.echo(json.dumps([{"code": r.code, "slug": r.slug, "category": r.category, "severity": r.severity,
                                 "fix": r.fix, "summary": r.summary} for r in rules], indent=2))
+        return
+    if not sys.stdout.isatty():  # for grep and cut: one tab-separated line per rule, no wrapping, no padding
+        for r in rules:
+            typer.echo("\t".join((r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)))
         return
     from rich.console import Console
     from rich.table import Table
@@ -134,23 +143,49 @@ def rules_cmd(
         table.add_column(col, overflow="fold")
     for r in rules:
         table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
-    tty = sys.stdout.isatty()
-    Console(no_color="NO_COLOR" in os.environ or not tty, width=None if tty else 200).print(table)
+    Console(no_color="NO_COLOR" in os.environ).print(table)
 
 
 @app.command()
-def explain(code: str = typer.Argument(..., help="A rule code (KPL201) or slug.")) -> None:
-    """Print a rule's documentation."""
+def explain(
+    code: str = typer.Argument(..., help="A rule code (KPL201) or slug."),
+    color: Optional[ColorChoice] = typer.Option(None, "--color", help="auto (a terminal), always or never."),
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="On a terminal, page documents taller than it."),
+) -> None:
+    """Print a rule's documentation: rendered on a terminal (paged when long), plain Markdown when piped."""
+    import sys
+
     from karplint.docs import rule_doc
     from karplint.rules import get_rule
 
     r = get_rule(code)
     if r is None:
-        _die(f"no rule {code!r}; `karplint rules` lists them")
+        import difflib
+
+        from karplint.rules import all_rules
+
+        near = difflib.get_close_matches(code, [x.code for x in all_rules()] + [x.slug for x in all_rules()], n=3)
+        _die(f"no rule {code!r}" + (f"; did you mean {', '.join(near)}?" if near else "; `karplint rules` lists them"))
     doc = rule_doc(r.code)
-    typer.echo(f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
-               + (f", fix: {r.fix}" if r.fix else "") + "\n")
-    typer.echo(doc.text if doc else r.summary)
+    header = (f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
+              + (f", fix: {r.fix}" if r.fix else ""))
+    text = doc.text if doc else r.summary
+    if not use_color(color, sys.stdout):
+        typer.echo(header + "\n")
+        typer.echo(text)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console(force_terminal=True, highlight=False)
+    body = Markdown(text, code_theme="ansi_dark")
+    if pager and sys.stdout.isatty() and text.count("\n") + 2 > console.height:
+        with console.pager(styles=True):
+            console.print(header, style="bold", markup=False)
+            console.print(body)
+    else:
+        console.print(header, style="bold", markup=False)
+        console.print(body)
 
 
 @app.command()
