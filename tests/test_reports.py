@@ -134,3 +134,16 @@ def test_text_report_without_rich_is_the_rich_one(files):
     text = _render(report, "text")
     assert text == _by_rich(list(_lines(report)))
     assert text.endswith("file(s).\n" if files is BAD else "resource(s).\n")
+
+
+def test_sarif_security_rules_carry_security_severity(sarif_schema):
+    np = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n"
+          "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n"
+          "      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]\n")
+    sarif = json.loads(_render(lint_report({"np.yaml": np}), "sarif"))
+    jsonschema.validate(sarif, sarif_schema)
+    rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["KPL701"]["properties"]["security-severity"] == "5.5"
+    assert "security" in rules["KPL701"]["properties"]["tags"]
+    assert "security-severity" not in rules["KPL801"]["properties"]
+    assert all("markdown" in r["help"] for r in rules.values() if "help" in r)

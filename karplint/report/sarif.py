@@ -13,6 +13,8 @@ from karplint.report.json import dumps_indented
 from karplint.rules import all_rules
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+# GitHub's bands: over 9.0 critical, 7.0-8.9 high, 4.0-6.9 medium, 0.1-3.9 low.
+SECURITY_SEVERITY = {"error": "8.0", "warning": "5.5", "info": "2.0"}
 
 
 def _uri(path: str) -> str:
@@ -40,6 +42,10 @@ def render_sarif(report: Report) -> str:
         }
         if doc is not None:
             entry["help"] = {"text": doc.text, "markdown": doc.text}
+        if r.category == "security":  # GitHub code scanning ranks security alerts by this score (0.0-10.0)
+            entry["properties"]["tags"].append("security")
+            entry["properties"]["security-severity"] = SECURITY_SEVERITY[
+                report.config.severity.get(r.code, r.severity)]
         driver_rules.append(entry)
     results = []
     for f in report.findings:
