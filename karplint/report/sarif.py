@@ -43,7 +43,6 @@ def render_sarif(report: Report) -> str:
         if doc is not None:
             entry["help"] = {"text": doc.text, "markdown": doc.text}
         if r.category == "security":  # GitHub code scanning ranks security alerts by this score (0.0-10.0)
-            entry["properties"]["tags"].append("security")
             entry["properties"]["security-severity"] = SECURITY_SEVERITY[
                 report.config.severity.get(r.code, r.severity)]
         driver_rules.append(entry)
