@@ -45,3 +45,16 @@ def test_valid_selectors_and_plausible_releases_still_run(tmp_path, args):
     (tmp_path / "np.yaml").write_text(NODEPOOL)
     proc = run_cli("check", "np.yaml", "--no-cache", *args, cwd=tmp_path)
     assert proc.returncode in (0, 1) and "error:" not in proc.stderr
+
+
+def test_show_settings_names_the_file_the_release_and_its_source(tmp_path):
+    (tmp_path / ".karplint.toml").write_text('karpenter-version = "1.1.0"\nignore = ["KPL705"]\n')
+    proc = run_cli("check", "--show-settings", ".", cwd=tmp_path)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f"configuration file: {tmp_path / '.karplint.toml'}"
+    assert lines[1] == f"karpenter version: 1.1.0 (from {tmp_path / '.karplint.toml'})"
+    rules_on = next(ln for ln in lines if ln.startswith("rules on: "))
+    assert "KPL801" in rules_on and "KPL705" not in rules_on
+    cli = run_cli("check", "--show-settings", "--karpenter-version", "1.0.0", ".", cwd=tmp_path)
+    assert "karpenter version: 1.0.0 (from --karpenter-version)" in cli.stdout

@@ -95,6 +95,7 @@ def check(
     quiet: bool = False,
     statistics: bool = False,
     color: Optional[ColorChoice] = None,
+    show_settings: bool = False,
     jobs: Optional[int] = None,
     no_cache: bool = False,
     fix: bool = False,
@@ -158,6 +159,9 @@ def check(
             _die(f"--karpenter-version: {why}")
     if exclude:
         cfg.exclude += list(exclude)
+    if show_settings:
+        _show_settings(cfg, no_cache)
+        raise SystemExit(0)
 
     started_ns = time.time_ns()  # before discovery stat()s the files: the cache's racy-check reference
     try:
@@ -217,6 +221,35 @@ def check(
     if not inputs and not found.problems:
         sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
+
+
+def _show_settings(cfg, no_cache: bool) -> None:
+    """What a check would use, and where each setting came from (ruff's --show-settings)."""
+    from karplint.engine import selected_rules
+    from karplint.engine.cache import default_directory
+
+    rules = selected_rules(cfg)
+    source = {"default": "karplint's default (the newest bundled release)"}.get(
+        cfg.karpenter_version_source, cfg.karpenter_version_source)
+    lines = [
+        f"configuration file: {cfg.path or '(none: defaults)'}",
+        f"karpenter version: {cfg.karpenter_version} (from {source})",
+        f"fail-on: {cfg.fail_on}",
+        f"select: {', '.join(cfg.select)}; extend-select: {', '.join(cfg.extend_select) or '-'}; "
+        f"ignore: {', '.join(cfg.ignore) or '-'}",
+        f"rules on: {len(rules)}: {' '.join(r.code for r in rules)}",
+        f"severity overrides: {', '.join(f'{k}={v}' for k, v in sorted(cfg.severity.items())) or '-'}",
+        f"per-file-ignores: {'; '.join(f'{g}: {chr(44).join(c)}' for g, c in cfg.per_file_ignores.items()) or '-'}",
+        f"cluster: {', '.join(f'{k}={v}' for k, v in sorted(cfg.cluster.items())) or '-'}",
+        f"options: {', '.join(f'{k}={v}' for k, v in sorted(cfg.options.items())) or '(rule defaults)'}",
+        f"exclude: {', '.join(cfg.exclude) or '-'}",
+        f"project context for named files: {'on' if cfg.project_context else 'off'}",
+        f"max-file-size: {cfg.max_file_size:,} bytes",
+        "cache: " + ("off (--no-cache)" if no_cache else str(default_directory(cfg))),
+    ]
+    from karplint.report import escape
+
+    sys.stdout.write("".join(escape.name(line) + "\n" for line in lines))
 
 
 def _project_context(paths: list[str], cfg, found, no_respect_gitignore: bool, follow_links: bool) -> list:
@@ -284,6 +317,7 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "quiet": (("--quiet", "-q"), "flag"),
     "statistics": (("--statistics",), "flag"),
     "color": (("--color",), "ColorChoice"),
+    "show_settings": (("--show-settings",), "flag"),
     "jobs": (("--jobs", "-j"), "int"),
     "no_cache": (("--no-cache",), "flag"),
     "fix": (("--fix",), "flag"),

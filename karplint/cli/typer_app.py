@@ -73,6 +73,9 @@ def check(
     color: Optional[ColorChoice] = typer.Option(
         None, "--color", help="Colour the text report: auto (a terminal; NO_COLOR and FORCE_COLOR are honoured), "
         "always or never."),
+    show_settings: bool = typer.Option(False, "--show-settings",
+                                       help="Print the settings a check would use (configuration file, release and "
+                                       "where it came from, rules on) and exit."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
                                        help="Worker processes for parsing and per-file rules (default: CPU cores)."),
     no_cache: bool = typer.Option(False, "--no-cache",
@@ -90,7 +93,7 @@ def check(
               ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
               config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
-              statistics=statistics, color=color,
+              statistics=statistics, color=color, show_settings=show_settings,
               jobs=jobs, no_cache=no_cache,
               fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
 
