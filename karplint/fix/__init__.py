@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, TextIO
 
 from karplint.config import Config
-from karplint.engine import InputFile, Report, check
+from karplint.engine import InputFile, Report, check, read_regular
 from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
 from karplint.readers.loader import Problem, _yaml, _yaml_text, load
@@ -76,6 +76,23 @@ class FixOutcome:
     notes: list[str] = field(default_factory=list)
     inputs: list[InputFile] = field(default_factory=list)
     extra_problems: list = field(default_factory=list)
+    before: Report | None = None  # the findings before any fix
+
+    def uncovered(self) -> list[Finding]:
+        """Findings the fixes brought to light: after, and not before (by file, code and headline; lines move)."""
+        from collections import Counter
+
+        if self.before is None:
+            return []
+        seen = Counter((f.file, f.code, f.parts[0]) for f in self.before.findings)
+        out = []
+        for f in self.report.findings:
+            key = (f.file, f.code, f.parts[0])
+            if seen[key]:
+                seen[key] -= 1
+            else:
+                out.append(f)
+        return out
 
     @property
     def changed(self) -> list[FileFix]:
@@ -186,14 +203,13 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
     for item in inputs:
         if item.data is None and item.abspath is not None and os.path.isfile(item.abspath):
             try:  # (never open a FIFO or device here: the check reports those)
-                with open(item.abspath, "rb") as fh:
-                    data = fh.read(config.max_file_size + 1)
+                data = read_regular(item.abspath, config.max_file_size)
                 base.append(InputFile(item.display, item.abspath, data))
             except OSError:
                 base.append(item)  # the check reports it
         else:
             base.append(item)
-    report = check(base, config, extra_problems=extra_problems)
+    report = initial = check(base, config, extra_problems=extra_problems)
     files: dict[str, FileFix] = {}
     broken = {f.file for f in report.findings if f.code in UNFIXABLE_INPUT}
     for item in base:
@@ -252,7 +268,7 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
         if ff.error:
             ff.text = ff.source.text
             notes.append(f"{ff.display}: fixes not applied, file left unchanged: {ff.error}")
-    return FixOutcome(report, list(files.values()), notes, base, list(extra_problems))
+    return FixOutcome(report, list(files.values()), notes, base, list(extra_problems), before=initial)
 
 
 # ---------------------------------------------------------------------------------------------- writing
@@ -389,10 +405,23 @@ def _git_quoted(path: str) -> str:
 # ---------------------------------------------------------------------------------------------- CLI glue
 
 def _summary(outcome: FixOutcome) -> str:
-    remaining = sum(1 for f in outcome.report.findings)
-    files = len(outcome.changed)
-    return (f"{outcome.fixed} finding(s) fixed in {files} file(s), {remaining} remaining"
-            if outcome.fixed else f"no fixes applied, {remaining} finding(s) remaining")
+    """What --fix did: how many findings of which rules it fixed, what remains, and what the fixes uncovered."""
+    from collections import Counter
+
+    remaining = len(outcome.report.findings)
+    if not outcome.fixed:
+        return f"no fixes applied, {remaining} finding(s) remaining"
+    by_code: Counter = Counter()
+    for ff in outcome.changed:
+        for (code, _desc), n in ff.applied.items():
+            by_code[code] += n
+    codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(by_code.items()))
+    new = outcome.uncovered()
+    text = f"{outcome.fixed} finding(s) fixed in {len(outcome.changed)} file(s) ({codes}), {remaining} remaining"
+    if new:
+        text += (f"; the fixes uncovered {len(new)} new finding(s): "
+                 + ", ".join(f"{f.file}:{f.span.line} {f.code}" for f in new[:5]) + (", ..." if len(new) > 5 else ""))
+    return text
 
 
 def show_fixes(outcome: FixOutcome, out: TextIO) -> None:

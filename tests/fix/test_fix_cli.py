@@ -150,3 +150,16 @@ def test_json_report_after_fix(tmp_path, run_fix_cli):
     [f] = report["findings"]
     assert f["code"] == "KPL992" and f["fix"]["applicability"] == "unsafe"
     assert f["fix"]["edits"][0]["replacement"] == "    consolidateAfter: 0s\n"
+
+
+def test_fix_summary_names_what_was_fixed_and_what_the_fixes_uncovered(tmp_path):
+    import shutil
+
+    from karplint.testing import REPO, run_cli
+
+    for f in (REPO / "examples" / "quickstart").glob("*.yaml"):
+        shutil.copy(f, tmp_path / f.name)
+    proc = run_cli("check", ".", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    summary = proc.stderr.strip().splitlines()[-1]
+    assert summary.startswith("karplint: 5 finding(s) fixed in 3 file(s) (KPL201, KPL301 x2, KPL401, KPL811), ")
+    assert "the fixes uncovered 2 new finding(s): nodepools.yaml:17 KPL411, workloads.yaml:13 KPL410" in summary
