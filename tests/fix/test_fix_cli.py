@@ -38,7 +38,7 @@ def test_fix_then_idempotent(tmp_path, run_fix_cli):
     make_tree(tmp_path)
     p = run_fix_cli("check", *SEL, "--fix", ".", cwd=tmp_path)
     assert p.returncode == 1, p.stderr  # the unsafe KPL992 findings remain
-    assert b"8 finding(s) fixed in 4 file(s), 4 remaining" in p.stderr
+    assert b"8 finding(s) fixed in 4 file(s) (KPL991 x4, KPL994 x4), 4 remaining" in p.stderr
     assert p.stdout.count(b"KPL992") == 4 and b"KPL991" not in p.stdout
     after = snapshot(tmp_path)
     assert b"WhenEmptyOrUnderutilized   # old name\r\n  template:" in after["sub/crlf.yaml"]
