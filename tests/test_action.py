@@ -1,0 +1,79 @@
+"""The GitHub Action's steps (action/run.sh), run here as the runner would run them: paths one per line with
+spaces kept, annotations, the SARIF file, the job summary and the step's outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from karplint.testing import REPO, need_shared
+
+OLD = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n"
+
+
+def _run(tmp_path, cwd, **env_extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env.update({"RUNNER_TEMP": str(tmp_path / "runner"), "GITHUB_OUTPUT": str(tmp_path / "output"),
+                "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "ACTION_PATH": str(REPO),
+                "KARPLINT_BIN": f"{sys.executable} -m karplint", **env_extra})
+    for name in ("output", "summary.md"):
+        (tmp_path / name).write_text("")
+    return subprocess.run(["bash", str(REPO / "action" / "run.sh"), "check"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_step(tmp_path):
+    proj = tmp_path / "proj"
+    (proj / "my dir").mkdir(parents=True)
+    (proj / "other").mkdir()
+    (proj / "my dir" / "np.yaml").write_text(OLD)
+    (proj / "other" / "np.yaml").write_text(OLD.replace("old", "older"))
+    (proj / "ignored").mkdir()
+    (proj / "ignored" / "np.yaml").write_text(OLD)
+    sarif = tmp_path / "out.sarif"
+    proc = _run(tmp_path, proj, PATHS="my dir\n\nother\r\n", ARGS="--select KPL801 --no-cache",
+                SARIF_FILE=str(sarif))
+    assert proc.returncode == 1, proc.stderr
+    annotations = [ln for ln in proc.stdout.splitlines() if ln.startswith("::error ")]
+    assert [a.split(",")[0] for a in annotations] == ["::error file=my dir/np.yaml", "::error file=other/np.yaml"]
+    outputs = dict(ln.split("=", 1) for ln in (tmp_path / "output").read_text().splitlines())
+    assert outputs == {"findings": "2", "errors": "2", "warnings": "0", "sarif-file": str(sarif)}
+    summary = (tmp_path / "summary.md").read_text()
+    assert "2 finding(s) in 2 file(s)" in summary and "| KPL801 removed-api-version | 2 |" in summary
+    report = json.loads(sarif.read_text())
+    jsonschema.validate(report, json.loads((need_shared() / "sarif" / "sarif-schema-2.1.0.json").read_text()))
+    assert len(report["runs"][0]["results"]) == 2
+
+
+def test_clean_tree_passes_and_still_writes_sarif(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    sarif = tmp_path / "out.sarif"
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE=str(sarif), SUMMARY="false")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(sarif.read_text())["runs"][0]["results"] == []
+    assert (tmp_path / "summary.md").read_text() == ""
+
+
+def test_action_yml_passes_inputs_as_data():
+    """Inputs reach the steps through env: `${{ inputs.x }}` inside `run:` would be a script injection."""
+    action = YAML(typ="safe").load((REPO / "action.yml").read_text())
+    for step in action["runs"]["steps"]:
+        assert "${{" not in step.get("run", "")
+        if "run" in step:
+            assert step["run"].strip("'").startswith('"$ACTION_PATH/action/run.sh"')
+    assert set(action["outputs"]) == {"findings", "errors", "sarif-file"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="bash")
+def test_run_sh_needs_a_step_name(tmp_path):
+    proc = subprocess.run(["bash", str(REPO / "action" / "run.sh")], capture_output=True, text=True,
+                          env={**os.environ, "RUNNER_TEMP": str(tmp_path)})
+    assert proc.returncode != 0 and "usage" in proc.stderr
