@@ -150,6 +150,26 @@ def rules_cmd(
 
 
 @app.command()
+def clean(
+    path: str = typer.Argument(".", help="A file or directory of the project whose cache to remove."),
+    config: Optional[str] = typer.Option(None, "--config", help="Configuration file (its directory's cache)."),
+) -> None:
+    """Remove karplint's cache for this project (the directory `check` would use; see README "Performance")."""
+    from karplint.config import ConfigError, load_config
+    from karplint.engine.cache import clear, default_directory
+
+    try:
+        cfg = load_config(config, Path(path))
+    except ConfigError as exc:
+        _die(str(exc))
+    directory = default_directory(cfg)
+    removed, refused = clear(directory)
+    if refused:
+        _die(f"{directory}: {refused}; nothing removed")
+    typer.echo(f"removed {removed} cache file(s) from {directory}" if removed else f"no cache at {directory}")
+
+
+@app.command()
 def explain(
     code: str = typer.Argument(..., help="A rule code (KPL201) or slug."),
     color: Optional[ColorChoice] = typer.Option(None, "--color", help="auto (a terminal), always or never."),

@@ -413,3 +413,29 @@ def _mark_cache_dir(directory: Path) -> None:
             continue
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+
+
+def clear(directory: Path) -> tuple[int, str | None]:
+    """Remove the files karplint keeps in `directory` (never through a link, never anything else), and the
+    directory when that leaves it empty. (number removed, why nothing was removed or None)."""
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return 0, None
+    except OSError as exc:
+        return 0, exc.strerror
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        return 0, "not a directory (or a symbolic link)"
+    removed = 0
+    for entry in os.scandir(directory):
+        stem, dot, ext = entry.name.rpartition(".")
+        ours = (entry.name in (".gitignore", "CACHEDIR.TAG") or entry.name.startswith(".tmp-")
+                or (dot and ext in ("index", "pack", "docs") and len(stem) == 32))
+        if ours and entry.is_file(follow_symlinks=False):
+            _unlink(entry.path)
+            removed += 1
+    try:
+        os.rmdir(directory)
+    except OSError:
+        pass  # something else lives there: left alone
+    return removed, None

@@ -329,3 +329,18 @@ def test_escape_sequences_in_userdata_and_configuration(tmp_path):
     out = run_cli("render", "nc.yaml", cwd=proj)
     assert out.returncode == 0 and "register-with-taints" in out.stdout
     _no_escape_or_command(out.stdout, out.stderr)
+
+
+def test_clean_removes_the_cache_and_nothing_else(tmp_path):
+    proj = _project(tmp_path)
+    run_cli("check", ".", cwd=proj)
+    cache = proj / ".karplint_cache"
+    (cache / "mine.txt").write_text("not karplint's")
+    out = run_cli("clean", cwd=proj)
+    assert out.returncode == 0 and "removed 4 cache file(s)" in out.stdout
+    assert [p.name for p in cache.iterdir()] == ["mine.txt"]
+    (cache / "mine.txt").unlink()
+    cache.rmdir()
+    cache.symlink_to(tmp_path, target_is_directory=True)
+    out = run_cli("clean", cwd=proj)
+    assert out.returncode == 2 and "symbolic link" in out.stderr and (tmp_path / "proj").is_dir()
