@@ -320,7 +320,7 @@ def target_karpenter(ctx) -> tuple[Version, str, bool]:
     found = deployed_karpenter(ctx.model)
     if found is not None:
         return found.version, f"Karpenter {found.version} from {found.where}", True
-    return ctx.karpenter_version, f"Karpenter {ctx.karpenter_version} (default target; set karpenter-version)", False
+    return ctx.karpenter_version, f"Karpenter {ctx.karpenter_version}", False  # (the default: --show-settings says so)
 
 
 # ------------------------------------------------------------------------------------------ what detection reads

@@ -71,9 +71,10 @@ def removed_api_version(res, ctx):
         return
     target = f"Karpenter {ctx.karpenter_version}"
     if removed_in:
-        msg = f"{res.api_version} {res.kind} is not served by {target} (removed in {removed_in}); {hint}"
+        msg = (f"{res.api_version} {res.kind} is not served by {target} (removed in {removed_in})\n"
+               f"help: {hint}")
     else:
-        msg = f"{res.api_version} {res.kind} is not served by {target} ({hint})"
+        msg = f"{res.api_version} {res.kind} is not served by {target}\nnote: {hint}"
     yield ctx.violation(res, ("apiVersion",), msg)
 
 

@@ -71,9 +71,10 @@ def consolidate_after_required(res, ctx):
             fix = Fix("add `consolidateAfter: 0s` (Karpenter's default when it defaults the field)", "safe", edits)
     yield ctx.violation(
         res, DISRUPTION,
-        "spec.disruption.consolidateAfter is required whenever `disruption` is written: every released v1 CRD "
-        "rejects the NodePool (`spec.disruption.consolidateAfter: Required value`, aws/karpenter-provider-aws#8846); "
-        "only an absent `disruption` is defaulted. Add `consolidateAfter: 0s` to keep today's behaviour",
+        "spec.disruption.consolidateAfter is missing: the API server rejects this NodePool\n"
+        "help: add `consolidateAfter: 0s` to keep today's behaviour\n"
+        "note: every released v1 CRD requires it once `disruption` is written (`spec.disruption.consolidateAfter: "
+        "Required value`); only an absent `disruption` is defaulted (aws/karpenter-provider-aws#8846)",
         on="key", fix=fix)
 
 
@@ -493,8 +494,8 @@ def removed_disruption_annotation(model, ctx):
                     fix = Fix(f"rename `{key}` to `{replacement}`", "safe", edits)
             yield ctx.violation(
                 res, path + (key,),
-                f"`{key}` was deprecated in v{deprecated} and removed in v{removed}; {where} ignores it, so this "
-                f"{'pod' if site == 'pod' else 'node'} is not protected from disruption; use `{replacement}`",
+                f"`{key}` is ignored by {where}: this {'pod' if site == 'pod' else 'node'} is not protected from "
+                f"disruption\nhelp: use `{replacement}`\nnote: deprecated in v{deprecated}, removed in v{removed}",
                 on="key", fix=fix)
 
 

@@ -91,9 +91,9 @@ def tolerates_dead_node(res: Resource, ctx) -> Iterator:
         if seconds is None:
             yield ctx.violation(
                 res, path,
-                f"tolerates `{taint}:NoExecute` without tolerationSeconds: its pods stay bound to a dead node "
-                f"forever instead of being evicted after 300s (the Kubernetes default) and rescheduled; set "
-                f"tolerationSeconds (at most {_duration(window)}, the node-repair window)")
+                f"tolerates `{taint}:NoExecute` forever: its pods stay bound to a dead node\n"
+                f"help: set tolerationSeconds (at most {_duration(window)}, the node-repair window)\n"
+                "note: without it they are never evicted (the Kubernetes default is 300s) and never rescheduled")
         elif isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > window:
             yield ctx.violation(
                 res, path + ("tolerationSeconds",),

@@ -29,8 +29,10 @@ def imdsv1_enabled(res: Resource, ctx) -> Iterator:
         return
     path = ("spec", "metadataOptions", "httpTokens")
     if res.get(path) == "optional" and res.get(("spec", "metadataOptions", "httpEndpoint")) != "disabled":
-        yield ctx.violation(res, path, "httpTokens: optional enables IMDSv1: any SSRF in a pod can read the node "
-                                       "role's credentials without a session token; use `required` (the default)")
+        yield ctx.violation(res, path, "httpTokens: optional enables IMDSv1\n"
+                                       "help: use `required` (the default)\n"
+                                       "note: any SSRF in a pod can then read the node role's credentials without "
+                                       "a session token")
 
 
 @rule("KPL702", "imds-hop-limit", category="security", severity="warning",
@@ -136,8 +138,10 @@ def nodepool_without_limits(res: Resource, ctx) -> Iterator:
         return
     where = ("spec", "limits") if "limits" in res.spec else ("spec",)
     yield ctx.violation(res, where,
-                        "no spec.limits: a scheduling bug, a runaway Deployment or a pod that never fits lets this "
-                        "NodePool launch instances without bound; set limits.cpu / limits.memory", on="key")
+                        "no spec.limits: this NodePool can launch capacity without bound\n"
+                        "help: set limits.cpu / limits.memory\n"
+                        "note: a scheduling bug, a runaway Deployment or a pod that never fits keeps it launching",
+                        on="key")
 
 
 # Version formats of pinned aliases (AMI release tags), for the message.

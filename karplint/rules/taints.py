@@ -84,8 +84,10 @@ def _missing(model: Model, ctx, want_cni: bool):
             path = STARTUP if np.doc.exact(STARTUP) else TEMPLATE_SPEC
             yield ctx.violation(
                 np, path,
-                f"{_origin(f)} but NodePool {np.name or '<unnamed>'} has no startup taint `{f.taint_key}`: "
-                f"{consequence}; add it to spec.template.spec.startupTaints with {why}",
+                f"NodePool {np.name or '<unnamed>'} lacks the startup taint `{f.taint_key}`\n"
+                f"help: add `{f.taint_key}:{effect}` to spec.template.spec.startupTaints"
+                + ("" if f.applies_effect else f" ({why})") + "\n"
+                f"note: {_origin(f)}; {consequence}",
                 on="key", fix=_add_startup_taint_fix(np, f.taint_key, effect))
 
 

@@ -182,8 +182,9 @@ def bootstrap_equals_option(res, ctx):
                           "drop-in is written and the kubelet starts without these flags (no taints, no labels)")
             else:
                 effect = f"bootstrap.sh stores it as an ignored positional, so {eq.option} is never set"
-            message = (f"bootstrap.sh only recognises `{eq.option} VALUE` (two words); `{shown}` is not an option: "
-                       f"{effect}")
+            message = (f"bootstrap.sh ignores `{eq.option}=...`: it reads `{eq.option} VALUE` (two words)\n"
+                       f"help: write `{eq.option} 'VALUE'`\n"
+                       f"note: `{shown}` is not an option; {effect}")
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end), message, fix=_equals_fix(ba, eq))
 
 
@@ -495,7 +496,7 @@ def custom_missing_unregistered_taint(res, ctx):
                    "node before Karpenter has synced its labels and taints")
     near = _near_miss(taints)
     registered = ", ".join(str(t) for t in taints) or "no taints"
-    msg = f"Custom userData must make the kubelet register {UNREGISTERED}, but it registers {registered}"
+    msg = f"Custom userData does not register {UNREGISTERED} (it registers {registered})"
     if near is not None and near.key == UNREGISTERED_KEY:
         msg += f" (did you mean effect {UNREGISTERED_EFFECT} instead of {near.effect}? taints match on key and effect)"
     elif near is not None:
@@ -503,7 +504,8 @@ def custom_missing_unregistered_taint(res, ctx):
         if near.effect != UNREGISTERED_EFFECT:
             msg += f" with effect {UNREGISTERED_EFFECT}"
         msg += ")"
-    msg += f"; {consequence} (running Karpenter {version})"
+    msg += (f"\nhelp: add it to the kubelet's --register-with-taints\n"
+            f"note: {consequence} (Karpenter {version})")
     ba = next((b for b in reversed(a.bootstraps) if b.part is part and b.taint_word is not None), None)
     fix = _unregistered_fix(ba, near) if ba is not None else None
     if fix is None and part.script is not None:
