@@ -5,7 +5,7 @@ Karpenter applies `startupTaints` at registration and treats them as temporary; 
 expects but Karpenter does not know about makes pending pods look unschedulable on the new node, so Karpenter
 launches more nodes (aws/karpenter-provider-aws#6355); the same taint under `taints` keeps pods off the node
 for good (aws/karpenter-provider-aws#5293). Initialization waits for every startup taint to be gone, matched by
-key and effect (core `pkg/controllers/nodeclaim/lifecycle/initialization.go`; facts/karpenter.md §4, §7).
+key and effect (core `pkg/controllers/nodeclaim/lifecycle/initialization.go`; aws/karpenter-provider-aws#6355).
 
 Every entry says where its facts come from. Detection hints (DaemonSet names, image repositories, Helm chart
 names) are used by `karplint.model.detect` to find the agent in the linted files.
@@ -68,7 +68,7 @@ AGENTS: tuple[Agent, ...] = (
         missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
                 "their volumes fail to attach or mount until it has",
         sources=(
-            "facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
+            "https://karpenter.sh/docs/concepts/nodepools/ (startupTaints: EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
             "kubernetes-sigs/aws-ebs-csi-driver#1949 (CSINode allocatable set before removing the startup taint)",
         ),
     ),
@@ -84,7 +84,7 @@ AGENTS: tuple[Agent, ...] = (
         linux_only=True,
         missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
                 "their volumes fail to attach or mount until it has",
-        sources=("facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",),
+        sources=("https://karpenter.sh/docs/concepts/nodepools/ (startupTaints: EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",),
     ),
     Agent(
         name="aws-fsx-csi-driver",
@@ -99,7 +99,7 @@ AGENTS: tuple[Agent, ...] = (
         missing="pods with volumes can be scheduled before the CSI node driver has registered on the node, and "
                 "their volumes fail to attach or mount until it has",
         sources=(
-            "facts/karpenter.md §7 (EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
+            "https://karpenter.sh/docs/concepts/nodepools/ (startupTaints: EBS/EFS/FSx `*.csi.aws.com/agent-not-ready`, NoExecute)",
             "aws/karpenter-provider-aws#5293 (FSx agent taint under `taints` blocks provisioning)",
         ),
     ),
@@ -109,7 +109,7 @@ BY_NAME = {a.name: a for a in AGENTS}
 BY_TAINT_KEY = {a.taint_key: a for a in AGENTS}
 
 # Taints Karpenter itself treats as ephemeral during initialization: nothing needs to list or remove them
-# (core pkg/controllers/nodeclaim/lifecycle/initialization.go; facts/karpenter.md §4).
+# (core pkg/controllers/nodeclaim/lifecycle/initialization.go).
 EPHEMERAL_TAINT_KEYS = (
     "node.kubernetes.io/not-ready",
     "node.kubernetes.io/unreachable",

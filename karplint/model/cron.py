@@ -2,7 +2,7 @@
 
 Karpenter parses `budgets[].schedule` with `github.com/robfig/cron/v3` `ParseStandard` (5 fields or a
 descriptor), in UTC. The CRD pattern admits `@annually|@yearly|@monthly|@weekly|@daily|@midnight|@hourly` or
-five whitespace-separated fields (../shared/facts/karpenter.md §3.1). Field syntax follows robfig/cron
+five whitespace-separated fields (the NodePool CRD; https://karpenter.sh/docs/concepts/disruption/). Field syntax follows robfig/cron
 (`parser.go`): `*` or `?`, `a`, `a-b`, each optionally `/step`, comma-separated lists; month and weekday
 names (JAN..DEC, SUN..SAT) case-insensitive; weekday range 0-6.
 """

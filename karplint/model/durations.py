@@ -1,6 +1,6 @@
 """Go durations (`time.ParseDuration`) and the narrower patterns Karpenter's CRDs accept for each field.
 
-Karpenter fields are Go durations restricted by CRD patterns (../shared/facts/karpenter.md §3.1):
+Karpenter fields are Go durations restricted by CRD patterns (the NodePool CRD at each release):
 
 | field | CRD pattern |
 |---|---|

@@ -1,9 +1,9 @@
 """Node label facts: the well-known label keys a node can carry, and what each AMI family implies for them.
 
-Sources (../shared/facts/karpenter.md and the CRDs in ../shared/karpenter/crds/):
+Sources (the CRDs of aws/karpenter-provider-aws, generated into schemas/):
 * `karpenter.k8s.aws/*`: the requirement-key allow-list of the NodePool CRD (aws-v1.14.1 and aws-main,
   `karpenter.sh_nodepools.yaml`, x-kubernetes-validations on `requirements[].key`).
-* `karpenter.sh/*`: core `pkg/apis/v1/labels.go` (facts §3.1, §4, §6).
+* `karpenter.sh/*`: core `pkg/apis/v1/labels.go`.
 * `kubernetes.io` / `k8s.io`: Kubernetes well-known labels (k8s.io/api `core/v1/well_known_labels.go`),
   `topology.k8s.aws/zone-id` (Karpenter AWS `pkg/apis/v1/labels.go`).
 * Per-family OS/arch: `pkg/providers/amifamily/*.go` (AL2/AL2023/Bottlerocket query amd64 and arm64 AMIs and
@@ -96,7 +96,7 @@ AMI_FAMILY_LABELS: dict[str, dict[str, frozenset[str]] | None] = {
     "Custom": None,
 }
 
-# amiSelectorTerms alias family (lower case, before `@`) -> amiFamily (facts §3.2).
+# amiSelectorTerms alias family (lower case, before `@`) -> amiFamily (the EC2NodeClass CRD).
 ALIAS_FAMILIES: dict[str, str] = {
     "al2": "AL2",
     "al2023": "AL2023",
@@ -106,7 +106,7 @@ ALIAS_FAMILIES: dict[str, str] = {
     "windows2025": "Windows2025",
 }
 
-# Alias families whose only accepted version is `latest` (facts §3.2: "windows only @latest").
+# Alias families whose only accepted version is `latest` (the EC2NodeClass CRD: windows only @latest).
 LATEST_ONLY_ALIAS_FAMILIES = frozenset({"windows2019", "windows2022", "windows2025"})
 
 

@@ -1,6 +1,6 @@
 """Karpenter release versions: parsing, comparison, and the facts that depend on them.
 
-Facts come from ../shared/facts/karpenter.md §1-2 (checked against the release tags).
+Facts come from the release tags and notes of aws/karpenter-provider-aws and kubernetes-sigs/karpenter.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def nearest_bundled(version: Version) -> str:
 
 
 # v1 was back-ported for the upgrade path: served from these patch releases of each 0.3x minor line, and by every
-# release after the last one (facts/karpenter.md §2).
+# release after the last one (the release notes).
 V1_UPGRADE_PATH = ("0.33.6", "0.34.7", "0.35.6", "0.36.3", "0.37.1")
 
 

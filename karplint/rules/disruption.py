@@ -1,7 +1,7 @@
 """Disruption (KPL4xx) and removed disruption annotations (KPL81x).
 
-Facts: ../shared/facts/karpenter.md §2 (timeline), §3.1 (disruption fields and patterns), §8 (disruption semantics),
-§10 (removed annotations), §12 (upstream issues). Durations: `karplint.model.durations`; cron: `karplint.model.cron`.
+Sources: the NodePool CRD of each release, https://karpenter.sh/docs/concepts/disruption/, the release notes, and the
+issues each rule's doc names. Durations: `karplint.model.durations`; cron: `karplint.model.cron`.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ TEMPLATE_ANNOTATIONS = ("spec", "template", "metadata", "annotations")
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 AUTO_MODE_GROUP = "eks.amazonaws.com"  # nodeClassRef.group of EKS Auto Mode NodePools
-DEFAULT_EXPIRE_AFTER = "720h"  # facts §3.1
-DURATION_FORM_SINCE = V("1.12.0")  # pod do-not-disrupt "<duration>", core pkg/utils/pod/scheduling.go (facts §2, §8)
+DEFAULT_EXPIRE_AFTER = "720h"  # the NodePool CRD default
+DURATION_FORM_SINCE = V("1.12.0")  # pod do-not-disrupt "<duration>", core pkg/utils/pod/scheduling.go (v1.12)
 
-# v1 budget reasons accepted by each release line (CRD enum; facts §3.1): first release -> reasons.
+# v1 budget reasons accepted by each release line (the CRD enum): first release -> reasons.
 BUDGET_REASONS: dict[str, tuple[str, ...]] = {
     "0.33.6": ("Underutilized", "Empty", "Drifted"),  # v1 served for the upgrade path (aws-v0.37.8 CRD)
 }
 
-# Annotations removed in v1.0 and what replaced them (facts §10).
+# Annotations removed in v1.0 and what replaced them (https://karpenter.sh/docs/upgrading/v1-migration/).
 REMOVED_ANNOTATIONS: dict[str, tuple[str, str, str]] = {
     # key: (replacement, deprecated in, removed in)
     "karpenter.sh/do-not-evict": (DO_NOT_DISRUPT, "0.32.0", "1.0.0"),
@@ -112,7 +112,7 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
     BuggyRelease(
         "1.0.0", "1.0.3", "1.0.4", _v1_nodepool_without_disruption,
         "a v1 NodePool without `spec.disruption` gets no disruption defaults, so consolidation is off",
-        ("kubernetes-sigs/karpenter#1662", "facts/karpenter.md §2 (absent disruption defaulted from v1.0.4)"),
+        ("kubernetes-sigs/karpenter#1662", "the v1.0.4 release notes (absent disruption defaulted)"),
     ),
     BuggyRelease(
         "0.27.3", "0.27.3", "0.28.0", _provisioner_eviction_args,

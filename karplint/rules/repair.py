@@ -1,5 +1,5 @@
 """Node repair and dead or dying nodes (KPL5xx): tolerations that keep pods on broken nodes, and what Karpenter's
-NodeRepair feature really does for the targeted release (facts/karpenter.md §6, §8, §9)."""
+NodeRepair feature really does for the targeted release (core `pkg/controllers/node/health/controller.go`)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from karplint.model.versions import V
 # that do not tolerate them; the DefaultTolerationSeconds admission plugin adds 300 s tolerations).
 DEAD_NODE_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
-# Karpenter's taint on nodes being disrupted: key -> (value it carries, releases that use it). facts §6.
+# Karpenter's taint on nodes being disrupted: key -> (value it carries, releases that use it). core `pkg/apis/v1/taints.go`.
 DISRUPTION_TAINTS: dict[str, tuple[str, str]] = {
     "karpenter.sh/disrupted": ("", ">= v1.0"),
     "karpenter.sh/disruption": ("disrupting", "v0.32-v0.37"),
 }
 
-# Node repair waits this long on Ready=False/Unknown before replacing the node (facts §9, AWS policies).
+# Node repair waits this long on Ready=False/Unknown before replacing the node (aws/karpenter-provider-aws `pkg/cloudprovider/cloudprovider.go` RepairPolicies).
 REPAIR_TOLERATION_SECONDS = 30 * 60
 
-# NodeRepair facts by release (facts §2, §9): (first release, what the release does not do before it).
+# NodeRepair facts by release (release notes): (first release, what the release does not do before it).
 NODE_REPAIR_GATE = V("1.1.0")  # alpha gate NodeRepair, default false
 READY_UNKNOWN_REPAIR = V("1.2.0")  # Ready=Unknown policy, aws/karpenter-provider-aws#7514
 

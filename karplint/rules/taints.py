@@ -1,7 +1,7 @@
 """Startup taints (KPL3xx): node agents' readiness taints against NodePool `startupTaints` and `taints`.
 
-Facts: ../shared/facts/karpenter.md §4 (initialization waits for startup taints, key+effect), §7 (startupTaints and
-Cilium), the agents table `karplint.model.agents`, and what the run installs (`karplint.model.detect`).
+Sources: core `pkg/controllers/nodeclaim/lifecycle/initialization.go` (initialization waits for startup taints, key and
+effect), aws/karpenter-provider-aws#6355 (Cilium), the agents table `karplint.model.agents`, and what the run installs (`karplint.model.detect`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ KINDS = ("EC2NodeClass",)
 # Families whose userData may hold a NodeConfig nodeadm reads (None: no amiFamily and no alias).
 NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
 UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
-# karpenter.md §2, §4-§5: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
+# Release notes and `pkg/providers/amifamily/bootstrap/nodeadm.go`: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
 REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
 KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
 

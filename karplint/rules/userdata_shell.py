@@ -1,7 +1,7 @@
 """userData rules for MIME and shell (AL2 bootstrap.sh, systemd 219, kubelet flags): KPL200-KPL229.
 
-All analysis lives in `karplint.userdata`; these functions only turn its results into findings. Facts:
-../shared/facts/userdata.md (§2 bootstrap.sh and systemd, §3 kubelet, §8 shell parsing) and karpenter.md §4-§5.
+All analysis lives in `karplint.userdata`; these functions only turn its results into findings. Sources:
+amazon-eks-ami's AL2 bootstrap.sh, systemd 219, kubelet flag parsing, bashlex, and Karpenter's bootstrap/ at v1.14.1.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ KARPENTER_MIME_FAMILIES = (ct.AL2, ct.AL2023, ct.UBUNTU)
 # Keys people write when they mean karpenter.sh/unregistered.
 UNREGISTERED_NEAR_MISSES = ("karpenter.sh/uninitialized", "karpenter.sh/unregister", "karpenter.sh/not-registered",
                             "karpenter.sh/registered", "karpenter.sh/not-ready", "karpenter.k8s.aws/unregistered")
-# Release range in which a missing registration taint is fatal (karpenter.md §4).
+# Release range in which a missing registration taint is fatal (core `pkg/controllers/nodeclaim/lifecycle/registration.go`).
 UNREGISTERED_FATAL_FROM, UNREGISTERED_FATAL_UNTIL = V("1.0.0"), V("1.3.0")
 TEMPLATE_SUFFIXES = (".tpl", ".tftpl", ".tmpl", ".j2", ".jinja", ".jinja2", ".gotmpl", ".mustache", ".erb")
 _TF_INTERPOLATION = re.compile(r"\$\{(?:module|var|local|data|each|count|path|terraform)\.[^}\n]*\}")

@@ -187,7 +187,7 @@ _V1B1_NP = (("NodePool",), ("v1beta1",))
 _NP_ANY = (("NodePool",), ("v1beta1", "v1"))
 
 MOVED: tuple[Moved, ...] = (
-    # karpenter.sh v1beta1 -> v1 (facts §3.3)
+    # karpenter.sh v1beta1 -> v1 (https://karpenter.sh/docs/upgrading/v1-migration/)
     Moved(*_V1_NP, ("spec", "disruption", "expireAfter"),
           "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1", fix="move_expire_after"),
     Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
@@ -268,7 +268,7 @@ MOVED: tuple[Moved, ...] = (
 )
 
 
-# First release of fields and enum values (facts §2), to decide verdicts that differ between the bundled releases
+# First release of fields and enum values (the CRDs of each release), to decide verdicts that differ between the bundled releases
 # around a target that is not bundled itself. (kind, path with "*" for list items[, enum value]) -> version.
 _NP_REQ, _NC_REQ = ("spec", "template", "spec", "requirements", "*"), ("spec", "requirements", "*")
 SINCE: dict[tuple, str] = {
@@ -518,7 +518,7 @@ class _Run:
         self.add(SchemaError("other", path, "value", f"{label}: {e.message}", ident=("other", path, v)))
 
     def newer_phrase(self, first: str | None, test: Callable[[dict], bool], verb: str) -> str | None:
-        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (facts table `SINCE`), else
+        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (table `SINCE`), else
         the first newer bundled schema that passes `test`; None when no newer release has it either."""
         if first:
             return f"Karpenter {first} and later {'have' if verb == 'has it' else 'accept'} it"

@@ -1,4 +1,4 @@
-"""AL2 `/etc/eks/bootstrap.sh` argument parsing, exactly as the script does it (userdata.md §2.1).
+"""AL2 `/etc/eks/bootstrap.sh` argument parsing, exactly as the script does it (awslabs/amazon-eks-ami `templates/al2/runtime/bootstrap.sh` at 0ab84280).
 
 The script loops `while [[ $# -gt 0 ]]; case $1 in` over **exact words**. Each of the 19 value-taking options
 takes the next word blindly (`VAR=$2; shift; shift`), even if it looks like an option; a value-taking option as

@@ -2,7 +2,8 @@
 
 Pure text in, results out; offsets index the analysed string (plus `base`).
 
-Facts (`shared/facts/userdata.md` §5, `karpenter.md` §5; sources in the tables below):
+Sources: bottlerocket-os/bottlerocket `sources/models/modeled-types/src/kubernetes.rs`; aws/karpenter-provider-aws
+`pkg/providers/amifamily/bootstrap/bottlerocket*.go` at v1.14.1; and those named in the tables below:
 * the TOML is decoded by Karpenter with go-toml v2 into a typed struct (`bottlerocketsettings.go`): a value of the
   wrong type for a field Karpenter knows fails the launch ("invalid UserData"); keys Karpenter does not know under
   `[settings.kubernetes]` are dropped (logged), other `[settings.*]` tables are kept, keys outside `settings` dropped;
@@ -102,7 +103,7 @@ BOTTLEROCKET_KUBERNETES_SETTINGS: frozenset[str] = frozenset({
     "max-parallel-image-pulls", "kubelet-extra-config",
 })
 
-# What Karpenter (amiFamily Bottlerocket) always writes over the user's value (`bottlerocket.go`, karpenter.md §5).
+# What Karpenter (amiFamily Bottlerocket) always writes over the user's value (`bottlerocket.go` at v1.14.1).
 KARPENTER_REPLACED_SETTINGS: dict[str, str] = {
     "cluster-name": "the cluster name",
     "api-server": "the cluster endpoint",
@@ -112,7 +113,7 @@ KARPENTER_REPLACED_SETTINGS: dict[str, str] = {
     "node-taints": "the NodePool's taints + startupTaints + karpenter.sh/unregistered:NoExecute (wholesale)",
 }
 
-# node-labels Karpenter writes into every Bottlerocket userData it renders (karpenter.md §4, br_userdata_merged.golden;
+# node-labels Karpenter writes into every Bottlerocket userData it renders (`pkg/providers/launchtemplate/testdata/br_userdata_merged.golden` at v1.14.1;
 # mergo.MergeWithOverwrite: Karpenter's value wins). NodePool template labels are merged the same way.
 KARPENTER_NODE_LABELS: dict[str, str] = {
     "karpenter.sh/nodepool": "the NodePool's name",

@@ -1,4 +1,4 @@
-"""What kind of content a userData (or a MIME part) is, decided the way Karpenter decides it (karpenter.md §5).
+"""What kind of content a userData (or a MIME part) is, decided the way Karpenter decides it (aws/karpenter-provider-aws `pkg/providers/amifamily/bootstrap/` and `pkg/providers/launchtemplate/` at v1.14.1).
 
 | family | Karpenter's reading |
 |---|---|

@@ -1,4 +1,4 @@
-"""kubelet flag parsing: pflag semantics, `--register-with-taints` and `--node-labels` (userdata.md §3).
+"""kubelet flag parsing: pflag semantics, `--register-with-taints` and `--node-labels` (kubernetes/kubernetes `pkg/util/taints/taints.go`, `cmd/kubelet/app/options/options.go`; spf13/pflag).
 
 Pure functions over strings; every error carries offsets into the string it was found in, so callers (AL2 shell,
 AL2023 NodeConfig `registerWithTaints`/`flags`, Bottlerocket `node-taints`) can map them back to the manifest.

@@ -32,7 +32,7 @@ UNREGISTERED_TAINT = ("karpenter.sh/unregistered", "", "NoExecute")
 # Label domains Karpenter leaves out of the kubelet's --node-labels (it syncs them itself): `RejectForbiddenLabels`.
 FORBIDDEN_LABEL_DOMAINS = ("kubernetes.io", "k8s.io", "node-restriction.kubernetes.io")
 
-# Labels Karpenter adds to every node it launches (karpenter.md §4), by first version.
+# Labels Karpenter adds to every node it launches (aws/karpenter-provider-aws `pkg/providers/amifamily/resolver.go`; the launchtemplate testdata goldens at v1.14.1), by first version.
 DO_NOT_SYNC_TAINTS_LABEL = ("karpenter.sh/do-not-sync-taints", "true", Version(1, 5, 0))
 
 # spec.kubelet -> kubelet flag for the AL2 / Windows --kubelet-extra-args, in Karpenter's order (bootstrap.go);

@@ -4,7 +4,7 @@ kubelet finally registers with.
 Pure text in, results out: every position is a character offset into the text handed to `decode_nodeconfigs`
 (plus its `base`), so callers can map it to the manifest (see `karplint.userdata.text`).
 
-Facts (`shared/facts/userdata.md` §3-§4, `karpenter.md` §4-§5; nodeadm `api/v1alpha1/nodeconfig_types.go`,
+Sources (awslabs/amazon-eks-ami at 81fec2e8: nodeadm `api/v1alpha1/nodeconfig_types.go`,
 `internal/api/merge.go`, `internal/api/bridge/decode.go`, `internal/kubelet/{config,environment}.go`):
 * decoding is non-strict: unknown fields are dropped silently; type errors are fatal;
 * `kubelet.flags` items are joined with spaces into the unquoted env-file line `NODEADM_KUBELET_ARGS=…` and re-split
@@ -83,8 +83,8 @@ NODECONFIG_FIELD_ALIASES: dict[str, str] = {
     "taints": "config.registerWithTaints",
 }
 
-# What Karpenter's generated NodeConfig (appended last, so it wins) always sets (`karpenter.md` §4-§5,
-# `al2023_*_merged.golden`): user values at these paths are replaced.
+# What Karpenter's generated NodeConfig (appended last, so it wins) always sets (`pkg/providers/amifamily/bootstrap/nodeadm.go`,
+# `al2023_*_merged.golden` at v1.14.1): user values at these paths are replaced.
 KARPENTER_NODECONFIG_OWNS: dict[tuple, str] = {
     ("spec", "cluster", "name"): "the cluster name",
     ("spec", "cluster", "apiServerEndpoint"): "the cluster endpoint",

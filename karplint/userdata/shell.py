@@ -1,7 +1,7 @@
 """Shell userData: commands and their argv as bash would build them, with offsets into the script.
 
 bashlex 0.18 is not trusted for words (it drops nested quotes in `--opt='a="b"'`, mangles `$'...'` and
-`"a"'b'"c"`) and fails outright on `<<'EOF'`, `[[ ]]`, `case`, `$(( ))` and arrays (userdata.md §8). So:
+`"a"'b'"c"`) and fails outright on `<<'EOF'`, `[[ ]]`, `case`, `$(( ))` and arrays (idank/bashlex#99, #96, #68, #60). So:
 
 * `scan(text)` is karplint's own tokenizer: it splits the script into simple commands (operators, newlines,
   heredoc bodies, comments, `\\`-newline continuations, `case` patterns, function headers), keeping each word's

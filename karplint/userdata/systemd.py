@@ -1,4 +1,4 @@
-"""How systemd carries `KUBELET_EXTRA_ARGS` to the kubelet (userdata.md §2.2-2.3).
+"""How systemd carries `KUBELET_EXTRA_ARGS` to the kubelet (bootstrap.sh's drop-in; systemd 219, redhat-plumbers/systemd-rhel7 at d2d5f303, and 252).
 
 AL2 ships systemd 219, AL2023 systemd 252. bootstrap.sh writes the drop-in
 

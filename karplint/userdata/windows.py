@@ -2,7 +2,7 @@
 
 Karpenter (`pkg/providers/amifamily/bootstrap/windows.go`, `windows_userdata_merged.golden`) emits
 `<powershell>` + the user's text + its own `Start-EKSBootstrap.ps1` call + `</powershell>`. The user's text must be
-bare PowerShell statements (`userdata.md` §6, `karpenter.md` §5): own `<powershell>` tags nest (the first
+bare PowerShell statements (aws/karpenter-provider-aws `pkg/providers/amifamily/bootstrap/windows.go` at v1.14.1): own `<powershell>` tags nest (the first
 `</powershell>` ends the block before Karpenter's bootstrap call) and an own bootstrap call joins the node without
 Karpenter's labels and taints before Karpenter's call runs.
 
