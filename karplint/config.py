@@ -172,6 +172,8 @@ def read_file(path: Path) -> dict | None:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     if path.name == "pyproject.toml":
         return data.get("tool", {}).get("karplint")
+    if set(data) == {"tool"} and isinstance(data["tool"], dict) and set(data["tool"]) == {"karplint"}:
+        return data["tool"]["karplint"]  # the README's `[tool.karplint]` shape, pasted into .karplint.toml
     return data
 
 

@@ -58,3 +58,13 @@ def test_show_settings_names_the_file_the_release_and_its_source(tmp_path):
     assert "KPL801" in rules_on and "KPL705" not in rules_on
     cli = run_cli("check", "--show-settings", "--karpenter-version", "1.0.0", ".", cwd=tmp_path)
     assert "karpenter version: 1.0.0 (from --karpenter-version)" in cli.stdout
+
+
+def test_karplint_toml_accepts_the_readme_table_shape(tmp_path):
+    (tmp_path / ".karplint.toml").write_text('[tool.karplint]\nignore = ["KPL801"]\n\n[tool.karplint.severity]\nKPL103 = "info"\n')
+    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    proc = run_cli("check", "np.yaml", "--no-cache", "-f", "json", cwd=tmp_path)
+    import json
+
+    codes = {(f["code"], f["severity"]) for f in json.loads(proc.stdout)["findings"]}
+    assert "KPL801" not in {c for c, _ in codes} and ("KPL103", "info") in codes
