@@ -37,6 +37,7 @@ class Config:
     options: dict[str, Any] = field(default_factory=dict)  # as set; rules' defaults fill the rest (engine)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
+    clusters: list[str] = field(default_factory=list)  # globs of directories that each hold one cluster
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 
@@ -97,6 +98,8 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             if why:
                 raise ConfigError(f"{where}: `karpenter-version`: {why}")
             cfg.karpenter_version_source = where
+        elif key == "clusters":
+            cfg.clusters = _str_list(value, key, where)
         elif key == "project-context":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: `project-context` must be true or false")
@@ -140,7 +143,7 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
 
 
 CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
-               "karpenter-version", "max-file-size", "project-context", "cluster", "options")
+               "karpenter-version", "max-file-size", "project-context", "clusters", "cluster", "options")
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB

@@ -479,6 +479,45 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) ->
     return out
 
 
+def cluster_of(display: str, clusters: list[str]) -> str | None:
+    """The cluster directory (a real path among `clusters`) holding the file `display`, the deepest one; None
+    for files outside every cluster (shared by all: bases, common add-ons)."""
+    real = os.path.realpath(display)
+    best = None
+    for c in clusters:
+        if (real == c or real.startswith(c + os.sep)) and (best is None or len(c) > len(best)):
+            best = c
+    return best
+
+
+def scoped_run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
+    """`run_stage`, once per cluster when `clusters` says which directories each hold one cluster: a rule sees
+    the cluster's files and the shared ones (outside every cluster), so a Cilium install in clusters/prod/ is not
+    a verdict on clusters/dev/'s NodePools. A shared file's finding found in several clusters is reported once."""
+    if not config.clusters:
+        return run_stage(outcomes, config, rules)
+    import glob
+
+    root = config.root or os.getcwd()
+    dirs = sorted({os.path.realpath(d) for pattern in config.clusters
+                   for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+    where = [cluster_of(o.summary.display, dirs) for o in outcomes]
+    present = sorted({c for c in where if c is not None})
+    if not present:
+        return run_stage(outcomes, config, rules)
+    merged: dict[str, list[Result]] = {r.code: [] for r in rules}
+    seen: set = set()
+    for cluster in present:  # the cluster's files and the shared ones, in input order
+        members = [o for o, c in zip(outcomes, where) if c in (cluster, None)]
+        for code, results in run_stage(members, config, rules).items():
+            for x in results:
+                key = (x.code, x.file, x.span, x.message)
+                if key not in seen:
+                    seen.add(key)
+                    merged[code].append(x)
+    return merged
+
+
 def _rule_digests(outcomes: list[FileOutcome], codes: list[str]) -> dict[str, str]:
     """For each cross-file rule, what its verdicts depend on besides karplint and the configuration (both in
     the cache's name): the path and bytes of every file holding a document it reads, in order. Empty when a
@@ -580,7 +619,7 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     missing = [r for r in stage if r.code not in by_rule]
     if missing:
         codes = {r.code for r in missing}
-        computed = run_stage([o for o in outcomes if o.summary.run_rules & codes], config, missing)
+        computed = scoped_run_stage([o for o in outcomes if o.summary.run_rules & codes], config, missing)
         for r in missing:
             by_rule[r.code] = computed[r.code]
             if r.code in digests:
