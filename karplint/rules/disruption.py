@@ -248,9 +248,10 @@ def disruption_disabled_by_budget(res, ctx):
         which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
                  else "Drifted, Empty and Underutilized")
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
-                            f"budget `nodes: \"{nodes}\"` with no schedule blocks voluntary disruption ({which}) "
-                            "permanently: nodes are never consolidated or replaced on drift (expiration, "
-                            "interruption and repair still apply); intended? (aws/karpenter-provider-aws#6383)")
+                            f"budget `nodes: \"{nodes}\"` with no schedule blocks {which} disruption forever\n"
+                            "help: add a schedule and duration if it should only hold part of the time\n"
+                            "note: nodes are then never consolidated or replaced on drift; expiration, interruption "
+                            "and repair still apply (aws/karpenter-provider-aws#6383)")
 
 
 # ------------------------------------------------------------------------------------------ do-not-disrupt

@@ -165,7 +165,8 @@ def ami_alias_latest(res: Resource, ctx) -> Iterator:
         if version.strip().lower() != "latest" or family.strip().lower() in LATEST_ONLY_ALIAS_FAMILIES:
             continue
         yield ctx.violation(res, ("spec", "amiSelectorTerms", i, "alias"),
-                            f"alias `{alias}` follows the newest AMI: each release drifts every node of this class "
-                            "at once, untested; pin a version (e.g. "
+                            f"alias `{alias}` follows the newest AMI\n"
+                            "help: pin a version (e.g. "
                             f"`{family}@{ALIAS_VERSION_EXAMPLES.get(family.strip().lower(), 'vX.Y.Z')}`) and roll "
-                            "it forward deliberately")
+                            "it forward deliberately\n"
+                            "note: each AMI release drifts every node of this class at once, untested")

@@ -195,7 +195,8 @@ def unremoved_startup_taint(model, ctx):
                 continue  # a workload in the run tolerates it by key: likely the controller that removes it
             yield ctx.violation(
                 np, STARTUP + (i, "key"),
-                f"startup taint `{key}` is not the readiness taint of any agent karplint knows "
-                f"({', '.join(a.title for a in AGENTS)}) and nothing in the linted files tolerates it; Karpenter "
-                "waits for every startup taint to be removed before it marks the node initialized, so make sure a "
-                "controller removes it")
+                f"startup taint `{key}`: nothing known removes it\n"
+                "help: make sure a controller removes it, or drop it from startupTaints\n"
+                "note: Karpenter waits for every startup taint to be removed before it marks the node initialized; "
+                f"it is not the readiness taint of an agent karplint knows ({', '.join(a.title for a in AGENTS)}) "
+                "and nothing in the checked files tolerates it")
