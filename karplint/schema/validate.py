@@ -833,18 +833,14 @@ def _node_class_ref(doc: Document, path: Path) -> Fix | None:
 def _add_node_class_group(doc: Document, ref_path: Path) -> Fix | None:
     """nodeClassRef with `kind: EC2NodeClass` and no group: the kind says the group (karpenter.k8s.aws). The
     line `group: ...` goes right above `kind:`, indented like it; block style only."""
+    from karplint.fix import yamledit
+
     ref = doc.get(ref_path)
     if not isinstance(ref, dict) or "group" in ref or not _block(doc, ref_path):
         return None
     group = next((g for g, k in _NODECLASS_KINDS.items() if k == ref.get("kind")), None)
-    entry = _own_line_entry(doc, ref_path + ("kind",)) if group else None
-    if entry is None:
-        return None
-    start, nxt, indent = entry
-    text = doc.source.text
-    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else "\n"
-    return Fix(f"add group: {group} (the group of kind {ref['kind']})", "safe",
-               (Edit(start, start, f"{indent}group: {group}{newline}"),))
+    edits = yamledit.insert_entry(doc, ref_path, "group", group, before="kind") if group else None
+    return Fix(f"add group: {group} (the group of kind {ref['kind']})", "safe", edits) if edits else None
 
 
 def _when_underutilized(doc: Document, path: Path) -> Fix | None:
