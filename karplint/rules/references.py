@@ -144,9 +144,9 @@ def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
         if nc.name in referenced or nc.doc.path not in files_in_use:
             continue
         yield ctx.violation(nc, ("metadata", "name"),
-                            f"EC2NodeClass `{nc.name}` is not referenced by any NodePool of the checked files, "
-                            "although its file is in use; unless a NodePool elsewhere uses it, it is dead "
-                            "configuration")
+                            f"EC2NodeClass `{nc.name}` is referenced by no NodePool of the checked files\n"
+                            "help: remove it, or declare the NodePools that use it elsewhere\n"
+                            "note: its file is in use; unless a NodePool elsewhere uses it, it is dead configuration")
 
 
 @rule("KPL604", "duplicate-resource-name", category="references", severity="error",

@@ -49,9 +49,11 @@ def imds_hop_limit(res: Resource, ctx) -> Iterator:
     if res.get(("spec", "metadataOptions", "httpEndpoint")) == "disabled":
         return
     yield ctx.violation(res, path,
-                        f"httpPutResponseHopLimit {value} lets containers that are not on the host network reach "
-                        f"the instance metadata service and take the node role's credentials (allowed: {limit}, "
-                        "Karpenter v1 default 1); raise `max-hop-limit` only for agents that need it")
+                        f"httpPutResponseHopLimit {value} lets pods reach the instance metadata service\n"
+                        f"help: use {limit} (Karpenter v1's default is 1); raise `max-hop-limit` only for agents "
+                        "that need it\n"
+                        "note: containers that are not on the host network can then take the node role's "
+                        "credentials")
 
 
 # ---------------------------------------------------------------------------------------------- EBS

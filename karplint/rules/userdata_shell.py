@@ -591,10 +591,10 @@ def al2_userdata_calls_bootstrap(res, ctx):
     for ba in a.bootstraps:
         _, word = program(ba.call.cmd)
         yield ctx.at(res, res.doc, ba.view.span(word.start, word.end),
-                     "Karpenter appends its own /etc/eks/bootstrap.sh call (with the NodePool's labels, taints, "
-                     "karpenter.sh/unregistered and max-pods) after this userData: calling it here bootstraps the "
-                     "node twice, and the first kubelet start registers the node without Karpenter's settings. "
-                     "Remove the call; set kubelet options in spec.kubelet, or edit kubelet-config.json with jq")
+                     "this userData calls bootstrap.sh, and Karpenter appends its own call: the node bootstraps twice\n"
+                     "help: remove the call; set kubelet options in spec.kubelet, or edit kubelet-config.json with jq\n"
+                     "note: the first kubelet start registers the node without Karpenter's settings (the NodePool's "
+                     "labels, taints, karpenter.sh/unregistered and max-pods)")
 
 
 @rule("KPL208", "al2-userdata-sets-karpenter-flags", category="userdata", severity="warning",
@@ -780,9 +780,10 @@ def custom_userdata_wrong_for_ami(res, ctx):
     if a.content.kind in kinds:
         return
     yield ctx.at(res, res.doc, _userdata_span(res),
-                 f"amiSelectorTerms selects a {a.ami_os} AMI, but this userData is {a.content.kind} "
-                 f"({a.content.reason}); {what}, so the node gets none of these settings and does not join the "
-                 f"cluster as intended")
+                 f"{a.content.kind} userData for a {a.ami_os} AMI: the node does not join as intended\n"
+                 f"help: write the userData in the format the {a.ami_os} AMI reads\n"
+                 f"note: amiSelectorTerms selects a {a.ami_os} AMI, and this userData is {a.content.kind} "
+                 f"({a.content.reason}); {what}, so the node gets none of these settings")
 
 
 # ------------------------------------------------------------------------------------------------ KPL214
@@ -829,9 +830,10 @@ def kubelet_dropin_overrides_extra_args(res, ctx):
             line_end = fw.content.find("\n", m.start())
             end = fw.content_start + (len(fw.content) if line_end == -1 else line_end)
             yield ctx.at(res, res.doc, part.view.span(start, end),
-                         f"{fw.path} sets KUBELET_EXTRA_ARGS and sorts after bootstrap.sh's {BOOTSTRAP_DROPIN}, so its "
-                         f"value replaces bootstrap.sh's: {whose}, and those flags are lost.{note} Add the flags "
-                         "to --kubelet-extra-args (or spec.kubelet) instead", severity=sev)
+                         f"{fw.path} replaces the KUBELET_EXTRA_ARGS of bootstrap.sh's {BOOTSTRAP_DROPIN}\n"
+                         "help: add the flags to --kubelet-extra-args (or spec.kubelet) instead\n"
+                         f"note: it sorts after {BOOTSTRAP_DROPIN}, so its value wins: {whose}, and those flags are "
+                         f"lost.{note}", severity=sev)
 
 
 # ------------------------------------------------------------------------------------------------ KPL215
