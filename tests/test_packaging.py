@@ -59,6 +59,7 @@ def test_wheel_ships_rule_docs_and_schemas(tmp_path: Path):
     assert "karplint/_data/rules/KPL801.md" in names
     assert any(n.startswith("karplint/_data/schemas/") for n in names)
     assert "karplint/userdata/bashlex_tables.json" in names  # bashlex's parser tables (else computed at import)
+    assert "karplint/provisioning/instance_types.json" in names  # the instance-type catalog
 
 
 @pytest.mark.slow
