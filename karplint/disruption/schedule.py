@@ -1,0 +1,119 @@
+"""Budget schedules expanded into the minutes they fire, as Karpenter's cron library does.
+
+Karpenter parses `budgets[].schedule` with `cron.ParseStandard("TZ=UTC " + schedule)` (robfig/cron v3;
+kubernetes-sigs/karpenter `pkg/apis/v1/nodepool.go` `Budget.IsActive` at 2266468104f36373ed002241afaee2d3bbc26078).
+What this module reproduces of robfig/cron v3 (`parser.go` `getRange`, `parseDescriptor`; `spec.go` `dayMatches`):
+
+- fields minute, hour, day of month, month, day of week (0-6, Sunday 0); `*` or `?`, `a`, `a-b`, each with an
+  optional `/step`; `a/step` means `a-max/step`; month and weekday names;
+- a field written `*` or `?` (not `*/n` with n > 1) is a "star": when day of month or day of week is a star, a day
+  must match both, otherwise either (Vixie cron's rule);
+- descriptors `@yearly`/`@annually` (0 0 1 1 *), `@monthly` (0 0 1 * *), `@weekly` (0 0 * * 0), `@daily`/`@midnight`
+  (0 0 * * *), `@hourly` (0 * * * *).
+
+Invalid schedules are not expanded here: `karplint.model.cron.validate` says why (rules report it as KPL403).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from karplint.model import cron
+
+DESCRIPTORS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+
+MAX_HITS = 2_000_000  # a bound on expansion (a week of every-minute hits is 10,080; budgets last <= a few weeks)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The sets a cron expression matches, and whether its day fields are stars."""
+
+    text: str
+    minutes: frozenset[int]
+    hours: frozenset[int]
+    days: frozenset[int]
+    months: frozenset[int]
+    weekdays: frozenset[int]  # 0 = Sunday
+    days_star: bool
+    weekdays_star: bool
+
+    @property
+    def weekly(self) -> bool:
+        """True when the schedule repeats every week (day of month and month unrestricted)."""
+        if self.months != frozenset(range(1, 13)):
+            return False
+        if self.days == frozenset(range(1, 32)):
+            return True
+        # a restricted day of month ORed with a restricted weekday, or ANDed with a star weekday: not weekly
+        return False
+
+    def day_matches(self, day: datetime) -> bool:
+        dom = day.day in self.days
+        # Python: Monday 0 .. Sunday 6; cron: Sunday 0 .. Saturday 6
+        dow = (day.weekday() + 1) % 7 in self.weekdays
+        if self.days_star or self.weekdays_star:
+            return dom and dow
+        return dom or dow
+
+    def hits(self, start: datetime, end: datetime) -> list[datetime]:
+        """Every minute in [start, end) the schedule fires (naive datetimes, UTC)."""
+        out: list[datetime] = []
+        day = datetime(start.year, start.month, start.day)
+        times = sorted((h, m) for h in self.hours for m in self.minutes)
+        while day < end:
+            if day.month in self.months and self.day_matches(day):
+                for h, m in times:
+                    t = day.replace(hour=h, minute=m)
+                    if start <= t < end:
+                        out.append(t)
+                        if len(out) > MAX_HITS:
+                            raise ValueError("schedule fires too often to expand")
+            day += timedelta(days=1)
+        return out
+
+
+def _value(text: str, f: cron.CronField) -> int:
+    low = text.lower()
+    if f.names and low in f.names:
+        return f.low + f.names.index(low)
+    return int(text)
+
+
+def _field(text: str, f: cron.CronField) -> tuple[frozenset[int], bool]:
+    values: set[int] = set()
+    star = False
+    for part in text.split(","):
+        rng, slash, step_text = part.partition("/")
+        step = int(step_text) if slash else 1
+        lo_text, dash, hi_text = rng.partition("-")
+        if rng in ("*", "?"):
+            lo, hi = f.low, f.high
+            part_star = step == 1  # robfig: `*/n` with n > 1 is no star
+        else:
+            lo = _value(lo_text, f)
+            hi = _value(hi_text, f) if dash else (f.high if slash else lo)
+            part_star = False
+        star = star or part_star
+        values.update(range(lo, hi + 1, step))
+    return frozenset(values), star
+
+
+def parse(text: str) -> Schedule | None:
+    """The expanded schedule, or None when `cron.validate` rejects it."""
+    if not isinstance(text, str) or cron.validate(text) is not None:
+        return None
+    expr = DESCRIPTORS.get(text.strip(), text.strip())
+    fields = expr.split()
+    parsed = [_field(v, f) for v, f in zip(fields, cron.FIELDS)]
+    (minutes, _), (hours, _), (days, days_star), (months, _), (weekdays, weekdays_star) = parsed
+    return Schedule(text, minutes, hours, days, months, weekdays, days_star, weekdays_star)
