@@ -1,0 +1,230 @@
+"""Disruption behaviour over time (KPL420-KPL429): budgets simulated over a week, PDBs that block every drain,
+durations that defeat themselves. The simulation lives in `karplint.disruption`; these rules only judge it.
+
+Sources: kubernetes-sigs/karpenter `pkg/apis/v1/nodepool.go` (budgets), https://karpenter.sh/docs/concepts/disruption/,
+https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-node-pool.html (EKS Auto Mode).
+"""
+
+from __future__ import annotations
+
+from karplint.model import Resource
+from karplint.model.durations import format_seconds, parse_field, parse_go_duration
+from karplint.readers.templating import has_placeholder
+from karplint.rules import rule
+
+DISRUPTION = ("spec", "disruption")
+BUDGETS = DISRUPTION + ("budgets",)
+TEMPLATE_SPEC = ("spec", "template", "spec")
+EXPIRE = TEMPLATE_SPEC + ("expireAfter",)
+TGP = TEMPLATE_SPEC + ("terminationGracePeriod",)
+AUTO_MODE_GROUP = "eks.amazonaws.com"
+
+# EKS Auto Mode's own node lifetime facts (https://docs.aws.amazon.com/eks/latest/userguide/automode.html: "nodes
+# launched by EKS Auto Mode have a maximum lifetime of 21 days (which you can reduce)"; create-node-pool.html:
+# default expireAfter 336h, a 24h terminationGracePeriod applied to NodeClaims when the NodePool sets none).
+AUTO_MODE = {
+    "max_lifetime": 21 * 24 * 3600,
+    "default_expire_after": 336 * 3600,
+    "default_tgp": 24 * 3600,
+}
+
+
+def _karpenter_pool(res: Resource) -> bool:
+    return res.kind == "NodePool" and res.group == "karpenter.sh" and res.version in ("v1", "v1beta1")
+
+
+def _templated(value) -> bool:
+    if isinstance(value, dict):
+        return any(_templated(k) or _templated(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_templated(v) for v in value)
+    return isinstance(value, str) and has_placeholder(value)
+
+
+# ------------------------------------------------------------------------------------------ KPL420
+
+def _window(budget) -> str:
+    """How a scheduled budget reads: "for 4h after each `0 2 * * *` (UTC)"."""
+    return f"for {_hours(budget.duration)} after each `{budget.schedule_text}` (UTC)"
+
+
+def _hours(minutes: int) -> str:
+    h, m = divmod(minutes, 60)
+    return (f"{h}h" if h else "") + (f"{m}m" if m else "") or "0m"
+
+
+def complement(budget, timeline_start=None) -> tuple[str, str] | None:
+    """(schedule, duration) of a `nodes: "0"` budget covering exactly the time outside `budget`'s window, when
+    its schedule fires once a day or once a week at one time; None otherwise."""
+    from karplint.disruption.budgets import REFERENCE_WEEK, WEEK, active_intervals
+
+    s = budget.schedule
+    if s is None or not budget.duration or len(s.minutes) != 1 or len(s.hours) != 1 or not s.weekly:
+        return None
+    hits = s.hits(REFERENCE_WEEK, REFERENCE_WEEK.replace(day=REFERENCE_WEEK.day + 7))
+    if len(hits) == 7:
+        period = 24 * 60
+    elif len(hits) == 1:
+        period = WEEK
+    else:
+        return None
+    if budget.duration >= period or not active_intervals(budget, REFERENCE_WEEK, WEEK):
+        return None
+    first = int((hits[0] - REFERENCE_WEEK).total_seconds() // 60)
+    start = (first + budget.duration) % WEEK
+    day, rest = divmod(start, 24 * 60)
+    h, m = divmod(rest, 60)
+    dow = "*" if period == 24 * 60 else str((day + 1) % 7)  # REFERENCE_WEEK starts on a Monday (cron 1)
+    return f"{m} {h} * * {dow}", _hours(period - budget.duration)
+
+
+@rule("KPL420", "budget-window-not-exclusive", category="disruption", severity="warning",
+      summary="A scheduled budget with nodes > 0 read as a maintenance window: outside it, its reasons are unlimited",
+      kinds=("NodePool",))
+def budget_window_not_exclusive(res, ctx):
+    from karplint.disruption.budgets import clock, read_budgets, timelines
+
+    if not _karpenter_pool(res) or _templated(res.get(BUDGETS)):
+        return
+    v1 = res.version == "v1"
+    budgets = read_budgets(res.get(DISRUPTION), v1=v1)
+    if not budgets or any(b.error for b in budgets):
+        return  # KPL403/KPL404 and the schema report those; Karpenter then blocks every reason
+    lines = timelines(budgets, v1=v1)
+    for b in budgets:
+        if b.always or b.index is None or b.blocks or b.nodes == "100%":
+            continue
+        open_reasons = []
+        for reason, tl in lines.items():
+            if not (not v1 or b.applies_to(reason)):
+                continue
+            free = [s for s in tl.segments if s.unlimited]
+            if free:
+                open_reasons.append((reason, tl, free))
+        if not open_reasons:
+            continue
+        reason, tl, free = open_reasons[0]
+        names = ", ".join(r for r, _, _ in open_reasons)
+        names = "every disruption method" if names == "all" else names
+        first = free[0]
+        unlimited = tl.unlimited_minutes()
+        comp = complement(b)
+        reasons_yaml = ""
+        if b.reasons is not None:
+            reasons_yaml = ", reasons: [" + ", ".join(b.reasons) + "]"
+        if comp:
+            fix = (f"help: to disrupt only in the window, add `{{nodes: \"0\", schedule: \"{comp[0]}\", "
+                   f"duration: {comp[1]}{reasons_yaml}}}`; to cap it at all times, add an always-on budget "
+                   f"such as `{{nodes: \"10%\"{reasons_yaml}}}`")
+        else:
+            fix = ("help: add `nodes: \"0\"` budgets scheduled over the rest of the week to disrupt only in the "
+                   "window, or an always-on budget (e.g. `nodes: \"10%\"`) to cap it at all times")
+        yield ctx.violation(
+            res, BUDGETS + (b.index, "schedule"),
+            f"budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}; outside it they are unlimited\n"
+            f"{fix}\n"
+            f"note: {_hours(unlimited)} of the 168h week have no active budget for {reason} (first: "
+            f"{clock(first.start)}–{clock(first.end)} UTC), and then Karpenter may disrupt every node of the "
+            "pool at once: budgets only restrict while active, the most restrictive active one wins, and a written "
+            "`budgets` list replaces the default 10% (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go "
+            "GetAllowedDisruptionsByReason)",
+            on="key")
+
+
+# ------------------------------------------------------------------------------------------ durations
+
+def _seconds(res: Resource, path, field: str) -> float | None:
+    value = res.get(path)
+    if value is None or _templated(value):
+        return None
+    return parse_field(field, value if isinstance(value, str) else str(value))
+
+
+def _auto_mode(res: Resource) -> bool:
+    return res.get(TEMPLATE_SPEC + ("nodeClassRef", "group")) == AUTO_MODE_GROUP
+
+
+@rule("KPL422", "expire-after-too-short", category="disruption", severity="warning",
+      summary="expireAfter shorter than the configured bound (option min-expire-after): nodes are recycled continuously",
+      kinds=("NodePool",), options={"min-expire-after": "1h"})
+def expire_after_too_short(res, ctx):
+    if not _karpenter_pool(res) or res.version != "v1":
+        return
+    expire = _seconds(res, EXPIRE, "expireAfter")
+    bound_text = ctx.option("min-expire-after")
+    bound = parse_go_duration(bound_text) if isinstance(bound_text, str) else None
+    if expire is None or bound is None or expire >= bound or expire == float("inf"):
+        return
+    yield ctx.violation(
+        res, EXPIRE,
+        f"expireAfter {res.get(EXPIRE)} replaces every node of this pool within {format_seconds(expire)} of its "
+        "launch\n"
+        f"help: use hours or days (the default is 720h), or `Never`; the bound is option min-expire-after "
+        f"({bound_text})\n"
+        "note: expiration is forceful since v1.0 and is not limited by disruption budgets: nodes are drained as soon "
+        "as they expire, pods restart continuously and the pool is mostly launching and draining "
+        "(https://karpenter.sh/docs/concepts/disruption/#expiration)")
+
+
+@rule("KPL423", "consolidate-after-exceeds-expire-after", category="disruption", severity="warning",
+      summary="consolidateAfter at or above expireAfter: nodes expire before they can ever be consolidated",
+      kinds=("NodePool",))
+def consolidate_after_exceeds_expire_after(res, ctx):
+    if not _karpenter_pool(res) or res.version != "v1":
+        return
+    consolidate = _seconds(res, DISRUPTION + ("consolidateAfter",), "consolidateAfter")
+    expire = _seconds(res, EXPIRE, "expireAfter")
+    if expire is None and res.get(EXPIRE) is None and isinstance(res.get(TEMPLATE_SPEC), dict):
+        expire = (AUTO_MODE["default_expire_after"] if _auto_mode(res) else 720 * 3600)  # the defaults
+    if consolidate is None or expire is None or consolidate == float("inf") or expire == float("inf"):
+        return
+    if consolidate < expire:
+        return
+    shown = res.get(EXPIRE) or f"{format_seconds(expire)} (the default)"
+    yield ctx.violation(
+        res, DISRUPTION + ("consolidateAfter",),
+        f"consolidateAfter {res.get(DISRUPTION + ('consolidateAfter',))} is not shorter than expireAfter {shown}: "
+        "no node of this pool lives long enough to be consolidated\n"
+        "help: lower consolidateAfter well below expireAfter, or write `consolidateAfter: Never` if consolidation "
+        "should be off\n"
+        "note: consolidateAfter counts from the last pod scheduled to or removed from the node, expireAfter from its "
+        "launch (https://karpenter.sh/docs/concepts/disruption/)")
+
+
+@rule("KPL424", "auto-mode-node-lifetime", category="disruption", severity="warning",
+      summary="An EKS Auto Mode NodePool whose expireAfter (+ terminationGracePeriod) exceeds Auto Mode's 21-day limit",
+      kinds=("NodePool",))
+def auto_mode_node_lifetime(res, ctx):
+    if not _karpenter_pool(res) or res.version != "v1" or not _auto_mode(res):
+        return
+    limit = AUTO_MODE["max_lifetime"]
+    raw = res.get(EXPIRE)
+    if raw is None:
+        return  # the Auto Mode default (336h) is within the limit
+    expire = _seconds(res, EXPIRE, "expireAfter")
+    if expire is None:
+        return
+    tgp = _seconds(res, TGP, "terminationGracePeriod")
+    tgp_shown = res.get(TGP) if tgp is not None else f"{format_seconds(AUTO_MODE['default_tgp'])} (Auto Mode's default)"
+    if tgp is None:
+        tgp = AUTO_MODE["default_tgp"]
+    if expire > limit:
+        what = "`Never`" if expire == float("inf") else f"{raw}"
+        yield ctx.violation(
+            res, EXPIRE,
+            f"expireAfter {what} is beyond EKS Auto Mode's 21-day (504h) node lifetime: Auto Mode terminates the "
+            "instance first\n"
+            "help: set expireAfter to at most 504h minus terminationGracePeriod (e.g. 480h with the 24h default), so "
+            "nodes are drained by Karpenter's expiration and not cut off\n"
+            "note: \"nodes launched by EKS Auto Mode have a maximum lifetime of 21 days (which you can reduce)\" "
+            "(https://docs.aws.amazon.com/eks/latest/userguide/automode.html)")
+    elif expire + tgp > limit:
+        yield ctx.violation(
+            res, EXPIRE,
+            f"expireAfter {raw} plus terminationGracePeriod {tgp_shown} exceeds EKS Auto Mode's 21-day (504h) node "
+            "lifetime: a drain that starts at expiry can be cut off\n"
+            f"help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter "
+            f"{format_seconds(limit - tgp)})\n"
+            "note: Auto Mode terminates instances at 21 days (https://docs.aws.amazon.com/eks/latest/userguide/"
+            "automode.html) and gives NodeClaims a 24h terminationGracePeriod when the NodePool sets none "
+            "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
