@@ -7,7 +7,7 @@ https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-no
 
 from __future__ import annotations
 
-from karplint.model import Resource
+from karplint.model import Resource, karpenter_resources
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.readers.templating import has_placeholder
 from karplint.rules import rule
@@ -228,3 +228,162 @@ def auto_mode_node_lifetime(res, ctx):
             "note: Auto Mode terminates instances at 21 days (https://docs.aws.amazon.com/eks/latest/userguide/"
             "automode.html) and gives NodeClaims a 24h terminationGracePeriod when the NodePool sets none "
             "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
+
+
+# ------------------------------------------------------------------------------------------ KPL421
+
+EVICTED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Pod")  # drains evict them
+SCALERS = ("HorizontalPodAutoscaler", "ScaledObject")  # replicas decided elsewhere: not judged
+
+
+def _pdb_reads(doc, res) -> bool:
+    """PodDisruptionBudgets, the workloads they may select, the autoscalers that set those workloads' replicas."""
+    return res is not None and (res.kind in EVICTED_KINDS or res.kind in SCALERS or res.kind == "PodDisruptionBudget")
+
+
+def _selector_matches(selector: dict, labels: dict) -> bool:
+    """Kubernetes label selector semantics (matchLabels AND matchExpressions); an empty selector matches all."""
+    ml = selector.get("matchLabels") or {}
+    if not isinstance(ml, dict):
+        return False
+    for k, v in ml.items():
+        if str(labels.get(k, "\0")) != str(v):
+            return False
+    exprs = selector.get("matchExpressions") or []
+    if not isinstance(exprs, list):
+        return False
+    for e in exprs:
+        if not isinstance(e, dict):
+            return False
+        key, op = e.get("key"), e.get("operator")
+        values = [str(v) for v in e.get("values") or []] if isinstance(e.get("values") or [], list) else []
+        present = key in labels
+        if op == "In" and not (present and str(labels[key]) in values):
+            return False
+        if op == "NotIn" and present and str(labels[key]) in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def _replicas(res: Resource) -> int | None:
+    if res.kind == "Pod":
+        return 1
+    r = res.get(("spec", "replicas"))
+    if r is None:
+        return 1  # the API default for Deployment, StatefulSet, ReplicaSet, ReplicationController
+    return r if isinstance(r, int) and not isinstance(r, bool) else None
+
+
+def _scaled(model) -> set[tuple[str | None, str, str]]:
+    out = set()
+    for s in model.of_kind(*SCALERS):
+        ref = s.get(("spec", "scaleTargetRef"))
+        if isinstance(ref, dict) and isinstance(ref.get("name"), str):
+            out.add((s.namespace, str(ref.get("kind") or "Deployment"), ref["name"]))
+    return out
+
+
+def _same_namespace(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b
+
+
+def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
+    """(path, why) when the PDB allows no eviction with all `total` selected pods healthy."""
+    from karplint.disruption.budgets import allowed_nodes
+
+    spec = pdb.spec
+    if "maxUnavailable" in spec:
+        v = spec["maxUnavailable"]
+        text = str(v)
+        if isinstance(v, bool):
+            return None
+        allowed = allowed_nodes(text, total)  # intstr, rounded up: what the disruption controller computes
+        if allowed == 0:
+            return ("spec", "maxUnavailable"), f"maxUnavailable {text}"
+        return None
+    if "minAvailable" in spec:
+        v = spec["minAvailable"]
+        if isinstance(v, bool):
+            return None
+        text = str(v)
+        desired = allowed_nodes(text, total)
+        if desired is not None and desired >= total:
+            return ("spec", "minAvailable"), f"minAvailable {text}"
+    return None
+
+
+@rule("KPL421", "pdb-blocks-every-drain", category="disruption", severity="warning",
+      summary="A PodDisruptionBudget that never allows an eviction for the pods it selects, on Karpenter nodes",
+      reads=(_pdb_reads, karpenter_resources))
+def pdb_blocks_every_drain(model, ctx):
+    from karplint.provisioning.placement import can_land
+
+    pools = [np for np in model.nodepools() if np.version in ("v1", "v1beta1")
+             and isinstance(np.get(TEMPLATE_SPEC), dict)]
+    if not pools:
+        return
+    scaled = _scaled(model)
+    workloads = [w for w in model.resources if w.kind in EVICTED_KINDS and w.group in ("", "apps")
+                 and w.pod_template is not None]
+    for pdb in model.of_kind("PodDisruptionBudget"):
+        if pdb.group != "policy" or _templated(pdb.spec):
+            continue
+        selector = pdb.spec.get("selector")
+        if not isinstance(selector, dict):
+            continue  # policy/v1: a null selector selects no pod
+        matched = []
+        for w in workloads:
+            meta_path, spec_path = w.pod_template
+            labels = w.get(meta_path + ("labels",))
+            if not isinstance(labels, dict) or not _same_namespace(pdb.namespace, w.namespace):
+                continue
+            if _templated(labels) or not _selector_matches(selector, labels):
+                continue
+            matched.append(w)
+        if not matched:
+            continue
+        if any((w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled for w in matched):
+            continue  # an autoscaler owns the replica count
+        counts = [_replicas(w) for w in matched]
+        if any(c is None for c in counts):
+            continue
+        total = sum(counts)
+        if total == 0:
+            continue
+        verdict = _pdb_verdict(pdb, total)
+        if verdict is None:
+            continue
+        path, why = verdict
+        hosts = []
+        for w in matched:
+            spec = w.get(w.pod_template[1])
+            for np in pools:
+                if np not in hosts and can_land(spec if isinstance(spec, dict) else {}, np):
+                    hosts.append(np)
+        if not hosts:
+            continue
+        shown = ", ".join(f"{w} ({c} replica{'s' if c != 1 else ''})" for w, c in zip(matched[:3], counts))
+        if len(matched) > 3:
+            shown += f" and {len(matched) - 3} more"
+        with_tgp = [np for np in hosts if np.version == "v1" and np.get(TGP) is not None]
+        without = [np for np in hosts if np not in with_tgp]
+        waits = []
+        if with_tgp:
+            waits.append("until terminationGracePeriod runs out on " + ", ".join(
+                f"{np.name} ({np.get(TGP)})" for np in with_tgp[:3]))
+        if without:
+            waits.append("forever on " + ", ".join(str(np.name) for np in without[:3])
+                         + " (no terminationGracePeriod)")
+        yield ctx.violation(
+            pdb, path,
+            f"{why} allows no eviction of the {total} pod{'s' if total != 1 else ''} it selects: {shown}\n"
+            "help: allow one disruption (e.g. `maxUnavailable: 1`), or run more replicas than minAvailable\n"
+            f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
+            f"consolidated, and drift and expiration wait {' and '.join(waits)} "
+            "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")

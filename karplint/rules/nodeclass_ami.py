@@ -1,0 +1,143 @@
+"""EC2NodeClass consistency (KPL260-KPL269): the AMI selected against `amiFamily`.
+
+`amiFamily` decides the userData Karpenter renders and how it models the node (its OS label, its bootstrap);
+`amiSelectorTerms` decide which image boots. When they disagree, every field is valid and the node never joins,
+or joins as something Karpenter does not expect. An alias term with another family is rejected by the CRD's CEL
+rule (KPL130); these rules cover `name` and `ssmParameter` terms and `Custom`.
+
+Sources: the SSM parameters Karpenter itself resolves per family (aws/karpenter-provider-aws
+`pkg/providers/amifamily/{al2,al2023,bottlerocket,windows}.go` at bde00654cd316fddb3dccfba3f5ac07039865429),
+the EKS-optimized AMI names (https://docs.aws.amazon.com/eks/latest/userguide/eks-optimized-amis.html), and the OS
+Karpenter gives a family's nodes (`pkg/providers/instancetype/types.go` `getOS`, same commit).
+"""
+
+from __future__ import annotations
+
+import re
+
+from karplint.model import Resource
+from karplint.readers.templating import has_placeholder
+from karplint.rules import rule
+
+TERMS = ("spec", "amiSelectorTerms")
+
+# (family, field, pattern): AMI names and SSM parameters that identify an EKS-optimized image family.
+AMI_SIGNATURES: tuple[tuple[str, str, re.Pattern], ...] = (
+    ("AL2023", "name", re.compile(r"^amazon-eks-node-al2023-")),
+    ("AL2", "name", re.compile(r"^amazon-eks-(?:gpu-|arm64-)?node-\d")),
+    ("Bottlerocket", "name", re.compile(r"^bottlerocket-aws-k8s-")),
+    ("Windows", "name", re.compile(r"^Windows_Server-(\d{4})-English-(?:Core|Full)-EKS_Optimized")),
+    ("AL2023", "ssmParameter", re.compile(r"^/aws/service/eks/optimized-ami/[^/]+/amazon-linux-2023/")),
+    ("AL2", "ssmParameter", re.compile(r"^/aws/service/eks/optimized-ami/[^/]+/amazon-linux-2(?:-arm64|-gpu)?/")),
+    ("Bottlerocket", "ssmParameter", re.compile(r"^/aws/service/bottlerocket/aws-k8s-")),
+    ("Windows", "ssmParameter",
+     re.compile(r"^/aws/service/ami-windows-latest/Windows_Server-(\d{4})-English-(?:Core|Full)-EKS_Optimized")),
+)
+
+# What the node of each family reads at boot, and what Karpenter renders for it.
+READS: dict[str, str] = {
+    "AL2": "a shell script calling /etc/eks/bootstrap.sh (MIME multipart)",
+    "AL2023": "a nodeadm NodeConfig",
+    "Bottlerocket": "TOML settings",
+    "Windows": "PowerShell calling Start-EKSBootstrap.ps1",
+}
+
+ALIAS_FOR = {"AL2": "al2@latest", "AL2023": "al2023@latest", "Bottlerocket": "bottlerocket@latest",
+             "Windows2019": "windows2019@latest", "Windows2022": "windows2022@latest",
+             "Windows2025": "windows2025@latest"}
+
+
+def _nodeclass(res: Resource) -> bool:
+    return res.kind == "EC2NodeClass" and res.group == "karpenter.k8s.aws"
+
+
+def detect(field: str, value) -> str | None:
+    """The family an AMI name or SSM parameter belongs to ("AL2", "AL2023", "Bottlerocket", "Windows2022", ...)."""
+    if not isinstance(value, str) or has_placeholder(value):
+        return None
+    for family, f, pattern in AMI_SIGNATURES:
+        if f != field:
+            continue
+        m = pattern.match(value)
+        if m:
+            return f"Windows{m.group(1)}" if family == "Windows" else family
+    return None
+
+
+def _base(family: str) -> str:
+    return "Windows" if family.startswith("Windows") else family
+
+
+def _terms(res: Resource):
+    terms = res.get(TERMS)
+    if not isinstance(terms, list):
+        return
+    for i, term in enumerate(terms):
+        if not isinstance(term, dict):
+            continue
+        for field in ("name", "ssmParameter"):
+            family = detect(field, term.get(field))
+            if family:
+                yield i, field, term[field], family
+
+
+def _has_alias(res: Resource) -> bool:
+    terms = res.get(TERMS)
+    return isinstance(terms, list) and any(isinstance(t, dict) and "alias" in t for t in terms)
+
+
+@rule("KPL260", "ami-contradicts-ami-family", category="references", severity="error",
+      summary="An amiSelectorTerms name or ssmParameter selecting another family's EKS AMI than amiFamily",
+      kinds=("EC2NodeClass",))
+def ami_contradicts_ami_family(res, ctx):
+    if not _nodeclass(res) or _has_alias(res):
+        return
+    family = res.get(("spec", "amiFamily"))
+    if not isinstance(family, str) or has_placeholder(family) or family == "Custom" or family not in ALIAS_FOR:
+        return
+    for i, field, value, found in _terms(res):
+        if found == family:
+            continue
+        same_os = _base(found) == _base(family)
+        renders = READS[_base(family)]
+        reads = READS[_base(found)]
+        if same_os:  # Windows2019 AMI under Windows2022: same userData, wrong build label
+            consequence = (f"Karpenter labels the nodes with {family}'s windows-build, so pods selecting "
+                           f"{found}'s build never land there")
+        else:
+            consequence = (f"Karpenter renders {renders} for amiFamily {family}, the {found} image reads "
+                           f"{reads}: the node boots without joining the cluster")
+        yield ctx.violation(
+            res, TERMS + (i, field),
+            f"amiSelectorTerms[{i}].{field} selects an EKS {found} AMI but amiFamily is {family}\n"
+            f"help: set `amiFamily: {found}`, or select a {family} AMI (e.g. `alias: {ALIAS_FOR[family]}`)\n"
+            f"note: {consequence} (aws/karpenter-provider-aws#7660)")
+
+
+def _powershell(res: Resource) -> bool:
+    ud = res.get(("spec", "userData"))
+    return isinstance(ud, str) and "<powershell>" in ud.lower()
+
+
+@rule("KPL261", "windows-ami-under-custom", category="references", severity="error",
+      summary="amiFamily Custom with a Windows AMI or PowerShell userData: Karpenter models the nodes as Linux",
+      kinds=("EC2NodeClass",))
+def windows_ami_under_custom(res, ctx):
+    if not _nodeclass(res) or res.get(("spec", "amiFamily")) != "Custom" or _has_alias(res):
+        return
+    hit = next(((i, f, v, fam) for i, f, v, fam in _terms(res) if fam.startswith("Windows")), None)
+    if hit is not None:
+        i, field, _, found = hit
+        path, what = TERMS + (i, field), f"amiSelectorTerms[{i}].{field} selects an EKS {found} AMI"
+    elif _powershell(res):
+        found = "Windows2022"
+        path, what = ("spec", "userData"), "userData is PowerShell (`<powershell>`)"
+    else:
+        return
+    yield ctx.violation(
+        res, path,
+        f"{what} under amiFamily Custom, which Karpenter treats as Linux\n"
+        f"help: use `amiFamily: {found}` (or `alias: {ALIAS_FOR.get(found, 'windows2022@latest')}`) with the image\n"
+        "note: Custom nodes get `kubernetes.io/os=linux` and no windows-build label "
+        "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go getOS): pods selecting Windows never make "
+        "this pool launch a node, and Linux pods are placed on the Windows nodes it launches")
