@@ -106,6 +106,14 @@ class BuggyRelease:
     affects: Callable[[Resource], tuple | None]  # the path the bug hits in this resource, or None
     what: str
     sources: tuple[str, ...]
+    advice: str | None = None  # replaces "upgrade to {fixed} or later" when the evidence names no fixed release
+
+
+def _when_empty_pool(res: Resource) -> tuple | None:
+    if res.kind == "NodePool" and res.group == "karpenter.sh" and \
+            res.get(DISRUPTION + ("consolidationPolicy",)) == "WhenEmpty":
+        return DISRUPTION + ("consolidationPolicy",)
+    return None
 
 
 BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
@@ -120,6 +128,15 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
         "fails on `<` and the node never joins (the fix, aws/karpenter-provider-aws#3841, merged 2023-05-02; "
         "0.28.0 is the first release certain to carry it)",
         ("aws/karpenter-provider-aws#3818", "aws/karpenter-provider-aws#3841"),
+    ),
+    BuggyRelease(
+        "0.37.0", "0.37.0", "0.37.1", _when_empty_pool,
+        "WhenEmpty NodePools were reported to stop removing empty nodes until the controller was restarted; one "
+        "report, whose logs carry commit 490ef94 (the v0.37.0 tag), closed after the reporter upgraded within 0.37; "
+        "no fix commit is named",
+        ("aws/karpenter-provider-aws#7523",),
+        advice="upgrade to the newest 0.37.x patch (v0.37.7) or to v1; meanwhile, restarting the controller "
+               "unblocked it",
     ),
 )
 
@@ -140,8 +157,12 @@ def known_buggy_release(res, ctx):
                 continue
             yield ctx.violation(
                 res, path,
-                f"{where}: in Karpenter {bug.first}–{bug.last} {bug.what} ({', '.join(bug.sources)}); "
-                f"upgrade to {bug.fixed} or later", on="key")
+                f"{where}: in Karpenter {_range(bug)} {bug.what} ({', '.join(bug.sources)}); "
+                f"{bug.advice or f'upgrade to {bug.fixed} or later'}", on="key")
+
+
+def _range(bug: BuggyRelease) -> str:
+    return bug.first if bug.first == bug.last else f"{bug.first}–{bug.last}"
 
 
 def _versions_in_play(ctx) -> list[tuple[Version, str]]:
