@@ -121,7 +121,8 @@ def budget_window_not_exclusive(res, ctx):
                    "window, or an always-on budget (e.g. `nodes: \"10%\"`) to cap it at all times")
         yield ctx.violation(
             res, BUDGETS + (b.index, "schedule"),
-            f"budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}; outside it they are unlimited\n"
+            f"budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}; the rest of the "
+            f"time {'they are' if len(open_reasons) > 1 or names.startswith('every') else names + ' is'} unlimited\n"
             f"{fix}\n"
             f"note: {_hours(unlimited)} of the 168h week have no active budget for {reason} (first: "
             f"{clock(first.start)}–{clock(first.end)} UTC), and then Karpenter may disrupt every node of the "
@@ -383,7 +384,9 @@ def pdb_blocks_every_drain(model, ctx):
         yield ctx.violation(
             pdb, path,
             f"{why} allows no eviction of the {total} pod{'s' if total != 1 else ''} it selects: {shown}\n"
-            "help: allow one disruption (e.g. `maxUnavailable: 1`), or run more replicas than minAvailable\n"
+            + ("help: set maxUnavailable to 1 or more: 0 forbids every voluntary eviction\n" if path[-1] == "maxUnavailable"
+               else f"help: keep minAvailable below the {total} pod{'s' if total != 1 else ''} (or use "
+                    "`maxUnavailable: 1`), or run more replicas\n") +
             f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
             f"consolidated, and drift and expiration wait {' and '.join(waits)} "
             "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")

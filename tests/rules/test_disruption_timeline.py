@@ -1,0 +1,116 @@
+"""Rules on the disruption simulation (KPL420-KPL424), EC2NodeClass AMI consistency (KPL260, KPL261) and the
+0.37.0 WhenEmpty advisory of KPL402."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from karplint.disruption.budgets import read_budgets, timelines
+from karplint.rules.disruption_timeline import complement
+from karplint.testing import codes, lint
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "catalog" / "disruption_timeline"
+
+
+def run(name: str, select: str, **kw):
+    return lint({name: (FIXTURES / name).read_text()}, config={"select": [select]}, **kw)
+
+
+def test_window_bad():
+    found = run("window_bad.yaml", "KPL420")
+    assert codes(found) == [("KPL420", 11, 9), ("KPL420", 31, 9), ("KPL420", 48, 9)]
+    first, drift, beta = (f.message for f in found)
+    assert first.splitlines()[0] == ('budget `nodes: "20%"` limits Drifted, Empty, Underutilized only for 4h after '
+                                     'each `0 2 * * *` (UTC); the rest of the time they are unlimited')
+    assert '`{nodes: "0", schedule: "0 6 * * *", duration: 20h}`' in first
+    assert "140h of the 168h week" in first and "Mon 00:00–Mon 02:00 UTC" in first
+    assert "Drifted is unlimited" in drift.splitlines()[0]
+    assert '`{nodes: "0", schedule: "0 4 * * 1", duration: 162h, reasons: [Drifted]}`' in drift
+    assert "every disruption method" in beta  # v1beta1: budgets have no reasons
+    assert all(f.severity == "warning" for f in found)
+
+
+def test_window_good():
+    assert run("window_good.yaml", "KPL420") == []
+
+
+def test_suggested_complement_closes_the_week():
+    for schedule, duration, reasons in (("0 2 * * *", "4h", None), ("0 22 * * sun", "6h", ["Drifted"]),
+                                        ("30 23 * * fri", "90m", None)):
+        window = {"nodes": "1", "schedule": schedule, "duration": duration}
+        if reasons:
+            window["reasons"] = reasons
+        budget = read_budgets({"budgets": [window]})[0]
+        comp_schedule, comp_duration = complement(budget)
+        closed = {"nodes": "0", "schedule": comp_schedule, "duration": comp_duration}
+        if reasons:
+            closed["reasons"] = reasons
+        for reason, tl in timelines(read_budgets({"budgets": [window, closed]})).items():
+            if reasons is None or reason in reasons:
+                assert tl.unlimited_minutes() == 0, (schedule, reason)
+                # the window itself still allows 1 (min(1, 0) would be 0 if they overlapped)
+                assert any(s.allowed(10) == 1 for s in tl.segments)
+
+
+def test_pdb_bad():
+    found = run("pdb_bad.yaml", "KPL421")
+    assert codes(found) == [("KPL421", 7, 17), ("KPL421", 33, 19), ("KPL421", 61, 17)]
+    api, db, cache = (f.message for f in found)
+    assert api.startswith("minAvailable 1 allows no eviction of the 1 pod it selects: Deployment/api (1 replica)")
+    assert "wait forever on general (no terminationGracePeriod)" in api
+    assert "maxUnavailable 0%" in db and "until terminationGracePeriod runs out on stateful (2h)" in db
+    assert "NodePool stateful" in db and "general" not in db  # the StatefulSet only lands on `stateful`
+    assert "minAvailable 100%" in cache and "2 pods" in cache
+
+
+def test_pdb_good():
+    assert run("pdb_good.yaml", "KPL421") == []
+
+
+def test_pdb_without_nodepool_is_quiet():
+    text = (FIXTURES / "pdb_bad.yaml").read_text().split("---\napiVersion: karpenter.sh/v1")[0]
+    assert lint(text, config={"select": ["KPL421"]}) == []
+
+
+def test_durations_bad():
+    found = run("durations_bad.yaml", "KPL42")
+    assert codes(found) == [("KPL423", 8, 23), ("KPL422", 11, 20), ("KPL423", 22, 23), ("KPL424", 35, 20),
+                            ("KPL424", 46, 20)]
+    assert "expireAfter 720h (the default)" in found[2].message
+    assert "`Never`" in found[3].message
+    assert "480h plus terminationGracePeriod 48h" in found[4].message
+
+
+def test_durations_good():
+    assert run("durations_good.yaml", "KPL42") == []
+
+
+def test_min_expire_after_option():
+    text = (FIXTURES / "durations_bad.yaml").read_text()
+    found = lint(text, config={"select": ["KPL422"], "options": {"min-expire-after": "10m"}})
+    assert found == []
+
+
+def test_nodeclass_bad():
+    found = run("nodeclass_bad.yaml", "KPL26")
+    assert codes(found) == [("KPL260", 9, 13), ("KPL260", 10, 21), ("KPL260", 24, 21), ("KPL261", 38, 13),
+                            ("KPL261", 53, 13)]
+    assert found[0].message.splitlines()[0] == "amiSelectorTerms[0].name selects an EKS AL2 AMI but amiFamily is AL2023"
+    assert "windows-build" in found[2].message
+    assert "`<powershell>`" in found[4].message
+    assert all(f.severity == "error" for f in found)
+
+
+def test_nodeclass_good():
+    assert run("nodeclass_good.yaml", "KPL26") == []
+
+
+def test_when_empty_advisory_on_0370():
+    name = "when_empty_0370.yaml"
+    text = (FIXTURES.parent / "disruption" / name).read_text()
+    found = lint({name: text}, config={"select": ["KPL402"]}, karpenter_version="0.37.0")
+    assert codes(found) == [("KPL402", 8, 5)]
+    assert "aws/karpenter-provider-aws#7523" in found[0].message
+    assert "newest 0.37.x patch (v0.37.7)" in found[0].message
+    assert "upgrade to 0.37.1" not in found[0].message
+    assert lint({name: text}, config={"select": ["KPL402"]}, karpenter_version="0.37.7") == []
