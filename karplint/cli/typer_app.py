@@ -226,3 +226,21 @@ def render(
     raise typer.Exit(render_command(list(paths), nodeclass=nodeclass, nodepool=nodepool,
                                     karpenter_version=karpenter_version))
 
+
+
+@app.command()
+def budgets(
+    paths: List[str] = typer.Argument(..., help="Files or directories holding NodePools; - for stdin."),
+    nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", min=0, help="Pool size: also show how many nodes may go."),
+    week: Optional[str] = typer.Option(None, "--week", help="A date (YYYY-MM-DD) in the week to show (default: a "
+                                                          "reference week; weekly schedules look the same)."),
+    output_format: str = typer.Option("text", "--output-format", "-f", help="text or json."),
+) -> None:
+    """Show each NodePool's effective disruption budget per reason over a week (UTC): what may be disrupted when."""
+    from karplint.cli.budgets import budgets_command
+
+    if output_format not in ("text", "json"):
+        _die(f"--output-format: {output_format!r} is not one of text, json")
+    raise typer.Exit(budgets_command(list(paths), nodepool=nodepool, nodes=nodes, week=week,
+                                     output_format=output_format))

@@ -7,6 +7,7 @@ issues each rule's doc names. Durations: `karplint.model.durations`; cron: `karp
 from __future__ import annotations
 
 import difflib
+from datetime import datetime
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
@@ -263,16 +264,40 @@ def disruption_disabled_by_budget(res, ctx):
         return
     for i, b in _budgets(res):
         nodes = b.get("nodes")
-        if str(nodes).strip() not in ("0", "0%") or "schedule" in b:
+        if str(nodes).strip() not in ("0", "0%"):
             continue
+        how = "with no schedule"
+        if "schedule" in b:
+            covers = _scheduled_for_good(b)
+            if covers is None:
+                continue
+            how = covers
         reasons = b.get("reasons")
         which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
                  else "Drifted, Empty and Underutilized")
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
-                            f"budget `nodes: \"{nodes}\"` with no schedule blocks {which} disruption forever\n"
-                            "help: add a schedule and duration if it should only hold part of the time\n"
-                            "note: nodes are then never consolidated or replaced on drift; expiration, interruption "
+                            f"budget `nodes: \"{nodes}\"` {how} blocks {which} disruption forever\n"
+                            + ("help: add a schedule and duration if it should only hold part of the time\n"
+                               if "schedule" not in b else
+                               "help: make `duration` shorter than the time between two runs of the schedule if it "
+                               "should only hold part of the time\n")
+                            + "note: nodes are then never consolidated or replaced on drift; expiration, interruption "
                             "and repair still apply (aws/karpenter-provider-aws#6383)")
+
+
+def _scheduled_for_good(b: dict) -> str | None:
+    """"active for 24h after each `0 0 * * *`, every minute of the week" when a scheduled budget never lapses
+    (its windows cover the whole week and the schedule is weekly); else None."""
+    if any(has_placeholder(v) for v in (b.get("schedule"), b.get("duration")) if isinstance(v, str)):
+        return None
+    from karplint.disruption.budgets import WEEK, active_intervals, read_budgets
+
+    parsed = read_budgets({"budgets": [b]})
+    if len(parsed) != 1 or parsed[0].error or parsed[0].schedule is None or not parsed[0].schedule.weekly:
+        return None
+    if active_intervals(parsed[0], datetime(2024, 1, 1), WEEK) != [(0, WEEK)]:
+        return None
+    return f"active for {b.get('duration')} after each `{b.get('schedule')}` (UTC), every minute of the week,"
 
 
 # ------------------------------------------------------------------------------------------ do-not-disrupt

@@ -114,3 +114,32 @@ def test_when_empty_advisory_on_0370():
     assert "newest 0.37.x patch (v0.37.7)" in found[0].message
     assert "upgrade to 0.37.1" not in found[0].message
     assert lint({name: text}, config={"select": ["KPL402"]}, karpenter_version="0.37.7") == []
+
+
+def test_kpl406_scheduled_budget_that_never_lapses():
+    text = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: blueprint
+spec:
+  disruption:
+    consolidationPolicy: WhenEmptyOrUnderutilized
+    consolidateAfter: 1m
+    budgets:
+      - nodes: "0"
+        schedule: "0 0 * * *"
+        duration: 24h
+      - nodes: "0"
+        schedule: "0 */6 * * *"
+        duration: 5h
+      - nodes: "0"
+        schedule: "0 0 * * mon"
+        duration: 168h
+        reasons: [Drifted]
+"""
+    found = lint(text, config={"select": ["KPL406"]})
+    assert codes(found) == [("KPL406", 10, 16), ("KPL406", 16, 16)]
+    assert "active for 24h after each `0 0 * * *` (UTC), every minute of the week" in found[0].message
+    assert "make `duration` shorter" in found[0].message
+    assert "blocks Drifted disruption forever" in found[1].message

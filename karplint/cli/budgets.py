@@ -1,0 +1,169 @@
+"""`karplint budgets PATH [--nodepool NAME] [--nodes N] [--week YYYY-MM-DD] [--output-format text|json]`: the
+effective disruption budget of each NodePool, per reason, over a week (`karplint.disruption.budgets`)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+from karplint.model import Model
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def _pools(model: Model, name: str | None):
+    return [np for np in model.nodepools() if np.version in ("v1", "v1beta1") and (name is None or np.name == name)]
+
+
+def nodepool_report(np, *, start: datetime, nodes: int | None) -> dict:
+    """The JSON-ready timeline of one NodePool."""
+    from karplint.disruption.budgets import WEEK, clock, read_budgets, timelines
+
+    v1 = np.version == "v1"
+    disruption = np.get(("spec", "disruption"))
+    budgets = read_budgets(disruption, v1=v1)
+    lines = timelines(budgets, v1=v1, start=start)
+    out = {
+        "nodepool": np.name,
+        "file": np.doc.source.path if np.doc.source else None,
+        "line": np.doc.start.line if np.doc.start else 1,
+        "api_version": np.api_version,
+        "week_start": start.strftime("%Y-%m-%dT%H:%MZ"),
+        "minutes": WEEK,
+        "weekly": all(t.weekly for t in lines.values()),
+        "budgets": [{"index": b.index, "nodes": b.nodes, "reasons": list(b.reasons) if b.reasons is not None else None,
+                     "schedule": b.schedule_text, "duration_minutes": b.duration, "error": b.error}
+                    for b in budgets],
+        "reasons": {},
+    }
+    for reason, tl in lines.items():
+        out["reasons"][reason] = {
+            "unlimited_minutes": tl.unlimited_minutes(),
+            "segments": [{"start": clock(s.start, start), "end": clock(s.end, start) if s.end < WEEK else "Sun 24:00", "start_minute": s.start,
+                          "end_minute": s.end, "limit": s.limit(), "budgets": [b.index for b in s.active],
+                          **({"allowed": s.allowed(nodes)} if nodes is not None else {})}
+                         for s in tl.segments],
+        }
+    return out
+
+
+def _grid(report: dict, reason: str) -> list[str]:
+    """Seven lines of 24 hourly cells: `.` unlimited, `0` blocked, `#` limited, `~` mixed within the hour."""
+    segs = report["reasons"][reason]["segments"]
+    rows = []
+    for d in range(7):
+        cells = []
+        for h in range(24):
+            lo, hi = d * 1440 + h * 60, d * 1440 + h * 60 + 60
+            kinds = set()
+            for s in segs:
+                if s["start_minute"] < hi and s["end_minute"] > lo:
+                    lim = s["limit"]
+                    kinds.add("." if lim == "unlimited" else "0" if lim.startswith("0") else "#")
+            cells.append(kinds.pop() if len(kinds) == 1 else "~")
+        rows.append(f"{DAYS[d]} " + "".join(cells))
+    return rows
+
+
+def print_report(report: dict, console, nodes: int | None) -> None:
+    from rich.rule import Rule
+    from rich.table import Table
+    from rich.text import Text
+
+    from karplint.report import escape
+
+    def _t(text: str, style: str | None = None) -> Text:  # names and values come from the checked tree
+        return Text(escape.name(str(text)), style=style or "")
+
+    console.print(Rule(_t(f"NodePool/{report['nodepool'] or '<unnamed>'} ({report['api_version']})", style="bold")))
+    console.print(_t(f"{report['file']}:{report['line']}", style="dim"))
+    week = "the week of " + report["week_start"][:10] + " (UTC)"
+    if not report["weekly"]:
+        week += "; a schedule depends on the day of month or month: other weeks differ"
+    console.print(_t(week, style="dim"))
+    for b in report["budgets"]:
+        d = b["duration_minutes"] or 0
+        span = (f"{d // 60}h" if d >= 60 else "") + (f"{d % 60}m" if d % 60 or not d else "")
+        when = "always" if b["schedule"] is None else f"for {span} after each `{b['schedule']}`"
+        which = "all reasons" if b["reasons"] is None else ", ".join(b["reasons"]) or "no reason"
+        idx = "default" if b["index"] is None else f"budgets[{b['index']}]"
+        console.print(_t(f"  {idx}: nodes {b['nodes']} - {which} - {when}" + (f" - error: {b['error']}" if b["error"]
+                                                                               else "")))
+    for reason, data in report["reasons"].items():
+        table = Table(title=_t(f"{'all methods' if reason == 'all' else reason}: unlimited "
+                               f"{data['unlimited_minutes'] // 60}h{data['unlimited_minutes'] % 60:02d}m of 168h"),
+                      title_justify="left", show_edge=False)
+        table.add_column("from (UTC)")
+        table.add_column("to")
+        table.add_column("limit")
+        if nodes is not None:
+            table.add_column(f"nodes of {nodes}")
+        merged: list[list] = []
+        for s in data["segments"]:
+            if merged and merged[-1][2] == s["limit"]:
+                merged[-1][1] = s["end"]
+            else:
+                merged.append([s["start"], s["end"], s["limit"], s.get("allowed")])
+        for start, end, limit, allowed in merged:
+            row = [_t(start), _t(end), _t(limit, style="red" if limit == "unlimited" else None)]
+            if nodes is not None:
+                row.append(_t("unlimited" if allowed is None else str(allowed)))
+            table.add_row(*row)
+        console.print(table)
+        for line in _grid(report, reason):
+            console.print(_t("    " + line))
+    console.print(_t("    (hourly: . unlimited, # limited, 0 blocked, ~ changes within the hour)", style="dim"))
+    console.print()
+
+
+def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int | None = None,
+                    week: str | None = None, output_format: str = "text", console=None) -> int:
+    """Load `paths` (files, directories, `-` for stdin) and print the timelines; returns the exit code."""
+    import sys
+
+    from rich.console import Console
+
+    from karplint.config import Config
+    from karplint.disruption.budgets import REFERENCE_WEEK
+    from karplint.discover import MissingPath, discover
+    from karplint.engine import InputFile, load_input
+    from karplint.report import escape
+
+    err = Console(stderr=True, highlight=False)
+    start = REFERENCE_WEEK
+    if week:
+        try:
+            day = datetime.strptime(week, "%Y-%m-%d")
+        except ValueError:
+            err.print(f"karplint budgets: --week: {escape.name(week)!r} is not a date (YYYY-MM-DD)", markup=False)
+            return 2
+        start = day - timedelta(days=day.weekday())  # the Monday of that week, 00:00 UTC
+    try:
+        found = discover([p for p in paths if p != "-"])
+    except MissingPath as exc:
+        err.print(f"karplint budgets: {escape.name(str(exc.args[0]))}: no such file or directory", markup=False)
+        return 2
+    inputs = [InputFile(c.display, c.abspath) for c in found.files]
+    if "-" in paths:
+        inputs.append(InputFile("-", None, sys.stdin.buffer.read()))
+    config = Config()
+    model = Model()
+    for item in inputs:
+        result = load_input(item, config)
+        for problem in result.problems:
+            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}"),
+                      markup=False)
+        model.add(result.documents)
+    pools = _pools(model, nodepool)
+    if not pools:
+        err.print("karplint budgets: no NodePool" + (f" named {escape.name(nodepool)!r}" if nodepool else "")
+                  + " found", markup=False)
+        return 1
+    reports = [nodepool_report(np, start=start, nodes=nodes) for np in pools]
+    if output_format == "json":
+        sys.stdout.write(json.dumps({"nodepools": reports}, indent=2) + "\n")
+        return 0
+    console = console or Console(highlight=False, soft_wrap=True)
+    for r in reports:
+        print_report(r, console, nodes)
+    return 0
