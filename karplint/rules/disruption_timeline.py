@@ -390,3 +390,85 @@ def pdb_blocks_every_drain(model, ctx):
             f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
             f"consolidated, and drift and expiration wait {' and '.join(waits)} "
             "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")
+
+
+# ------------------------------------------------------------------------------------------ KPL425, KPL426
+
+FORCEFUL_EXPIRATION_SINCE = "1.0.0"  # v1.0: expiration no longer waits for budgets (https://karpenter.sh/docs/upgrading/v1-migration/)
+
+
+def _v1_timelines(res: Resource):
+    """(budgets, timelines) of a v1 NodePool whose budgets are written, valid and not templated; else None."""
+    from karplint.disruption.budgets import read_budgets, timelines
+
+    if not _karpenter_pool(res) or res.version != "v1" or _templated(res.get(BUDGETS)):
+        return None
+    if not isinstance(res.get(BUDGETS), list) or not res.get(BUDGETS):
+        return None
+    budgets = read_budgets(res.get(DISRUPTION), v1=True)
+    if not budgets or any(b.error for b in budgets):
+        return None
+    return budgets, timelines(budgets, v1=True)
+
+
+@rule("KPL425", "expiration-ignores-budgets", category="disruption", severity="info",
+      summary="Budgets block every reason at some time while expireAfter still replaces nodes then (v1.0+)",
+      kinds=("NodePool",))
+def expiration_ignores_budgets(res, ctx):
+    from karplint.disruption.budgets import WEEK, clock
+    from karplint.model.versions import V
+
+    if ctx.karpenter_version < V(FORCEFUL_EXPIRATION_SINCE):
+        return
+    got = _v1_timelines(res)
+    if got is None or not isinstance(res.get(TEMPLATE_SPEC), dict):
+        return
+    expire = res.get(EXPIRE)
+    if expire is not None and parse_field("expireAfter", expire if isinstance(expire, str) else "") in (None,
+                                                                                                      float("inf")):
+        return  # Never, templated or invalid (the schema rules report that)
+    budgets, lines = got
+    # minutes when every reason is blocked
+    cuts = sorted({0, WEEK} | {p for tl in lines.values() for s in tl.segments for p in (s.start, s.end)})
+    blocked = [(a, z) for a, z in zip(cuts, cuts[1:]) if all(tl.at(a).blocked for tl in lines.values())]
+    if not blocked:
+        return
+    total = sum(z - a for a, z in blocked)
+    when = "at all times" if total == WEEK else f"{_hours(total)} a week (first: {clock(blocked[0][0])}–" \
+                                                 f"{clock(blocked[0][1])} UTC)"
+    shown = f"expireAfter {expire}" if expire is not None else "the default expireAfter 720h"
+    index = next(b.index for b in budgets if b.blocks)
+    yield ctx.violation(
+        res, BUDGETS + (index, "nodes"),
+        f"budgets block Drifted, Empty and Underutilized {when}, but {shown} still replaces nodes then\n"
+        "help: if nodes must not be replaced in that window, set `expireAfter: Never` (and rely on drift inside "
+        "the allowed window) or plan expirations around it\n"
+        "note: since v1.0 expiration is forceful and not limited by disruption budgets, only by "
+        "terminationGracePeriod and PodDisruptionBudgets (https://karpenter.sh/docs/concepts/disruption/#expiration; "
+        "aws/karpenter-provider-aws#6980, kubernetes-sigs/karpenter#1590)")
+
+
+@rule("KPL426", "reason-without-budget", category="disruption", severity="info",
+      summary="Budgets are written but some reason is never limited by any of them (the default 10% is gone)",
+      kinds=("NodePool",))
+def reason_without_budget(res, ctx):
+    from karplint.disruption.budgets import WEEK
+
+    got = _v1_timelines(res)
+    if got is None:
+        return
+    budgets, lines = got
+    free = [r for r, tl in lines.items() if tl.unlimited_minutes() == WEEK]
+    if not free or len(free) == len(lines):
+        return  # every reason unlimited: an empty-effect list, not a forgotten reason
+    limited = [r for r in lines if r not in free]
+    verb = "has" if len(free) == 1 else "have"
+    yield ctx.violation(
+        res, BUDGETS,
+        f"{', '.join(free)} {verb} no disruption budget: unlimited at all times, while "
+        f"{', '.join(limited)} {'is' if len(limited) == 1 else 'are'} limited\n"
+        f"help: add a budget for {', '.join(free)} (e.g. `{{nodes: \"10%\", reasons: [{', '.join(free)}]}}`), or "
+        "one without `reasons`, if they should be rate limited\n"
+        "note: a written `budgets` list replaces the default `nodes: \"10%\"`; a budget with `reasons` applies only "
+        "to those reasons (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go; kubernetes-sigs/karpenter#1718)",
+        on="key")

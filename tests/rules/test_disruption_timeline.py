@@ -143,3 +143,15 @@ spec:
     assert "active for 24h after each `0 0 * * *` (UTC), every minute of the week" in found[0].message
     assert "make `duration` shorter" in found[0].message
     assert "blocks Drifted disruption forever" in found[1].message
+
+
+def test_expiration_and_forgotten_reasons():
+    found = run("budgets_reasons.yaml", "KPL425")
+    assert codes(found) == [("KPL425", 11, 16)]
+    assert ("budgets block Drifted, Empty and Underutilized 40h a week (first: Mon 09:00–Mon 17:00 UTC), but the "
+            "default expireAfter 720h still replaces nodes then") in found[0].message
+    assert run("budgets_reasons.yaml", "KPL425", karpenter_version="0.37.7") == []  # budgets limited expiration
+    found = run("budgets_reasons.yaml", "KPL426")
+    assert codes(found) == [("KPL426", 27, 5)]
+    assert found[0].message.startswith("Empty has no disruption budget: unlimited at all times, while Drifted, "
+                                       "Underutilized are limited")
