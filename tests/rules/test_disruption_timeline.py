@@ -155,3 +155,23 @@ def test_expiration_and_forgotten_reasons():
     assert codes(found) == [("KPL426", 27, 5)]
     assert found[0].message.startswith("Empty has no disruption budget: unlimited at all times, while Drifted, "
                                        "Underutilized are limited")
+
+
+def test_reported_configurations():
+    """Configurations from closed upstream reports: the rule that now explains each."""
+    found = run("issue_reports.yaml", "KPL42")
+    by_pool: dict[str, list[str]] = {}
+    for f in found:
+        by_pool.setdefault(f.resource["name"] if f.resource else "?", []).append(f.code)
+    assert by_pool == {
+        "aws-7026": ["KPL426", "KPL420"],  # Drifted never limited; Underutilized unlimited 20h a day
+        "sigs-2183": ["KPL420"],  # Drifted/Underutilized unlimited outside Monday 01:00-05:00
+        "sigs-1939": ["KPL420"],  # Empty/Underutilized unlimited outside working hours
+        "aws-7864": ["KPL420"],  # Drifted/Underutilized unlimited 21h a day
+        "sigs-1718": ["KPL426"],  # Empty never limited
+        "istiod": ["KPL421"],
+    }
+    drift = next(f for f in found if f.resource["name"] == "sigs-2183")
+    # Empty is limited at all times by its own budget: only the other two are open outside the window
+    assert drift.message.startswith('budget `nodes: "35%"` limits Drifted, Underutilized only for 4h after each '
+                                    '`0 1 * * mon` (UTC); the rest of the time they are unlimited')
