@@ -141,3 +141,26 @@ def windows_ami_under_custom(res, ctx):
         "note: Custom nodes get `kubernetes.io/os=linux` and no windows-build label "
         "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go getOS): pods selecting Windows never make "
         "this pool launch a node, and Linux pods are placed on the Windows nodes it launches")
+
+
+@rule("KPL262", "custom-eks-ami-without-userdata", category="references", severity="error",
+      summary="amiFamily Custom selecting an EKS-optimized AMI without userData: nothing bootstraps the node",
+      kinds=("EC2NodeClass",))
+def custom_eks_ami_without_userdata(res, ctx):
+    if not _nodeclass(res) or res.get(("spec", "amiFamily")) != "Custom" or _has_alias(res):
+        return
+    ud = res.get(("spec", "userData"))
+    if isinstance(ud, str) and ud.strip():
+        return
+    hit = next(((i, f, fam) for i, f, _, fam in _terms(res) if not fam.startswith("Windows")), None)
+    if hit is None:
+        return  # Windows images under Custom: KPL261
+    i, field, found = hit
+    yield ctx.violation(
+        res, TERMS + (i, field),
+        f"amiSelectorTerms[{i}].{field} selects an EKS {found} AMI under amiFamily Custom without userData: the "
+        "node boots without joining the cluster\n"
+        f"help: use `amiFamily: {found}` (Karpenter then renders the bootstrap for that AMI), or write userData "
+        f"that bootstraps it ({READS[_base(found)]})\n"
+        "note: with Custom, Karpenter passes spec.userData verbatim and renders nothing else "
+        "(aws/karpenter-provider-aws pkg/providers/amifamily/custom.go; aws/karpenter-provider-aws#4708)")
