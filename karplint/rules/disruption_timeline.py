@@ -48,6 +48,21 @@ def _window(budget) -> str:
     return f"for {_hours(budget.duration)} after each `{budget.schedule_text}` (UTC)"
 
 
+def _first_window(budget) -> str:
+    """ "first window: Mon 02:00–Mon 06:00 UTC; " (the first hit of the reference week and its duration), or ""."""
+    from datetime import timedelta
+
+    from karplint.disruption.budgets import REFERENCE_WEEK, WEEK, clock
+
+    if budget.schedule is None or not budget.duration:
+        return ""
+    hits = budget.schedule.hits(REFERENCE_WEEK, REFERENCE_WEEK + timedelta(days=7))
+    if not hits:
+        return ""
+    start = int((hits[0] - REFERENCE_WEEK).total_seconds() // 60)
+    return f"first window: {clock(start)}–{clock((start + budget.duration) % WEEK)} UTC; "
+
+
 def _hours(minutes: int) -> str:
     h, m = divmod(minutes, 60)
     return (f"{h}h" if h else "") + (f"{m}m" if m else "") or "0m"
@@ -74,7 +89,8 @@ def complement(budget, timeline_start=None) -> tuple[str, str] | None:
     start = (first + budget.duration) % WEEK
     day, rest = divmod(start, 24 * 60)
     h, m = divmod(rest, 60)
-    dow = "*" if period == 24 * 60 else str((day + 1) % 7)  # REFERENCE_WEEK starts on a Monday (cron 1)
+    dow = "*" if period == 24 * 60 else ("sun", "mon", "tue", "wed", "thu", "fri", "sat")[(day + 1) % 7]
+    # (REFERENCE_WEEK starts on a Monday: day 0 is cron weekday 1)
     return f"{m} {h} * * {dow}", _hours(period - budget.duration)
 
 
@@ -124,7 +140,8 @@ def budget_window_not_exclusive(res, ctx):
             f"budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}; the rest of the "
             f"time {'they are' if len(open_reasons) > 1 or names.startswith('every') else names + ' is'} unlimited\n"
             f"{fix}\n"
-            f"note: {_hours(unlimited)} of the 168h week have no active budget for {reason} (first: "
+            f"note: {_first_window(b)}{_hours(unlimited)} of the 168h week have no active budget for "
+            f"{'any method' if reason == 'all' else reason} (first unlimited stretch: "
             f"{clock(first.start)}–{clock(first.end)} UTC), and then Karpenter may disrupt every node of the "
             "pool at once: budgets only restrict while active, the most restrictive active one wins, and a written "
             "`budgets` list replaces the default 10% (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go "

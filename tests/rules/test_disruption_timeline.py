@@ -25,7 +25,7 @@ def test_window_bad():
     assert '`{nodes: "0", schedule: "0 6 * * *", duration: 20h}`' in first
     assert "140h of the 168h week" in first and "Mon 00:00–Mon 02:00 UTC" in first
     assert "Drifted is unlimited" in drift.splitlines()[0]
-    assert '`{nodes: "0", schedule: "0 4 * * 1", duration: 162h, reasons: [Drifted]}`' in drift
+    assert '`{nodes: "0", schedule: "0 4 * * mon", duration: 162h, reasons: [Drifted]}`' in drift
     assert "every disruption method" in beta  # v1beta1: budgets have no reasons
     assert all(f.severity == "warning" for f in found)
 
@@ -170,9 +170,12 @@ def test_reported_configurations():
         "sigs-1939": ["KPL420"],  # Empty/Underutilized unlimited outside working hours
         "aws-7864": ["KPL420"],  # Drifted/Underutilized unlimited 21h a day
         "sigs-1718": ["KPL426"],  # Empty never limited
+        "aws-8290": ["KPL420"],  # Drifted unlimited outside 12:00-15:00 UTC (noon, not midnight)
         "istiod": ["KPL421"],
     }
     drift = next(f for f in found if f.resource["name"] == "sigs-2183")
+    noon = next(f for f in found if f.resource["name"] == "aws-8290")
+    assert "first window: Mon 12:00–Mon 15:00 UTC" in noon.message
     # Empty is limited at all times by its own budget: only the other two are open outside the window
     assert drift.message.startswith('budget `nodes: "35%"` limits Drifted, Underutilized only for 4h after each '
                                     '`0 1 * * mon` (UTC); the rest of the time they are unlimited')
