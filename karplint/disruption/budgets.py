@@ -172,10 +172,15 @@ class Timeline:
         return sum(s.end - s.start for s in self.segments if s.unlimited)
 
     def at(self, minute: int) -> Segment:
-        for s in self.segments:
-            if s.start <= minute < s.end:
-                return s
-        raise IndexError(minute)
+        import bisect
+
+        starts = self.__dict__.get("_starts")
+        if starts is None or len(starts) != len(self.segments):
+            starts = self.__dict__["_starts"] = [s.start for s in self.segments]
+        i = bisect.bisect_right(starts, minute) - 1
+        if i < 0 or not self.segments[i].start <= minute < self.segments[i].end:
+            raise IndexError(minute)
+        return self.segments[i]
 
     def allowed_at(self, minute: int, total: int) -> int | None:
         return self.at(minute).allowed(total)
@@ -195,6 +200,10 @@ class Timeline:
         return self.start + timedelta(minutes=minute)
 
 
+MAX_BUDGETS = 50  # the CRD's maxItems for spec.disruption.budgets: more is rejected, only these are simulated
+MAX_LOOKBACK_DAYS = 28 * 366  # a cron schedule repeats within 28 years: no need to look further back
+
+
 def active_intervals(budget: Budget, start: datetime, minutes: int) -> list[tuple[int, int]]:
     """[from, to) minute offsets in the window where `budget` is active (merged, sorted)."""
     if budget.always or budget.error:
@@ -203,10 +212,14 @@ def active_intervals(budget: Budget, start: datetime, minutes: int) -> list[tupl
     if duration <= 0 or budget.schedule is None:
         return []
     end = start + timedelta(minutes=minutes)
-    first = start - timedelta(minutes=duration - 1)
+    # Hits inside the window, plus the last hit before it when that one's window reaches into it (one is
+    # enough: an earlier hit's window ends no later than the last one's).
+    hits = budget.schedule.offsets(start, end)
+    before = budget.schedule.last_hit_before(start, min(duration, MAX_LOOKBACK_DAYS * 1440))
+    if before is not None:
+        hits.insert(0, int((before - start).total_seconds() // 60))
     out: list[tuple[int, int]] = []
-    for hit in budget.schedule.hits(first, end):
-        a = int((hit - start).total_seconds() // 60)
+    for a in hits:
         lo, hi = max(a, 0), min(a + duration, minutes)
         if lo >= hi:
             continue
@@ -220,27 +233,47 @@ def active_intervals(budget: Budget, start: datetime, minutes: int) -> list[tupl
 def timelines(budgets: list[Budget], *, v1: bool = True, start: datetime = REFERENCE_WEEK,
               minutes: int = WEEK) -> dict[str, Timeline]:
     """One timeline per reason: the budgets active at each minute of [start, start + minutes)."""
-    intervals = {id(b): active_intervals(b, start, minutes) for b in budgets}
+    budgets = budgets[:MAX_BUDGETS]
+    memo: dict[tuple, list[tuple[int, int]]] = {}  # budgets with the same window share its expansion
+    intervals = []
+    for b in budgets:
+        key = (b.always or bool(b.error), b.schedule_text, b.duration)
+        if key not in memo:
+            memo[key] = active_intervals(b, start, minutes)
+        intervals.append(memo[key])
     weekly = all(b.always or b.error or b.schedule is None or b.schedule.weekly for b in budgets)
-    any_error = any(b.error for b in budgets)
+    errors = tuple(b for b in budgets if b.error)
     out: dict[str, Timeline] = {}
+    done: dict[tuple[int, ...], list[Segment]] = {}  # reasons with the same budgets share their segments
     for reason in reasons_for(v1):
-        # MustGetAllowedDisruptions: an error in any budget makes every reason 0, not only the budget's own.
-        mine = [b for b in budgets if not v1 or b.applies_to(reason)]
-        points = {0, minutes}
-        for b in mine:
-            for lo, hi in intervals[id(b)]:
-                points.update((lo, hi))
-        cuts = sorted(points)
+        mine = [k for k, b in enumerate(budgets) if not v1 or b.applies_to(reason)]
+        if tuple(mine) in done:
+            out[reason] = Timeline(reason, start, minutes, done[tuple(mine)], weekly)
+            continue
+        events: dict[int, list[tuple[int, int]]] = {0: [], minutes: []}
+        for k in mine:
+            for lo, hi in intervals[k]:
+                events.setdefault(lo, []).append((k, 1))
+                events.setdefault(hi, []).append((k, -1))
+        points = sorted(events)
+        active: set[int] = set()
         segments: list[Segment] = []
-        for lo, hi in zip(cuts, cuts[1:]):
-            active = tuple(b for b in mine if any(a <= lo < z for a, z in intervals[id(b)]))
-            if any_error:
-                active = tuple(b for b in budgets if b.error) or active
-            if segments and segments[-1].active == active:
-                segments[-1] = Segment(segments[-1].start, hi, active)
-            else:
-                segments.append(Segment(lo, hi, active))
+        last_key: tuple | None = None
+        for lo, hi in zip(points, points[1:]):
+            for k, d in events[lo]:
+                if d > 0:
+                    active.add(k)
+                else:
+                    active.discard(k)
+            key = tuple(sorted(active))
+            if key == last_key:
+                segments[-1] = Segment(segments[-1].start, hi, segments[-1].active)
+                continue
+            # MustGetAllowedDisruptions: an error in any budget makes every reason 0 at every moment.
+            chosen = errors or tuple(budgets[k] for k in key)
+            segments.append(Segment(lo, hi, chosen))
+            last_key = key
+        done[tuple(mine)] = segments
         out[reason] = Timeline(reason, start, minutes, segments, weekly)
     return out
 

@@ -31,7 +31,6 @@ DESCRIPTORS = {
     "@hourly": "0 * * * *",
 }
 
-MAX_HITS = 2_000_000  # a bound on expansion (a week of every-minute hits is 10,080; budgets last <= a few weeks)
 
 
 @dataclass(frozen=True)
@@ -67,19 +66,38 @@ class Schedule:
 
     def hits(self, start: datetime, end: datetime) -> list[datetime]:
         """Every minute in [start, end) the schedule fires (naive datetimes, UTC)."""
-        out: list[datetime] = []
+        return [start + timedelta(minutes=m) for m in self.offsets(start, end)]
+
+    def offsets(self, start: datetime, end: datetime) -> list[int]:
+        """The minutes from `start` at which the schedule fires in [start, end)."""
+        out: list[int] = []
         day = datetime(start.year, start.month, start.day)
-        times = sorted((h, m) for h in self.hours for m in self.minutes)
+        times = sorted(h * 60 + m for h in self.hours for m in self.minutes)
+        lo, hi = 0, int((end - start).total_seconds() // 60)
         while day < end:
             if day.month in self.months and self.day_matches(day):
-                for h, m in times:
-                    t = day.replace(hour=h, minute=m)
-                    if start <= t < end:
-                        out.append(t)
-                        if len(out) > MAX_HITS:
-                            raise ValueError("schedule fires too often to expand")
+                base = int((day - start).total_seconds() // 60)
+                out.extend(base + t for t in times if lo <= base + t < hi)
             day += timedelta(days=1)
         return out
+
+    def last_hit_before(self, t: datetime, within_minutes: int) -> datetime | None:
+        """The last minute before `t` the schedule fires, if within `within_minutes` of it (scanning days back)."""
+        if within_minutes <= 0:
+            return None
+        limit = t - timedelta(minutes=within_minutes)
+        times = sorted(((h, m) for h in self.hours for m in self.minutes), reverse=True)
+        day = datetime(t.year, t.month, t.day)
+        while day + timedelta(days=1) > limit:
+            if day.month in self.months and self.day_matches(day):
+                for h, m in times:
+                    hit = day.replace(hour=h, minute=m)
+                    if hit < t:
+                        return hit if hit > limit else None
+            day -= timedelta(days=1)
+            if day.year < 2:
+                return None
+        return None
 
 
 def _value(text: str, f: cron.CronField) -> int:

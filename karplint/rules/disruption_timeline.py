@@ -41,6 +41,18 @@ def _templated(value) -> bool:
     return isinstance(value, str) and has_placeholder(value)
 
 
+def _simulated(res: Resource):
+    """(budgets, timelines per reason) of a NodePool, memoised on the resource (three rules ask for it)."""
+    from karplint.disruption.budgets import read_budgets, timelines
+
+    cached = res.__dict__.get("_budget_timelines")
+    if cached is None:
+        v1 = res.version == "v1"
+        budgets = read_budgets(res.get(DISRUPTION), v1=v1)
+        cached = res.__dict__["_budget_timelines"] = (budgets, timelines(budgets, v1=v1))
+    return cached
+
+
 # ------------------------------------------------------------------------------------------ KPL420
 
 def _window(budget) -> str:
@@ -98,15 +110,14 @@ def complement(budget, timeline_start=None) -> tuple[str, str] | None:
       summary="A scheduled budget with nodes > 0 read as a maintenance window: outside it, its reasons are unlimited",
       kinds=("NodePool",))
 def budget_window_not_exclusive(res, ctx):
-    from karplint.disruption.budgets import clock, read_budgets, timelines
+    from karplint.disruption.budgets import clock
 
     if not _karpenter_pool(res) or _templated(res.get(BUDGETS)):
         return
     v1 = res.version == "v1"
-    budgets = read_budgets(res.get(DISRUPTION), v1=v1)
+    budgets, lines = _simulated(res)
     if not budgets or any(b.error for b in budgets):
         return  # KPL403/KPL404 and the schema report those; Karpenter then blocks every reason
-    lines = timelines(budgets, v1=v1)
     for b in budgets:
         if b.always or b.index is None or b.blocks or b.nodes == "100%":
             continue
@@ -416,16 +427,14 @@ FORCEFUL_EXPIRATION_SINCE = "1.0.0"  # v1.0: expiration no longer waits for budg
 
 def _v1_timelines(res: Resource):
     """(budgets, timelines) of a v1 NodePool whose budgets are written, valid and not templated; else None."""
-    from karplint.disruption.budgets import read_budgets, timelines
-
     if not _karpenter_pool(res) or res.version != "v1" or _templated(res.get(BUDGETS)):
         return None
     if not isinstance(res.get(BUDGETS), list) or not res.get(BUDGETS):
         return None
-    budgets = read_budgets(res.get(DISRUPTION), v1=True)
+    budgets, lines = _simulated(res)
     if not budgets or any(b.error for b in budgets):
         return None
-    return budgets, timelines(budgets, v1=True)
+    return budgets, lines
 
 
 @rule("KPL425", "expiration-ignores-budgets", category="disruption", severity="info",
@@ -448,6 +457,7 @@ def expiration_ignores_budgets(res, ctx):
     # minutes when every reason is blocked
     cuts = sorted({0, WEEK} | {p for tl in lines.values() for s in tl.segments for p in (s.start, s.end)})
     blocked = [(a, z) for a, z in zip(cuts, cuts[1:]) if all(tl.at(a).blocked for tl in lines.values())]
+    # (at() bisects: cuts x reasons lookups, each logarithmic)
     if not blocked:
         return
     total = sum(z - a for a, z in blocked)

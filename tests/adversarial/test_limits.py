@@ -175,3 +175,18 @@ def test_reading_files_leaves_no_memory_map_per_file(tmp_path):
     before = maps()
     kept = [read_regular(str(tmp_path / f"f{i}.yaml"), 5 * 1024 * 1024) for i in range(3000)]
     assert len(kept) == 3000 and maps() - before < 300
+
+
+def test_budget_schedules_that_fire_every_minute(tmp_path):
+    """Disruption budgets are expanded minute by minute over a week (karplint.disruption): 60 budgets firing every
+    other minute and windows of 99999999h stay bounded (50 budgets, the CRD's maximum, one look-back hit each)."""
+    budgets = "".join(f'      - {{nodes: "{i}", schedule: "*/2 * * * *", duration: 1m}}\n' for i in range(60))
+    budgets += '      - {nodes: "1", schedule: "@yearly", duration: 99999999h}\n'
+    pool = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p{n}\nspec:\n  disruption:\n"
+            "    consolidateAfter: 0s\n    budgets:\n" + budgets +
+            "  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}}\n"
+            "      requirements: []\n")
+    (tmp_path / "pools.yaml").write_text("---\n".join(pool.replace("{n}", str(n)) for n in range(4)))
+    code, report, _, elapsed = run("--select", "KPL42,KPL406", "pools.yaml", cwd=tmp_path)
+    assert elapsed < 10, elapsed
+    assert not any(f["code"] == "KPL006" for f in report["findings"])
