@@ -360,6 +360,9 @@ def pdb_blocks_every_drain(model, ctx):
     scaled = _scaled(model)
     workloads = [w for w in model.resources if w.kind in EVICTED_KINDS and w.group in ("", "apps")
                  and w.pod_template is not None]
+    by_ns: dict[str | None, list[Resource]] = {}
+    for w in workloads:
+        by_ns.setdefault(w.namespace, []).append(w)
     for pdb in model.of_kind("PodDisruptionBudget"):
         if pdb.group != "policy" or _templated(pdb.spec):
             continue
@@ -367,7 +370,8 @@ def pdb_blocks_every_drain(model, ctx):
         if not isinstance(selector, dict):
             continue  # policy/v1: a null selector selects no pod
         matched = []
-        for w in workloads:
+        candidates = workloads if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
+        for w in candidates:
             meta_path, spec_path = w.pod_template
             labels = w.get(meta_path + ("labels",))
             if not isinstance(labels, dict) or not _same_namespace(pdb.namespace, w.namespace):
