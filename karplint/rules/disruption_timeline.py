@@ -503,3 +503,25 @@ def reason_without_budget(res, ctx):
         "note: a written `budgets` list replaces the default `nodes: \"10%\"`; a budget with `reasons` applies only "
         "to those reasons (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go; kubernetes-sigs/karpenter#1718)",
         on="key")
+
+
+@rule("KPL427", "tgp-not-shorter-than-expire-after", category="disruption", severity="warning",
+      summary="terminationGracePeriod at or above expireAfter: nodes may drain longer than they serve",
+      kinds=("NodePool",))
+def tgp_not_shorter_than_expire_after(res, ctx):
+    if not _karpenter_pool(res) or res.version != "v1":
+        return
+    tgp = _seconds(res, TGP, "terminationGracePeriod")
+    expire = _seconds(res, EXPIRE, "expireAfter")
+    if tgp is None or expire is None or expire == float("inf") or tgp < expire:
+        return
+    yield ctx.violation(
+        res, TGP,
+        f"terminationGracePeriod {res.get(TGP)} is not shorter than expireAfter {res.get(EXPIRE)}: a node can spend "
+        "longer draining than serving\n"
+        "help: keep terminationGracePeriod a fraction of expireAfter (e.g. expireAfter 168h with "
+        "terminationGracePeriod 1h-24h)\n"
+        "note: an expired node is cordoned and drained for up to terminationGracePeriod while pods blocked by "
+        "PodDisruptionBudgets or do-not-disrupt stay; its replacement expires in turn before that drain ends, so "
+        "draining nodes pile up, each paid for (a node lives up to expireAfter + terminationGracePeriod: "
+        "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod; kubernetes-sigs/karpenter#1842)")
