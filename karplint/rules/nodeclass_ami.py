@@ -164,3 +164,56 @@ def custom_eks_ami_without_userdata(res, ctx):
         f"that bootstraps it ({READS[_base(found)]})\n"
         "note: with Custom, Karpenter passes spec.userData verbatim and renders nothing else "
         "(aws/karpenter-provider-aws pkg/providers/amifamily/custom.go; aws/karpenter-provider-aws#4708)")
+
+
+BOTTLEROCKET_OS_DEVICE, BOTTLEROCKET_DATA_DEVICE = "/dev/xvda", "/dev/xvdb"
+BOTTLEROCKET_OS_DEFAULT_GIB = 4  # Karpenter's default for /dev/xvda (pkg/providers/amifamily/bottlerocket.go)
+
+
+def _gib(size) -> float | None:
+    """GiB of a Kubernetes quantity such as `100Gi`, `20G`, `2Ti` (None when not a plain size)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?", str(size).strip())
+    if not m:
+        return None
+    factor = {"Ki": 2**-20, "Mi": 2**-10, "Gi": 1, "Ti": 2**10, "K": 1e3 / 2**30, "M": 1e6 / 2**30,
+              "G": 1e9 / 2**30, "T": 1e12 / 2**30, None: 1 / 2**30}[m.group(2)]
+    return float(m.group(1)) * factor
+
+
+@rule("KPL263", "bottlerocket-os-volume-only", category="references", severity="warning",
+      summary="A Bottlerocket EC2NodeClass that enlarges /dev/xvda (the OS volume) and not /dev/xvdb, where "
+              "containers, images and emptyDir live",
+      kinds=("EC2NodeClass",))
+def bottlerocket_os_volume_only(res, ctx):
+    from karplint.rules._catalog import ami_family
+
+    if not _nodeclass(res):
+        return
+    family, _ = ami_family(res)
+    if family != "Bottlerocket":
+        return
+    bdms = res.get(("spec", "blockDeviceMappings"))
+    if not isinstance(bdms, list):
+        return
+    devices = {str(b.get("deviceName")): (i, b) for i, b in enumerate(bdms) if isinstance(b, dict)}
+    if BOTTLEROCKET_DATA_DEVICE in devices or BOTTLEROCKET_OS_DEVICE not in devices:
+        return
+    i, os_bdm = devices[BOTTLEROCKET_OS_DEVICE]
+    ebs = os_bdm.get("ebs") if isinstance(os_bdm.get("ebs"), dict) else {}
+    size = ebs.get("volumeSize")
+    gib = _gib(size) if size is not None and not has_placeholder(str(size)) else None
+    if gib is None or gib <= BOTTLEROCKET_OS_DEFAULT_GIB * 2:
+        return
+    path = ("spec", "blockDeviceMappings", i, "ebs", "volumeSize")
+    overestimate = (" and, with `rootVolume: true`, Karpenter counts it as the nodes' ephemeral-storage, so pods "
+                    "requesting ephemeral-storage are placed on nodes that lack it" if os_bdm.get("rootVolume") is True
+                    else "")
+    yield ctx.violation(
+        res, path,
+        f"{BOTTLEROCKET_OS_DEVICE} of {size} enlarges Bottlerocket's OS volume; container storage stays on "
+        f"{BOTTLEROCKET_DATA_DEVICE}, which this mapping leaves at the image's default size\n"
+        f"help: size {BOTTLEROCKET_DATA_DEVICE} instead (e.g. `deviceName: {BOTTLEROCKET_DATA_DEVICE}` with "
+        f"`volumeSize: {size}`) and keep {BOTTLEROCKET_OS_DEVICE} small (Karpenter's default is 4Gi)\n"
+        "note: Bottlerocket keeps images, container layers, logs and emptyDir on the data volume; the OS volume "
+        "is not used for them" + overestimate + " (aws/karpenter-provider-aws pkg/providers/amifamily/"
+        "bottlerocket.go DefaultBlockDeviceMappings, EphemeralBlockDevice; bottlerocket-os/bottlerocket#4663)")

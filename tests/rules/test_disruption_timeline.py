@@ -95,12 +95,13 @@ def test_min_expire_after_option():
 def test_nodeclass_bad():
     found = run("nodeclass_bad.yaml", "KPL26")
     assert codes(found) == [("KPL260", 9, 13), ("KPL260", 10, 21), ("KPL260", 24, 21), ("KPL261", 38, 13),
-                            ("KPL261", 53, 13), ("KPL262", 70, 13)]
+                            ("KPL261", 53, 13), ("KPL262", 70, 13), ("KPL263", 88, 25)]
     assert found[0].message.splitlines()[0] == "amiSelectorTerms[0].name selects an EKS AL2 AMI but amiFamily is AL2023"
     assert "windows-build" in found[2].message
     assert "`<powershell>`" in found[4].message
     assert all(f.severity == "error" for f in found)
     assert "without userData" in found[5].message and "`amiFamily: Bottlerocket`" in found[5].message
+    assert found[6].severity == "warning" and "`rootVolume: true`" in found[6].message
 
 
 def test_nodeclass_good():
