@@ -86,7 +86,7 @@ def _has_alias(res: Resource) -> bool:
     return isinstance(terms, list) and any(isinstance(t, dict) and "alias" in t for t in terms)
 
 
-@rule("KPL260", "ami-contradicts-ami-family", category="references", severity="error",
+@rule("KPL260", "ami-contradicts-ami-family", category="userdata", severity="error",
       summary="An amiSelectorTerms name or ssmParameter selecting another family's EKS AMI than amiFamily",
       kinds=("EC2NodeClass",))
 def ami_contradicts_ami_family(res, ctx):
@@ -119,7 +119,7 @@ def _powershell(res: Resource) -> bool:
     return isinstance(ud, str) and "<powershell>" in ud.lower()
 
 
-@rule("KPL261", "windows-ami-under-custom", category="references", severity="error",
+@rule("KPL261", "windows-ami-under-custom", category="userdata", severity="error",
       summary="amiFamily Custom with a Windows AMI or PowerShell userData: Karpenter models the nodes as Linux",
       kinds=("EC2NodeClass",))
 def windows_ami_under_custom(res, ctx):
@@ -143,7 +143,7 @@ def windows_ami_under_custom(res, ctx):
         "this pool launch a node, and Linux pods are placed on the Windows nodes it launches")
 
 
-@rule("KPL262", "custom-eks-ami-without-userdata", category="references", severity="error",
+@rule("KPL262", "custom-eks-ami-without-userdata", category="userdata", severity="error",
       summary="amiFamily Custom selecting an EKS-optimized AMI without userData: nothing bootstraps the node",
       kinds=("EC2NodeClass",))
 def custom_eks_ami_without_userdata(res, ctx):
@@ -180,7 +180,7 @@ def _gib(size) -> float | None:
     return float(m.group(1)) * factor
 
 
-@rule("KPL263", "bottlerocket-os-volume-only", category="references", severity="warning",
+@rule("KPL263", "bottlerocket-os-volume-only", category="userdata", severity="warning",
       summary="A Bottlerocket EC2NodeClass that enlarges /dev/xvda (the OS volume) and not /dev/xvdb, where "
               "containers, images and emptyDir live",
       kinds=("EC2NodeClass",))
