@@ -525,3 +525,67 @@ def tgp_not_shorter_than_expire_after(res, ctx):
         "PodDisruptionBudgets or do-not-disrupt stay; its replacement expires in turn before that drain ends, so "
         "draining nodes pile up, each paid for (a node lives up to expireAfter + terminationGracePeriod: "
         "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod; kubernetes-sigs/karpenter#1842)")
+
+
+# ------------------------------------------------------------------------------------------ KPL428
+
+# Instance labels of EKS Auto Mode (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html, "EKS Auto
+# Mode Supported Labels": "EKS Auto Mode uses different labels than Karpenter. Labels related to EC2 managed
+# instances start with eks.amazonaws.com"). Karpenter's karpenter.k8s.aws/<suffix> -> Auto Mode's label.
+AUTO_MODE_LABELS = {f"karpenter.k8s.aws/{s}": f"eks.amazonaws.com/{s}" for s in (
+    "instance-hypervisor", "instance-encryption-in-transit-supported", "instance-category", "instance-generation",
+    "instance-family", "instance-size", "instance-cpu", "instance-cpu-manufacturer", "instance-memory",
+    "instance-ebs-bandwidth", "instance-network-bandwidth", "instance-gpu-name", "instance-gpu-manufacturer",
+    "instance-gpu-count", "instance-gpu-memory", "instance-local-nvme")}
+# Sizes Auto Mode never launches: "EKS Auto Mode will only create EC2 instances that meet the following requirements:
+# More than 1 CPU; Instance size is not nano, micro or small"
+# (https://docs.aws.amazon.com/eks/latest/userguide/automode-learn-instances.html#auto-supported-instances).
+AUTO_MODE_EXCLUDED_SIZES = frozenset({"nano", "micro", "small"})
+
+
+def _only_excluded_sizes(key: str, op, values) -> bool:
+    if op != "In" or not isinstance(values, list) or not values or any(_templated(v) for v in values):
+        return False
+    vals = [str(v) for v in values]
+    if key in ("eks.amazonaws.com/instance-size", "karpenter.k8s.aws/instance-size"):
+        return set(vals) <= AUTO_MODE_EXCLUDED_SIZES
+    if key in ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"):
+        return all("." in v and v.rsplit(".", 1)[1] in AUTO_MODE_EXCLUDED_SIZES for v in vals)
+    if key in ("eks.amazonaws.com/instance-cpu", "karpenter.k8s.aws/instance-cpu"):
+        return vals == ["1"]
+    return False
+
+
+@rule("KPL428", "auto-mode-requirement", category="disruption", severity="warning",
+      summary="An EKS Auto Mode NodePool requiring Karpenter's karpenter.k8s.aws/ labels or only instance sizes "
+              "Auto Mode never launches",
+      kinds=("NodePool",))
+def auto_mode_requirement(res, ctx):
+    if not _karpenter_pool(res) or res.version != "v1" or not _auto_mode(res):
+        return
+    reqs = res.get(TEMPLATE_SPEC + ("requirements",))
+    if not isinstance(reqs, list):
+        return
+    for i, r in enumerate(reqs):
+        if not isinstance(r, dict) or not isinstance(r.get("key"), str) or _templated(r.get("key")):
+            continue
+        key, path = r["key"], TEMPLATE_SPEC + ("requirements", i, "key")
+        if key in AUTO_MODE_LABELS:
+            yield ctx.violation(
+                res, path,
+                f"`{key}` is a label of self-managed Karpenter; EKS Auto Mode's is `{AUTO_MODE_LABELS[key]}`\n"
+                f"help: write `key: {AUTO_MODE_LABELS[key]}`\n"
+                "note: Auto Mode labels its EC2 managed instances with eks.amazonaws.com/ keys, so this requirement "
+                "does not select instance types as intended "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html; "
+                "awsdocs/amazon-eks-user-guide#1250 fixed the same mistake in AWS's own example)")
+        elif _only_excluded_sizes(key, r.get("operator"), r.get("values")):
+            yield ctx.violation(
+                res, path,
+                f"EKS Auto Mode never launches the instance sizes this requirement allows ({', '.join(map(str, r['values']))})"
+                "\nhelp: allow larger sizes (Auto Mode launches instance types with more than 1 vCPU, not nano, micro "
+                "or small)\n"
+                "note: \"EKS Auto Mode will only create EC2 instances that meet the following requirements: More than 1 "
+                "CPU; Instance size is not nano, micro or small\" (https://docs.aws.amazon.com/eks/latest/userguide/"
+                "automode-learn-instances.html#auto-supported-instances); the NodePool stays Ready and never creates "
+                "a NodeClaim (aws/containers-roadmap#2516)")

@@ -75,7 +75,9 @@ def test_pdb_without_nodepool_is_quiet():
 def test_durations_bad():
     found = run("durations_bad.yaml", "KPL42")
     assert codes(found) == [("KPL423", 8, 23), ("KPL422", 11, 20), ("KPL423", 22, 23), ("KPL424", 35, 20),
-                            ("KPL424", 46, 20), ("KPL427", 59, 31)]
+                            ("KPL424", 46, 20), ("KPL427", 59, 31), ("KPL428", 72, 16), ("KPL428", 75, 16)]
+    assert "EKS Auto Mode's is `eks.amazonaws.com/instance-category`" in found[6].message
+    assert "never launches the instance sizes this requirement allows (t3.small, t3a.small)" in found[7].message
     assert "terminationGracePeriod 24h is not shorter than expireAfter 24h" in found[5].message
     assert "expireAfter 720h (the default)" in found[2].message
     assert "`Never`" in found[3].message
