@@ -84,7 +84,7 @@ def _missing(model: Model, ctx, want_cni: bool):
             path = STARTUP if np.doc.exact(STARTUP) else TEMPLATE_SPEC
             yield ctx.violation(
                 np, path,
-                f"NodePool {np.name or '<unnamed>'} lacks the startup taint `{f.taint_key}`\n"
+                f"NodePool lacks the startup taint `{f.taint_key}`\n"
                 f"help: add `{f.taint_key}:{effect}` to spec.template.spec.startupTaints"
                 + ("" if f.applies_effect else f" ({why})") + "\n"
                 f"note: {_origin(f)}; {consequence}",
