@@ -328,7 +328,7 @@ def _nodepool_requirements(res: Resource) -> list[_Requirement] | None:
 
 def _unsat_message(key: str, state: _KeyState, problem: str, doc) -> str:
     return (f"no node can satisfy `{key}`\nhelp: make these agree: {_describe_all(state, doc)}\n"
-            f"note: together they {problem}")
+            f"note: their combination {problem}")
 
 
 def _describe_all(state: _KeyState, doc) -> str:
