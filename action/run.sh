@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The steps of action.yml, kept here so that they can be read and tested (tests/test_action.py) like any code.
-#   run.sh install   venv in $RUNNER_TEMP; karplint==$KARPLINT_VERSION from PyPI, or this action's own checkout
+#   run.sh install   venv in $RUNNER_TEMP; tag v$KARPLINT_VERSION of this action's repository, or its own checkout
 #   run.sh check     annotations, the SARIF file, the job summary and the step's outputs
 # Inputs come from the environment (never interpolated into the script: a path or an argument is data):
 # PATHS (one per line, spaces kept), ARGS (split into words), SARIF_FILE, SUMMARY (true/false), KARPLINT_VERSION,
-# ACTION_PATH. KARPLINT_BIN overrides the installed command (tests).
+# ACTION_PATH, ACTION_REPOSITORY (github.action_repository). KARPLINT_BIN and KARPLINT_PIP override the installed
+# command and pip (tests).
 set -euo pipefail
 
 venv="${RUNNER_TEMP:?RUNNER_TEMP is not set}/karplint-venv"
@@ -12,11 +13,31 @@ karplint=("${KARPLINT_BIN:-$venv/bin/karplint}")
 if [[ -n "${KARPLINT_BIN:-}" ]]; then read -r -a karplint <<<"$KARPLINT_BIN"; fi
 
 install() {
-  python3 -m venv "$venv"
-  if [[ -n "${KARPLINT_VERSION:-}" ]]; then
-    "$venv/bin/pip" install --quiet "karplint==${KARPLINT_VERSION#v}"
+  local -a pip=("$venv/bin/pip")
+  if [[ -n "${KARPLINT_PIP:-}" ]]; then
+    read -r -a pip <<<"$KARPLINT_PIP"
+    python3 -m venv --without-pip "$venv"  # the given pip installs into it
   else
-    "$venv/bin/pip" install --quiet "${ACTION_PATH:?ACTION_PATH is not set}"
+    python3 -m venv "$venv"
+  fi
+  if [[ -n "${KARPLINT_VERSION:-}" ]]; then
+    # A release is a tag vX.Y.Z of the action's own repository (karplint is not on PyPI): build that tag, after
+    # checking that it exists, so that a typo fails here with the list of releases instead of inside pip.
+    local version="${KARPLINT_VERSION#v}" repo
+    if [[ -n "${ACTION_REPOSITORY:-}" ]]; then
+      repo="${GITHUB_SERVER_URL:-https://github.com}/$ACTION_REPOSITORY"
+    else
+      repo="${ACTION_PATH:?ACTION_PATH is not set}"  # a local action (uses: ./): its own git repository
+    fi
+    if ! git ls-remote --exit-code --tags "$repo" "refs/tags/v$version" >/dev/null; then
+      local tags
+      tags="$(git ls-remote --tags --refs "$repo" 'v*' 2>/dev/null | sed 's|.*refs/tags/||' | sort -V | tail -n 5 | paste -sd ' ' -)"
+      echo "::error title=karplint::version '$KARPLINT_VERSION' is not a release: $repo has no tag v$version (latest tags: ${tags:-none}); leave version empty to install the ref in uses:" >&2
+      exit 1
+    fi
+    "${pip[@]}" install --quiet "git+$repo@v$version"
+  else
+    "${pip[@]}" install --quiet "${ACTION_PATH:?ACTION_PATH is not set}"
   fi
   "$venv/bin/karplint" --version
 }

@@ -77,3 +77,65 @@ def test_run_sh_needs_a_step_name(tmp_path):
     proc = subprocess.run(["bash", str(REPO / "action" / "run.sh")], capture_output=True, text=True,
                           env={**os.environ, "RUNNER_TEMP": str(tmp_path)})
     assert proc.returncode != 0 and "usage" in proc.stderr
+
+
+def _fake_pip(tmp_path):
+    """A pip that records what it was asked to install and leaves a `karplint` that prints a version."""
+    log = tmp_path / "pip.log"
+    pip = tmp_path / "fake-pip"
+    venv = tmp_path / "runner" / "karplint-venv"
+    pip.write_text(f"#!/bin/sh\necho \"$@\" >> '{log}'\nmkdir -p '{venv}/bin'\n"
+                   f"printf '#!/bin/sh\\necho karplint 0.1.0\\n' > '{venv}/bin/karplint'\n"
+                   f"chmod +x '{venv}/bin/karplint'\n")
+    pip.chmod(0o755)
+    return str(pip), log
+
+
+def _install(tmp_path, **env_extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env.update({"RUNNER_TEMP": str(tmp_path / "runner"), "ACTION_PATH": str(REPO), **env_extra})
+    (tmp_path / "runner").mkdir(exist_ok=True)
+    return subprocess.run(["bash", str(REPO / "action" / "run.sh"), "install"], env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def releases_repo(tmp_path):
+    """A git repository standing for the action's repository, with the release tags v0.1.0 and v0.2.0."""
+    repo = tmp_path / "owner" / "karplint"
+    repo.mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    (repo / "README.md").write_text("x\n")
+    subprocess.run(git + ["add", "README.md"], check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    for tag in ("v0.1.0", "v0.2.0"):
+        subprocess.run(git + ["tag", tag], check=True)
+    return tmp_path
+
+
+def test_install_version_builds_the_tag_of_the_actions_repository(releases_repo):
+    """`version` installs something that exists: the tag of the action's own repository (not a PyPI name)."""
+    pip, log = _fake_pip(releases_repo)
+    server = f"file://{releases_repo}"
+    proc = _install(releases_repo, KARPLINT_PIP=pip, KARPLINT_VERSION="v0.1.0", ACTION_REPOSITORY="owner/karplint",
+                    GITHUB_SERVER_URL=server)
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text().split() == ["install", "--quiet", f"git+{server}/owner/karplint@v0.1.0"]
+    assert "karplint 0.1.0" in proc.stdout
+
+
+def test_install_unknown_version_fails_naming_the_releases(releases_repo):
+    pip, log = _fake_pip(releases_repo)
+    proc = _install(releases_repo, KARPLINT_PIP=pip, KARPLINT_VERSION="0.9.9", ACTION_REPOSITORY="owner/karplint",
+                    GITHUB_SERVER_URL=f"file://{releases_repo}")
+    assert proc.returncode == 1
+    assert "::error title=karplint::version '0.9.9' is not a release" in proc.stderr
+    assert "v0.1.0 v0.2.0" in proc.stderr and not log.exists()
+
+
+def test_install_without_version_builds_the_actions_own_checkout(tmp_path):
+    pip, log = _fake_pip(tmp_path)
+    proc = _install(tmp_path, KARPLINT_PIP=pip)
+    assert proc.returncode == 0, proc.stderr
+    assert log.read_text().split() == ["install", "--quiet", str(REPO)]

@@ -74,3 +74,17 @@ def test_rules_and_render_neither_wrap_nor_pad_when_piped(tree):
     assert any(len(ln) > 100 for ln in notes)  # a long note stays one line
     starts = (" ", "note:", "─", "userData", "kubelet", "registers", str(REPO))
     assert not [ln for ln in shown.stdout.splitlines() if ln and not ln.startswith(starts)]  # no wrapped rest
+
+
+def test_explain_pages_a_long_document_on_a_terminal(tree, tmp_path):
+    """Taller than the terminal: the rendered document goes through the pager ($PAGER, here a script that marks
+    what it was given); shorter, or with --no-pager, it is printed directly."""
+    marker = tmp_path / "pager.sh"
+    marker.write_text("#!/bin/sh\necho PAGED-BY-PAGER\ncat\n")
+    marker.chmod(0o755)
+    paged = _in_pty(["explain", "KPL801"], tree, {"PAGER": str(marker), "LINES": "10", "MANPAGER": str(marker)})
+    assert "PAGED-BY-PAGER" in paged and "removed-api-version" in paged
+    tall = _in_pty(["explain", "KPL801"], tree, {"PAGER": str(marker), "MANPAGER": str(marker)})
+    assert "PAGED-BY-PAGER" not in tall
+    off = _in_pty(["explain", "KPL801", "--no-pager"], tree, {"PAGER": str(marker), "LINES": "10"})
+    assert "PAGED-BY-PAGER" not in off and "removed-api-version" in off

@@ -94,3 +94,24 @@ def test_pre_commit_try_repo(tmp_path: Path):
                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "pool.yaml:1:13: KPL801" in bad.stdout
+
+
+def _check_help_options() -> set[str]:
+    from karplint.testing import run_cli
+
+    proc = run_cli("check", "--help", env={"COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stderr
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", proc.stdout)) - {"--help"}
+
+
+def test_readme_and_check_help_name_the_same_options():
+    """Every option `karplint check --help` lists is in the README, and every option the README's table gives
+    `check` exists (a README that promises a flag the CLI rejects is a bug)."""
+    helped = _check_help_options()
+    text = (REPO / "README.md").read_text()
+    usage = text.split("## Usage", 1)[1].split("## What karplint checks", 1)[0]
+    table = "\n".join(ln for ln in usage.splitlines() if ln.startswith("| `-"))
+    documented = set(re.findall(r"`(--[a-z][a-z-]+)", table))
+    assert helped - set(re.findall(r"(--[a-z][a-z-]+)", text)) == set(), "options missing from the README"
+    assert documented - helped == set(), "README options that `check` does not have"
+    # (the fast argparse path declares exactly typer's options: tests/test_startup.py)

@@ -147,3 +147,70 @@ def test_sarif_security_rules_carry_security_severity(sarif_schema):
     assert "security" in rules["KPL701"]["properties"]["tags"]
     assert "security-severity" not in rules["KPL801"]["properties"]
     assert all("markdown" in r["help"] for r in rules.values() if "help" in r)
+
+
+# What GitHub code scanning documents for uploaded SARIF ("SARIF support for code scanning",
+# https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning):
+# reportingDescriptor id, short/fullDescription (at most 1024 characters), help.text/help.markdown, helpUri, at most
+# 20 tags (10 shown), security-severity a string score 0.0-10.0 on rules tagged `security`; results with ruleId,
+# ruleIndex, message.text, one location whose artifactLocation.uri is a URI reference (relative to the checkout, with
+# a uriBaseId), and partialFingerprints that survive edits elsewhere in the file.
+OWN_RULES_WITHOUT_PUBLIC_PAGE = {"KPL004", "KPL006", "KPL091"}  # budgets, internal errors, suppression codes
+
+
+
+
+def test_sarif_rules_meet_github_code_scanning(sarif_schema):
+    from urllib.parse import urlsplit
+
+    from karplint.rules import all_rules
+
+    sarif = json.loads(_render(lint_report(BAD), "sarif"))
+    jsonschema.validate(sarif, sarif_schema)
+    rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(rules) == {r.code for r in all_rules()}  # the default selection plus what fired
+    for code, r in rules.items():
+        assert r["help"]["markdown"].startswith(f"# {code}: ") and r["help"]["text"]
+        assert 0 < len(r["shortDescription"]["text"]) <= 1024 and 0 < len(r["fullDescription"]["text"]) <= 1024
+        assert 1 <= len(r["properties"]["tags"]) <= 10
+        if "security-severity" in r["properties"]:
+            assert "security" in r["properties"]["tags"]
+            assert 0.0 <= float(r["properties"]["security-severity"]) <= 10.0
+        if code in OWN_RULES_WITHOUT_PUBLIC_PAGE:
+            assert "helpUri" not in r  # no public page yet, and no project URL declared
+            continue
+        parts = urlsplit(r["helpUri"])
+        assert parts.scheme == "https" and parts.netloc and " " not in r["helpUri"], (code, r["helpUri"])
+
+
+def test_sarif_help_uri_is_the_first_public_reference_else_the_project_url(monkeypatch):
+    from karplint.docs import parse, rule_doc
+    from karplint.report import sarif
+
+    assert sarif.help_uri(rule_doc("KPL301")) == "https://github.com/aws/karpenter-provider-aws/issues/6355"
+    assert sarif.help_uri(rule_doc("KPL811")) == "https://karpenter.sh/docs/upgrading/v1-migration/"
+    assert sarif.help_uri(rule_doc("KPL211")) == (
+        "https://github.com/awslabs/amazon-eks-ami/blob/0ab84280/templates/al2/runtime/bootstrap.sh")
+    bare = parse("# KPL999: x\n\nWhat.\n\n## References\n- karplint's own behaviour.\n")
+    assert sarif.help_uri(bare) is None
+    monkeypatch.setattr(sarif, "project_url", lambda: "https://example.org/karplint/docs")
+    assert sarif.help_uri(bare) == "https://example.org/karplint/docs"
+
+
+def test_sarif_uris_are_percent_encoded_references_and_fingerprints_ignore_line_moves(tmp_path, sarif_schema):
+    from karplint.testing import run_cli
+
+    body = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\n"
+    (tmp_path / "team a").mkdir()
+    (tmp_path / "team a" / "prov é.yaml").write_text(body)
+    first = json.loads(run_cli("check", ".", "--no-cache", "-f", "sarif", cwd=tmp_path).stdout)
+    jsonschema.validate(first, sarif_schema)
+    result = first["runs"][0]["results"][0]
+    loc = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "team%20a/prov%20%C3%A9.yaml", "uriBaseId": "%SRCROOT%"}
+    (tmp_path / "team a" / "prov é.yaml").write_text("# a comment moves every line\n\n" + body)
+    second = json.loads(run_cli("check", ".", "--no-cache", "-f", "sarif", cwd=tmp_path).stdout)
+    moved = second["runs"][0]["results"][0]
+    assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    assert moved["partialFingerprints"] == result["partialFingerprints"]
+    assert set(result["partialFingerprints"]) == {"karplintFindingHash/v1"}

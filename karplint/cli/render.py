@@ -122,7 +122,7 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
     for item in inputs:
         result = load_input(item, config)
         for problem in result.problems:
-            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}"),
+            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message.split(chr(10))[0]}"),
                       markup=False)
         model.add(result.documents)
     return render_model(model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version)

@@ -703,7 +703,7 @@ def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, con
             if real not in s.used and real in selected and unused.code in selected:
                 kept.append(Finding(unused.code, unused.slug, unused.category,
                                     config.severity.get(unused.code, unused.severity),
-                                    f"suppression of {real} suppresses nothing here; remove it", display, s.span))
+                                    f"suppression of {real} suppresses nothing here\nhelp: remove it", display, s.span))
 
     for display, sups in by_file.items():
         for s in sups:

@@ -316,7 +316,7 @@ def target_karpenter(ctx) -> tuple[Version, str, bool]:
     An explicit `karpenter-version` (config, CLI) wins; else the version deployed in the run; else the default.
     """
     if ctx.version_source != "default":
-        return ctx.karpenter_version, f"karpenter-version {ctx.karpenter_version} ({ctx.version_source})", True
+        return ctx.karpenter_version, f"Karpenter {ctx.karpenter_version} (set by {ctx.version_source})", True
     found = deployed_karpenter(ctx.model)
     if found is not None:
         return found.version, f"Karpenter {found.version} from {found.where}", True

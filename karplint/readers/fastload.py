@@ -291,8 +291,8 @@ class _DataBuilder:
                 kspan = self.span(key_node)
                 self.problems.append(Problem(
                     "KPL002",
-                    f"duplicate key {key!r} (first defined at line {first_key[key].line}); "
-                    "the API server rejects the manifest or keeps only one of the values",
+                    f"duplicate key {key!r} (first defined at line {first_key[key].line})\n"
+                    "note: the API server rejects the manifest or keeps only one of the values",
                     kspan))
             else:
                 first_key[key] = _LazyKeySpan(key_node)

@@ -210,8 +210,8 @@ class _Builder:
                     self.problems.append(
                         Problem(
                             "KPL002",
-                            f"duplicate key {key!r} (first defined at line {first_key[key].line}); "
-                            "the API server rejects the manifest or keeps only one of the values",
+                            f"duplicate key {key!r} (first defined at line {first_key[key].line})\n"
+                            "note: the API server rejects the manifest or keeps only one of the values",
                             kspan,
                         )
                     )
@@ -257,21 +257,24 @@ def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
     context = getattr(exc, "context", None)
     message = f"invalid YAML: {problem}"
     if context and context not in problem:
-        message += f" ({context}"
+        note = f"\nnote: {context}"
         cmark = getattr(exc, "context_mark", None)
         if cmark is not None and mark is not None and cmark.line != mark.line:
-            message += f" at line {cmark.line + 1}"
-        message += ")"
+            note += f" at line {cmark.line + 1}"
+    else:
+        note = ""
     line_text = src.line_text(line)
     if "\t" in line_text[: col] or ("\t" in line_text and "tab" in str(exc).lower()):
-        message += "; the line contains a tab character: YAML forbids tabs for indentation"
+        message += "\nhelp: indent with spaces\nnote: the line contains a tab character: YAML forbids tabs for indentation"
     elif line > 1 and src.line_text(line - 1).strip() == "..." or line_text.strip() == "...":
-        message += ("; a line `...` ends the YAML document: if it stands for omitted content (as in documentation "
-                    "snippets), remove it")
+        message += ("\nhelp: if `...` stands for omitted content (as in documentation snippets), remove it\n"
+                    "note: a line `...` ends the YAML document")
     elif "%{" in src.text or "${" in line_text:
-        message += "; the file looks like a Terraform template (${...}, %{...}): render it first"
+        message += "\nhelp: render it first\nnote: the file looks like a Terraform template (${...}, %{...})"
     elif "{{" in src.text:
-        message += "; the file looks like a template ({{ ... }}): render it first, e.g. `helm template ... | karplint check -`"
+        message += ("\nhelp: render it first, e.g. `helm template ... | karplint check -`\n"
+                    "note: the file looks like a template ({{ ... }})")
+    message += note
     offset = src.offset_of(line, col) if line <= len(src.line_starts()) else len(src.text)
     return Problem("KPL001", message, Span.point(line, col, offset))
 

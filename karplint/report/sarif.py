@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from urllib.parse import quote
 
 from karplint import __version__
@@ -26,6 +28,78 @@ def _uri(path: str) -> str:
     return encoded[2:] if encoded.startswith("./") else encoded
 
 
+# helpUri (GitHub code scanning links the rule's help to it): karplint has no web page of its own yet, so each rule
+# points at the first public reference of its documentation (rules/KPLxxx.md, "## References": a URL, a GitHub issue
+# `owner/repo#N`, a source file `owner/repo \`path\` at REF`, or "Karpenter docs, concepts/x"); a rule without one
+# falls back to the project's own URL (`[project.urls]` Documentation/Homepage) when the package declares one.
+_URL = re.compile(r"https?://[^\s)>\]`'\"]+")
+_ISSUE = re.compile(r"\b([A-Za-z0-9-]+/[A-Za-z0-9._-]+)#(\d+)\b")
+_SOURCE = re.compile(r"\b([A-Za-z0-9-]+/[A-Za-z0-9._-]+) `([^`\s]+)`(?:[^;\n]*? at (v?[0-9][0-9A-Za-z.]*|[0-9a-f]{7,40})\b)?")
+_DOCS = re.compile(r"Karpenter docs?,? ((?:concepts|upgrading|tasks|reference|getting-started|troubleshooting)"
+                   r"(?:/[a-z0-9-]+)*)")
+_KNOWN_OWNERS = ("aws/", "kubernetes-sigs/", "kubernetes/", "awslabs/", "bottlerocket-os/", "cilium/", "Azure/",
+                 "idank/", "yannh/", "zegl/")
+SARIF_TEXT_MAX = 1024  # GitHub code scanning: shortDescription.text and fullDescription.text
+
+
+def _reference_uri(line: str) -> str | None:
+    """The URL one line of a References section names, or None."""
+    found = []
+    m = _URL.search(line)
+    if m:
+        found.append((m.start(), m.group(0).rstrip(".,;:")))
+    for m in _ISSUE.finditer(line):
+        if m.group(1).startswith(_KNOWN_OWNERS):
+            found.append((m.start(), f"https://github.com/{m.group(1)}/issues/{m.group(2)}"))
+            break
+    for m in _SOURCE.finditer(line):
+        if m.group(1).startswith(_KNOWN_OWNERS) and "/" in m.group(2):
+            found.append((m.start(), f"https://github.com/{m.group(1)}/blob/{m.group(3) or 'HEAD'}/{m.group(2)}"))
+            break
+    m = _DOCS.search(line)
+    if m:
+        found.append((m.start(), f"https://karpenter.sh/docs/{m.group(1)}/"))
+    return min(found)[1] if found else None
+
+
+def help_uri(doc) -> str | None:
+    """helpUri of a rule: the first public reference of its documentation, else the project's URL (or None)."""
+    refs = doc.sections.get("References", "") if doc is not None else ""
+    for line in refs.splitlines():
+        uri = _reference_uri(line)
+        if uri:
+            return uri
+    return project_url()
+
+
+def project_url() -> str | None:
+    """The package's Documentation or Homepage URL (`[project.urls]`), if it declares one."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        urls = metadata("karplint").get_all("Project-URL") or []
+    except (ImportError, PackageNotFoundError):  # pragma: no cover - running from a source tree without metadata
+        return None
+    by_label = {}
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        by_label[label.strip().lower()] = url.strip()
+    return by_label.get("documentation") or by_label.get("homepage") or None
+
+
+def _clip(text: str, limit: int = SARIF_TEXT_MAX) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _fingerprint(f, seen: dict) -> str:
+    """A fingerprint that survives edits elsewhere in the file (no line numbers): rule, file, resource, headline,
+    and the occurrence among equal ones."""
+    base = "\0".join([f.code, f.file, f"{(f.resource or {}).get('kind')}/{(f.resource or {}).get('name')}",
+                      f.parts[0]])
+    n = seen[base] = seen.get(base, 0) + 1
+    return hashlib.sha256(f"{base}\0{n}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def render_sarif(report: Report) -> str:
     rules = [r for r in all_rules() if is_selected(r, report.config) or any(f.code == r.code for f in report.findings)]
     index = {r.code: i for i, r in enumerate(rules)}
@@ -35,18 +109,22 @@ def render_sarif(report: Report) -> str:
         entry = {
             "id": r.code,
             "name": r.slug,
-            "shortDescription": {"text": r.summary},
-            "fullDescription": {"text": (doc.summary if doc and doc.summary else r.summary)},
+            "shortDescription": {"text": _clip(r.summary)},
+            "fullDescription": {"text": _clip(doc.summary if doc and doc.summary else r.summary)},
             "defaultConfiguration": {"level": LEVELS[report.config.severity.get(r.code, r.severity)]},
             "properties": {"category": r.category, "tags": [r.category]},
         }
         if doc is not None:
             entry["help"] = {"text": doc.text, "markdown": doc.text}
+        uri = help_uri(doc)
+        if uri:
+            entry["helpUri"] = uri
         if r.category == "security":  # GitHub code scanning ranks security alerts by this score (0.0-10.0)
             entry["properties"]["security-severity"] = SECURITY_SEVERITY[
                 report.config.severity.get(r.code, r.severity)]
         driver_rules.append(entry)
     results = []
+    seen: dict[str, int] = {}
     for f in report.findings:
         region = {"startLine": f.span.line, "startColumn": f.span.column,
                   "endLine": max(f.span.end_line, f.span.line),
@@ -59,7 +137,8 @@ def render_sarif(report: Report) -> str:
             location["logicalLocations"] = [{"fullyQualifiedName": f"{f.resource['kind']}/{f.resource['name']}",
                                              "kind": "resource"}]
         result = {"ruleId": f.code, "ruleIndex": index[f.code], "level": LEVELS[f.severity],
-                  "message": {"text": escape.text(f.message)}, "locations": [location]}
+                  "message": {"text": escape.text(f.message)}, "locations": [location],
+                  "partialFingerprints": {"karplintFindingHash/v1": _fingerprint(f, seen)}}
         if f.fix is not None:
             result["properties"] = {"fix": f.fix.to_json()["description"], "applicability": f.fix.safety}
         results.append(result)

@@ -56,7 +56,8 @@ def non_mapping_document(model, ctx):
     for doc in model.documents:
         if doc.data is not None and not isinstance(doc.data, dict) and not doc.base:
             what = "a list" if isinstance(doc.data, list) else "a scalar"
-            yield ctx.at(None, doc, doc.span(()), f"document {doc.index + 1} is {what}, not a Kubernetes object; skipped")
+            yield ctx.at(None, doc, doc.span(()), f"document {doc.index + 1} is {what}, not a Kubernetes object\n"
+                                                    "note: karplint skips it")
 
 
 
@@ -71,8 +72,8 @@ def removed_api_version(res, ctx):
         return
     target = f"Karpenter {ctx.karpenter_version}"
     if removed_in:
-        msg = (f"{res.api_version} {res.kind} is not served by {target} (removed in {removed_in})\n"
-               f"help: {hint}")
+        msg = (f"{res.api_version} {res.kind} is not served by {target}\n"
+               f"help: {hint}\nnote: removed in Karpenter {removed_in}")
     else:
         msg = f"{res.api_version} {res.kind} is not served by {target}\nnote: {hint}"
     yield ctx.violation(res, ("apiVersion",), msg)
@@ -94,24 +95,25 @@ def wrong_api_group(model, ctx):
         expected = KARPENTER_KINDS.get(kind)
         if expected is None and kind.lower() in kinds_lower and (group in KARPENTER_GROUPS or "karpenter" in group):
             right = kinds_lower[kind.lower()]
-            yield ctx.violation(res, ("kind",), f"unknown kind {kind!r}: kinds are case-sensitive, did you mean {right!r}?")
+            yield ctx.violation(res, ("kind",), f"unknown kind {kind!r}\nhelp: did you mean {right!r}? "
+                                                "(kinds are case-sensitive)")
             continue
         if expected is None:
             if group in KARPENTER_GROUPS:
                 close = difflib.get_close_matches(kind, list(KARPENTER_KINDS), n=1, cutoff=0.7)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                hint = f"\nhelp: did you mean {close[0]!r}?" if close else ""
                 yield ctx.violation(res, ("kind",), f"{group} has no kind {kind!r}{hint}")
             continue
         if group != expected:
             what = f"`{res.api_version}`" if group else f"`{res.api_version}` (no API group)"
             yield ctx.violation(
                 res, ("apiVersion",),
-                f"{kind} belongs to the API group {expected}, not {what}; the API server has no such resource "
-                f"(use apiVersion: {expected}/v1)")
+                f"{kind} belongs to the API group {expected}, not {what}\n"
+                f"help: use apiVersion: {expected}/v1\nnote: the API server has no such resource")
             continue
         if version not in _KNOWN_VERSIONS[group]:
             close = difflib.get_close_matches(version, _KNOWN_VERSIONS[group], n=1, cutoff=0.5)
-            hint = f"; did you mean {group}/{close[0]}?" if close else ""
+            hint = f"\nhelp: did you mean {group}/{close[0]}?" if close else ""
             yield ctx.violation(res, ("apiVersion",), f"{group} has no version {version!r}{hint}")
 
 

@@ -158,12 +158,24 @@ def known_buggy_release(res, ctx):
                 continue
             yield ctx.violation(
                 res, path,
-                f"{where}: in Karpenter {_range(bug)} {bug.what} ({', '.join(bug.sources)}); "
-                f"{bug.advice or f'upgrade to {bug.fixed} or later'}", on="key")
+                f"Karpenter {version} has a known bug this configuration hits\n"
+                f"help: {bug.advice or f'upgrade to {bug.fixed} or later'}\n"
+                f"note: in Karpenter {_range(bug)} {bug.what} ({', '.join(bug.sources)})"
+                + _release_origin(where, version), on="key")
 
 
 def _range(bug: BuggyRelease) -> str:
     return bug.first if bug.first == bug.last else f"{bug.first}–{bug.last}"
+
+
+def _release_origin(where: str, version) -> str:
+    """A note saying where the targeted release came from ("" for the default, which --show-settings reports)."""
+    rest = where[len(f"Karpenter {version}"):].strip()
+    if not rest:
+        return ""
+    if rest.startswith("(set by "):
+        return f"\nnote: the release is set by {rest[8:-1]}"
+    return f"\nnote: the release comes {rest}"
 
 
 def _versions_in_play(ctx) -> list[tuple[Version, str]]:
@@ -202,8 +214,10 @@ def invalid_budget_schedule(res, ctx):
         err = cron.validate(schedule if isinstance(schedule, str) else str(schedule))
         if err:
             yield ctx.violation(res, BUDGETS + (i, "schedule"),
-                                f"invalid budget schedule {schedule!r}: {err}; Karpenter parses it as standard cron "
-                                "(robfig/cron ParseStandard, UTC) and cannot evaluate this budget")
+                                f"invalid budget schedule {schedule!r}: {err}\n"
+                                "help: write a 5-field cron expression (minute hour day month weekday) or a macro\n"
+                                "note: Karpenter parses it as standard cron (robfig/cron ParseStandard, UTC) and "
+                                "cannot evaluate this budget")
 
 
 @rule("KPL404", "budget-schedule-duration-pair", category="disruption", severity="error",
@@ -216,13 +230,15 @@ def budget_schedule_duration_pair(res, ctx):
         has_s, has_d = "schedule" in b, "duration" in b
         if has_s and not has_d:
             yield ctx.violation(res, BUDGETS + (i, "schedule"),
-                                "budget has `schedule` but no `duration`: the CRD rejects it (\"'schedule' must be set "
-                                "with 'duration'\"); add how long each scheduled window lasts, e.g. `duration: 8h`",
+                                "budget has `schedule` but no `duration`: the API server rejects it\n"
+                                "help: add how long each scheduled window lasts, e.g. `duration: 8h`\n"
+                                "note: the CRD says \"'schedule' must be set with 'duration'\"",
                                 on="key")
         elif has_d and not has_s:
             yield ctx.violation(res, BUDGETS + (i, "duration"),
-                                "budget has `duration` but no `schedule`: the CRD rejects it (\"'schedule' must be set "
-                                "with 'duration'\"); add a cron `schedule` or drop `duration` for an always-active budget",
+                                "budget has `duration` but no `schedule`: the API server rejects it\n"
+                                "help: add a cron `schedule`, or drop `duration` for an always-active budget\n"
+                                "note: the CRD says \"'schedule' must be set with 'duration'\"",
                                 on="key")
 
 
@@ -250,10 +266,11 @@ def unknown_budget_reason(res, ctx):
             if reason in allowed or has_placeholder(reason):
                 continue
             close = difflib.get_close_matches(str(reason), allowed, n=1, cutoff=0.5)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = f"did you mean {close[0]!r}? (" if close else "use one of "
             yield ctx.violation(res, BUDGETS + (i, "reasons", j),
-                                f"unknown budget reason {reason!r} for {where}: allowed are {', '.join(allowed)} "
-                                f"(case-sensitive){hint}")
+                                f"unknown budget reason {reason!r} for Karpenter {version}\n"
+                                f"help: {hint}{', '.join(allowed)}{', case-sensitive)' if close else ''}"
+                                + _release_origin(where, version))
 
 
 @rule("KPL406", "disruption-disabled-by-budget", category="disruption", severity="info",
@@ -276,7 +293,7 @@ def disruption_disabled_by_budget(res, ctx):
         which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
                  else "Drifted, Empty and Underutilized")
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
-                            f"budget `nodes: \"{nodes}\"` {how} blocks {which} disruption forever\n"
+                            f"budget `nodes: \"{nodes}\"` {how} blocks {which} for good\n"
                             + ("help: add a schedule and duration if it should only hold part of the time\n"
                                if "schedule" not in b else
                                "help: make `duration` shorter than the time between two runs of the schedule if it "
@@ -400,10 +417,11 @@ def do_not_disrupt_without_tgp(model, ctx):
         names = ", ".join(np.name or "<unnamed>" for np in hits[:3]) + (" …" if len(hits) > 3 else "")
         yield ctx.violation(
             pod.res, pod.meta_path + ("annotations", DO_NOT_DISRUPT),
-            f"{pod.res} is marked do-not-disrupt and can run on NodePool(s) {names} that set no "
-            "spec.template.spec.terminationGracePeriod: a node running it is never consolidated or replaced on drift, "
-            "and an expiring node waits for it forever (kubernetes-sigs/karpenter#1789); set terminationGracePeriod "
-            "on the NodePool or give the annotation a duration (≥ v1.12)",
+            f"do-not-disrupt pods can land on NodePools without terminationGracePeriod ({names})\n"
+            "help: set spec.template.spec.terminationGracePeriod on the NodePool, or give the annotation a duration "
+            "(Karpenter ≥ 1.12)\n"
+            f"note: a node running {pod.res} is never consolidated or replaced on drift, and an expiring node waits "
+            "for it forever (kubernetes-sigs/karpenter#1789)",
             on="key")
 
 
@@ -424,9 +442,11 @@ def expire_after_without_tgp(res, ctx):
     path = EXPIRE if expire is not None else TEMPLATE_SPEC
     yield ctx.violation(
         res, path,
-        f"{shown} without terminationGracePeriod while {_names(pods)} use karpenter.sh/do-not-disrupt: \"true\": "
-        "expiration is forceful since v1.0, so expiring nodes are cordoned and start draining, then wait for those "
-        "pods forever (kubernetes-sigs/karpenter#1789); set spec.template.spec.terminationGracePeriod",
+        "no terminationGracePeriod: expiring nodes wait forever for do-not-disrupt pods\n"
+        "help: set spec.template.spec.terminationGracePeriod\n"
+        f"note: nodes expire after {shown.removeprefix('expireAfter ')}; {_names(pods)} use karpenter.sh/do-not-disrupt: \"true\"; expiration is forceful since Karpenter "
+        "1.0, so expiring nodes are cordoned and start draining, then wait for those pods forever "
+        "(kubernetes-sigs/karpenter#1789)",
         on="key")
 
 
@@ -453,10 +473,11 @@ def tgp_shorter_than_pod_grace(res, ctx):
     g, pod = longer[0]
     yield ctx.violation(
         res, TGP,
-        f"terminationGracePeriod {res.get(TGP)} is shorter than the terminationGracePeriodSeconds of "
-        f"{_names([p for _, p in longer])} (up to {g}s = {format_seconds(g)}): Karpenter deletes such pods as soon as "
-        "the node starts draining, bypassing PodDisruptionBudgets and do-not-disrupt, so they never get their full "
-        "grace period; raise terminationGracePeriod above the pods' grace")
+        f"terminationGracePeriod {res.get(TGP)} is shorter than its pods' grace period (up to {format_seconds(g)})\n"
+        "help: raise terminationGracePeriod above the pods' terminationGracePeriodSeconds\n"
+        f"note: {_names([p for _, p in longer])} ask for up to {g}s; Karpenter deletes such pods as soon as the node "
+        "starts draining, bypassing PodDisruptionBudgets and do-not-disrupt, so they never get their full grace "
+        "period")
 
 
 @rule("KPL413", "tgp-too-long", category="disruption", severity="warning",
@@ -472,9 +493,10 @@ def tgp_too_long(res, ctx):
         return
     yield ctx.violation(
         res, TGP,
-        f"terminationGracePeriod {res.get(TGP)} is above {bound_text} "
-        "(option max-termination-grace-period): a draining node may live that long after expiry or drift, and a "
-        "node's lifetime is up to expireAfter + terminationGracePeriod")
+        f"terminationGracePeriod {res.get(TGP)} is above {bound_text}\n"
+        "help: lower it, or raise the rule's option max-termination-grace-period\n"
+        "note: a draining node may live that long after expiry or drift; a node's lifetime is up to expireAfter + "
+        "terminationGracePeriod")
 
 
 def _annotation_sites(model: Model):
@@ -502,21 +524,26 @@ def invalid_do_not_disrupt_value(model, ctx):
             continue  # "false" is ignored, which is what it says
         if not isinstance(value, str):
             shown = str(value).lower() if isinstance(value, bool) else str(value)
-            yield ctx.violation(res, vpath, f"annotation values must be strings: quote it (`\"{shown}\"`); the API "
-                                f"server rejects a bare {type(value).__name__}")
+            yield ctx.violation(res, vpath, f"annotation value is a {type(value).__name__}, not a string\n"
+                                f"help: quote it (`\"{shown}\"`)\nnote: the API server rejects a bare "
+                                f"{type(value).__name__}")
             continue
         if site == "node":
-            yield ctx.violation(res, vpath, f"karpenter.sh/do-not-disrupt on a node or NodePool template is honoured "
-                                f"only when exactly \"true\"; Karpenter ignores {value!r}")
+            yield ctx.violation(res, vpath, f"Karpenter ignores do-not-disrupt {value!r} on a node\n"
+                                "help: write \"true\"\nnote: on a node or NodePool template it is honoured only "
+                                "when exactly \"true\"")
             continue
         seconds = parse_go_duration(value)
         if seconds is not None and seconds > 0:
             if version < DURATION_FORM_SINCE:
-                yield ctx.violation(res, vpath, f"the duration form of karpenter.sh/do-not-disrupt ({value!r}) needs "
-                                    f"Karpenter ≥ {DURATION_FORM_SINCE}; {where} ignores it and the pod is not protected")
+                yield ctx.violation(res, vpath, f"Karpenter {version} ignores do-not-disrupt {value!r}: the pod is "
+                                    "not protected\n"
+                                    f"help: write \"true\", or upgrade to Karpenter {DURATION_FORM_SINCE}\n"
+                                    f"note: the duration form needs Karpenter ≥ {DURATION_FORM_SINCE}"
+                                    + _release_origin(where, version))
             continue
-        yield ctx.violation(res, vpath, f"karpenter.sh/do-not-disrupt {value!r} is neither \"true\" nor a positive Go "
-                            "duration (e.g. \"30m\", ≥ v1.12): Karpenter ignores it and the pod is not protected")
+        yield ctx.violation(res, vpath, f"Karpenter ignores do-not-disrupt {value!r}: the pod is not protected\n"
+                            "help: write \"true\" or a positive Go duration (e.g. \"30m\", Karpenter ≥ 1.12)")
 
 
 # ------------------------------------------------------------------------------------------ KPL811
@@ -541,8 +568,10 @@ def removed_disruption_annotation(model, ctx):
                     fix = Fix(f"rename `{key}` to `{replacement}`", "safe", edits)
             yield ctx.violation(
                 res, path + (key,),
-                f"`{key}` is ignored by {where}: this {'pod' if site == 'pod' else 'node'} is not protected from "
-                f"disruption\nhelp: use `{replacement}`\nnote: deprecated in v{deprecated}, removed in v{removed}",
+                f"`{key}` is ignored by Karpenter {version}: the {'pod' if site == 'pod' else 'node'} is not "
+                f"protected\nhelp: use `{replacement}`\n"
+                f"note: deprecated in Karpenter {deprecated}, removed in {removed}"
+                + _release_origin(where, version),
                 on="key", fix=fix)
 
 
@@ -562,5 +591,6 @@ def do_not_disrupt_on_workload(model, ctx):
                 where = ".".join(pod.meta_path) + ".annotations"
                 yield ctx.violation(
                     pod.res, ("metadata", "annotations", key),
-                    f"`{key}` on the {pod.res.kind}'s own metadata does nothing: Karpenter reads pod annotations; "
-                    f"move it to {where} so the pods carry it", on="key")
+                    f"`{key}` on the {pod.res.kind}'s own metadata does nothing\n"
+                    f"help: move it to {where} so the pods carry it\n"
+                    "note: Karpenter reads pod annotations", on="key")

@@ -67,10 +67,10 @@ def unknown_nodeclass(model: Model, ctx) -> Iterator:
         known = ", ".join(sorted(by_name)[:5]) + (", ..." if len(by_name) > 5 else "")
         yield ctx.violation(
             res, nodeclass_ref_path(res) + ("name",),
-            f"{res} references EC2NodeClass `{name}`, which no checked file defines\n"
+            f"{res} references unknown EC2NodeClass `{name}`\n"
             f"help: fix the name (the files define: {known}), or declare a class created elsewhere in "
             "`[tool.karplint.cluster] nodeclasses`\n"
-            f"note: Karpenter launches no nodes for this {res.kind} (NodeClassReady=False)")
+            f"note: no checked file defines it; Karpenter launches no nodes for this {res.kind} (NodeClassReady=False)")
 
 
 @rule("KPL602", "nodeclassref-group-kind", category="references", severity="error",
@@ -103,18 +103,21 @@ def nodeclassref_group_kind(res: Resource, ctx) -> Iterator:
     case_fix = next((k for k in GROUPS_BY_NODECLASS_KIND if k.lower() == kind.lower() and k != kind), None)
     if case_fix is not None and (right_kind is None or right_kind == case_fix):
         yield ctx.violation(res, base + ("kind",),
-                            f"nodeClassRef.kind is `{kind}`; kinds are case-sensitive: `{case_fix}` "
-                            "(no node class of this kind exists, the pool never becomes ready)")
+                            f"nodeClassRef.kind is `{kind}`, not `{case_fix}`\n"
+                            f"help: write `{case_fix}` (kinds are case-sensitive)\n"
+                            "note: no node class of this kind exists, so the pool never becomes ready")
         return
     if right_kind is not None and right_kind != kind:
-        elsewhere = f"; `{kind}` belongs to `{right_group}`" if right_group else ""
+        elsewhere = f" (`{kind}` belongs to `{right_group}`)" if right_group else ""
         yield ctx.violation(res, base + ("kind",),
-                            f"nodeClassRef.kind is `{kind}`, but the node class kind of `{group}` is "
-                            f"`{right_kind}`{elsewhere} (no node class is found, the pool never becomes ready)")
+                            f"nodeClassRef.kind `{kind}` does not belong to `{group}`\n"
+                            f"help: the node class kind of `{group}` is `{right_kind}`{elsewhere}\n"
+                            "note: no node class is found, so the pool never becomes ready")
     elif group_ok and right_group is not None and right_group != group:
         yield ctx.violation(res, group_path,
-                            f"{said}, but {kind} belongs to `{right_group}` "
-                            "(no node class is found, the pool never becomes ready)")
+                            f"{said}, but {kind} belongs to `{right_group}`\n"
+                            f"help: use `{right_group}`\n"
+                            "note: no node class is found, so the pool never becomes ready")
 
 
 @rule("KPL603", "unreferenced-nodeclass", category="references", severity="info",
@@ -172,8 +175,9 @@ def duplicate_resource_name(model: Model, ctx) -> Iterator:
         where = f" in namespace `{ns}`" if ns else ""
         line = first.doc.key_span(("metadata", "name")).line
         yield ctx.violation(res, ("metadata", "name"),
-                            f"{res.kind} `{name}`{where} is already defined at line {line} of this file; "
-                            "applying the file keeps only the last one")
+                            f"{res.kind} `{name}`{where} is already defined at line {line}\n"
+                            "help: rename or remove one of them\n"
+                            "note: applying the file keeps only the last one")
 
 
 # ---------------------------------------------------------------------------------------------- requirements
@@ -323,7 +327,8 @@ def _nodepool_requirements(res: Resource) -> list[_Requirement] | None:
 
 
 def _unsat_message(key: str, state: _KeyState, problem: str, doc) -> str:
-    return f"no node can satisfy `{key}`: {_describe_all(state, doc)} {problem}"
+    return (f"no node can satisfy `{key}`\nhelp: make these agree: {_describe_all(state, doc)}\n"
+            f"note: their combination {problem}")
 
 
 def _describe_all(state: _KeyState, doc) -> str:
@@ -381,7 +386,7 @@ def unsatisfiable_requirements(res: Resource, ctx) -> Iterator:
             if req.operator in ("Gt", "Lt") and (len(req.values) != 1 or _int(req.values[0]) is None):
                 yield ctx.violation(res, req.path + ("values",),
                                     f"`{req.key}` {req.operator} needs one integer value, not "
-                                    f"{req.values!r}; the term never matches a node")
+                                    f"{req.values!r}\nnote: the term never matches a node")
         for key, state in _combine(base_reqs + exprs).items():
             problem = state.problem()
             if problem and len(state.seen) > 1:
@@ -455,8 +460,9 @@ def misspelt_label_key(res: Resource, ctx) -> Iterator:
         right = suggest_label_key(key)
         if right is None or right == key:
             continue
-        yield ctx.violation(res, path, f"`{key}` is not a label any node carries; did you mean `{right}`? "
-                                       "(nothing matches the misspelt key)", on=on)
+        yield ctx.violation(res, path, f"`{key}` is not a label any node carries\n"
+                                       f"help: did you mean `{right}`?\n"
+                                       "note: nothing matches the misspelt key", on=on)
 
 
 # ---------------------------------------------------------------------------------------------- AMI family
@@ -493,9 +499,11 @@ def requirement_contradicts_ami_family(model: Model, ctx) -> Iterator:
             where = f"{nc.doc.path}:{nc.doc.span(family_path).line}"
             yield _anchor(
                 ctx, res, state,
-                f"`{key}`: {_describe_all(state, res.doc)}, but EC2NodeClass "
-                f"`{nc.name}` uses {family} ({where}), whose nodes have {key} in "
-                f"{{{', '.join(sorted(universe))}}}: no instance can launch")
+                f"`{key}` requirement contradicts EC2NodeClass `{nc.name}` ({family})\n"
+                f"help: make {_describe_all(state, res.doc)} allow {', '.join(sorted(universe))}, or reference "
+                "another EC2NodeClass\n"
+                f"note: {family} nodes ({where}) have {key} in {{{', '.join(sorted(universe))}}}: no instance can "
+                "launch")
 
 
 # ---------------------------------------------------------------------------------------------- overlap
@@ -542,7 +550,8 @@ def overlapping_nodepools(model: Model, ctx) -> Iterator:
                 continue  # the same pool written twice (KPL604 when in one file)
             yield ctx.violation(
                 other, ("metadata", "name"),
-                f"NodePool `{other.name}` has the same requirements, labels, taints and weight as `{first.name}` "
-                f"({first.doc.path}:{first.doc.key_span(('metadata', 'name')).line}); pods fit both, and "
-                "Karpenter picks by weight then name, so one of them is never used deliberately. Give one a "
-                "higher `weight` or make them differ")
+                f"NodePool `{other.name}` overlaps `{first.name}` (line "
+                f"{first.doc.key_span(('metadata', 'name')).line})\n"
+                "help: give one a higher `weight`, or make them differ\n"
+                "note: they have the same requirements, labels, taints and weight; pods fit both, and Karpenter picks by weight then name, so one of them is never used "
+                "deliberately")

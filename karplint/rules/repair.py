@@ -91,14 +91,15 @@ def tolerates_dead_node(res: Resource, ctx) -> Iterator:
         if seconds is None:
             yield ctx.violation(
                 res, path,
-                f"tolerates `{taint}:NoExecute` forever: its pods stay bound to a dead node\n"
+                f"tolerates `{taint}:NoExecute` forever: pods stay on a dead node\n"
                 f"help: set tolerationSeconds (at most {_duration(window)}, the node-repair window)\n"
                 "note: without it they are never evicted (the Kubernetes default is 300s) and never rescheduled")
         elif isinstance(seconds, int) and not isinstance(seconds, bool) and seconds > window:
             yield ctx.violation(
                 res, path + ("tolerationSeconds",),
-                f"tolerates `{taint}:NoExecute` for {seconds}s ({_duration(seconds)}), longer than node repair "
-                f"waits ({_duration(window)}): the pods stay on an unreachable node until it is replaced")
+                f"tolerates `{taint}:NoExecute` for {_duration(seconds)}, longer than node repair waits\n"
+                f"help: lower tolerationSeconds to at most {window} ({_duration(window)})\n"
+                "note: the pods stay on an unreachable node until it is replaced")
 
 
 @rule("KPL502", "blanket-toleration", category="repair", severity="warning",
@@ -128,8 +129,9 @@ def blanket_toleration(res: Resource, ctx) -> Iterator:
             consequences.append("its pods stay bound to not-ready/unreachable nodes forever")
         yield ctx.violation(
             res, path,
-            f"tolerates {what} (operator Exists without a key): {'; '.join(consequences)}. Tolerate the "
-            "specific taints it needs (DaemonSets are exempt)")
+            f"tolerates {what} (operator Exists without a key)\n"
+            "help: tolerate the specific taints it needs (DaemonSets are exempt)\n"
+            + "\n".join(f"note: {c}" for c in consequences))
 
 
 @rule("KPL503", "tolerates-disrupted-taint", category="repair", severity="warning",
@@ -143,9 +145,10 @@ def tolerates_disrupted_taint(res: Resource, ctx) -> Iterator:
             if _tolerates_taint(t, key, value, "NoSchedule"):
                 yield ctx.violation(
                     res, path,
-                    f"tolerates Karpenter's disruption taint `{key}` (Karpenter {releases}): its pods are not "
-                    "drained from a node being consolidated, drifted or expired, which then stays up until the "
-                    "pods are killed (terminationGracePeriod) — remove the toleration")
+                    f"tolerates Karpenter's disruption taint `{key}`: pods are never drained\n"
+                    "help: remove the toleration\n"
+                    f"note: Karpenter {releases} taints nodes it consolidates, drifts or expires with it; a node "
+                    "running these pods stays up until they are killed (terminationGracePeriod)")
                 break
 
 
@@ -163,16 +166,19 @@ def node_repair_assumption(model: Model, ctx) -> Iterator:
         if pools:
             yield ctx.violation(
                 pools[0], ("metadata", "name"),
-                f"{_ASSUMED}, but Karpenter {version} has no node repair (the alpha NodeRepair feature gate "
-                f"exists from v{NODE_REPAIR_GATE}): broken nodes stay until replaced by hand (reported once for "
-                "the run)")
+                f"Karpenter {version} has no node repair, but `[cluster] node-repair = true`\n"
+                f"help: upgrade to Karpenter {NODE_REPAIR_GATE} or later (alpha NodeRepair feature gate), or drop "
+                "the setting\n"
+                "note: broken nodes stay until replaced by hand (reported once for the run)")
         return
     if version < READY_UNKNOWN_REPAIR and pools:
         yield ctx.violation(
             pools[0], ("metadata", "name"),
-            f"{_ASSUMED}, but Karpenter {version} repairs only Ready=False nodes: a node whose kubelet stopped "
-            f"reporting (Ready=Unknown) is repaired from v{READY_UNKNOWN_REPAIR}; also make sure the alpha "
-            "NodeRepair feature gate (off by default) is enabled (reported once for the run)")
+            f"Karpenter {version} repairs only Ready=False nodes, not Ready=Unknown\n"
+            f"help: upgrade to Karpenter {READY_UNKNOWN_REPAIR} or later, and enable the alpha NodeRepair feature "
+            "gate (off by default)\n"
+            f"note: {_ASSUMED}, but a node whose kubelet stopped reporting is not repaired (reported once for "
+            "the run)")
     for kind, path, what in REPAIR_BYPASSES:
         if kind == "pod":
             for res in model.workloads():
@@ -180,8 +186,8 @@ def node_repair_assumption(model: Model, ctx) -> Iterator:
                 if res.get(meta_path + path) is not None:
                     yield ctx.violation(
                         res, meta_path + path,
-                        f"{_ASSUMED}; repair deletes unhealthy nodes forcefully and ignores {what}: these pods "
-                        "are not protected from it", on="key")
+                        f"node repair ignores {what}: these pods are not protected from it\n"
+                        f"note: {_ASSUMED}; repair deletes unhealthy nodes forcefully", on="key")
             continue
         for res in model.of_kind(kind):
             if kind == "NodePool" and (res.group != "karpenter.sh" or _auto_mode(res)):
@@ -190,5 +196,5 @@ def node_repair_assumption(model: Model, ctx) -> Iterator:
                 continue
             yield ctx.violation(
                 res, path or ("kind",),
-                f"{_ASSUMED}; repair deletes unhealthy nodes forcefully and ignores {what}",
+                f"node repair ignores {what}\nnote: {_ASSUMED}; repair deletes unhealthy nodes forcefully",
                 on="key" if path else "value")

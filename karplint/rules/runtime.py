@@ -78,7 +78,7 @@ def _is_nodepool(res, ctx) -> bool:
         and served(res.group, res.version, res.kind, ctx.karpenter_version)[0]
 
 
-_CONSEQUENCE = "Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"
+_CONSEQUENCE = "note: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"
 
 
 @rule("KPL140", "duplicate-taint", category="schema", severity="error",
@@ -105,8 +105,10 @@ def duplicate_taint(res, ctx):
                 continue
             yield ctx.violation(
                 res, path + ("key",),
-                f"{format_path(path)}: duplicate taint Key/Effect pair {key}={effect} (first in "
-                f"{format_path(first)}); {_CONSEQUENCE}. A taint that an agent removes belongs in startupTaints only",
+                f"duplicate taint {key}:{effect}\n"
+                "help: keep one; a taint that an agent removes belongs in startupTaints only\n"
+                f"note: first in {format_path(first)}\n"
+                f"{_CONSEQUENCE}",
                 on="key")
 
 
@@ -130,8 +132,9 @@ def invalid_requirement_value(res, ctx):
             if errs:
                 path = _SPEC + ("requirements", i, "values", j)
                 yield ctx.violation(
-                    res, path, f"{format_path(path)}: invalid value {value!r} for key {key}: {'; '.join(errs)}; "
-                               f"{_CONSEQUENCE}")
+                    res, path, f"invalid label value {value!r} for {key}\n"
+                               + "".join(f"help: a label value {e.removeprefix('a valid label ')}\n" for e in errs)
+                               + _CONSEQUENCE)
 
 
 @rule("KPL142", "invalid-label-key", category="schema", severity="error",
@@ -149,8 +152,8 @@ def invalid_label_key(res, ctx):
         errs = qualified_name_errors(key)
         if errs:
             path = _TEMPLATE + ("metadata", "labels", key)
-            yield ctx.violation(res, path, f"{format_path(path)}: invalid key name {key!r} in labels: "
-                                           f"{'; '.join(errs)}; {_CONSEQUENCE}", on="key")
+            yield ctx.violation(res, path, f"invalid label key {key!r}\n"
+                                           + "".join(f"help: {e}\n" for e in errs) + _CONSEQUENCE, on="key")
 
 
 @rule("KPL143", "unknown-capacity-type", category="schema", severity="error",
@@ -177,17 +180,17 @@ def unknown_capacity_type(res, ctx):
         min_values = req.get("minValues")
         if not good:
             yield ctx.violation(
-                res, path, f"{format_path(path)}: no valid values for {req['key']} (expected one of: {allowed}; got "
-                           f"{', '.join(map(str, bad))}); {_CONSEQUENCE}")
+                res, path, f"no valid {req['key']} value (got {', '.join(map(str, bad))})\n"
+                           f"help: use one of {allowed}\n{_CONSEQUENCE}")
         elif isinstance(min_values, int) and not isinstance(min_values, bool) and len(good) < min_values \
                 and len(values) >= min_values:  # fewer values than minValues at all: a CEL rule (KPL130) says so
             yield ctx.violation(
-                res, path, f"{format_path(path)}: only {len(good)} valid value(s) for {req['key']} but minValues is "
-                           f"{min_values} (valid: {allowed}); {_CONSEQUENCE}")
+                res, path, f"only {len(good)} valid {req['key']} value(s), but minValues is {min_values}\n"
+                           f"help: valid values are {allowed}\n{_CONSEQUENCE}")
         elif bad:
             for j, v in enumerate(values):
                 if v in bad:
                     yield ctx.violation(
                         res, path + (j,),
-                        f"{format_path(path + (j,))}: {v!r} is not a {req['key']} (expected one of: {allowed}); "
-                        "Karpenter logs an error and ignores it", severity="warning")
+                        f"{v!r} is not a {req['key']} value\nhelp: use one of {allowed}\n"
+                        "note: Karpenter logs an error and ignores it", severity="warning")

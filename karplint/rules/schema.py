@@ -99,7 +99,7 @@ def schema_release_approximate(model, ctx):
     if not undecided and not fallback:
         return
     target = ctx.karpenter_version
-    parts = []
+    notes = []
     anchor = (undecided or fallback)[0]
     if undecided:
         pairs = sorted({(s.release, _label(s.upper)) for _r, s, _e in undecided})
@@ -107,10 +107,10 @@ def schema_release_approximate(model, ctx):
         fields = ", ".join(dict.fromkeys(_where(r, e) for r, _s, e in undecided[:5]))
         more = f" and {len(undecided) - 5} more" if len(undecided) > 5 else ""
         n = len(undecided)
-        parts.append(
-            f"Karpenter {target} has no bundled schema; {n} schema verdict{'s' if n != 1 else ''} "
-            f"differ{'' if n != 1 else 's'} between the bundled releases {between} and "
-            f"{'were' if n != 1 else 'was'} not reported ({fields}{more})")
+        head = f"Karpenter {target} has no bundled schema: {n} verdict{'s' if n != 1 else ''} not reported"
+        notes.append(f"they differ between the bundled releases {between} ({fields}{more})")
+    else:
+        head = f"Karpenter {target} has no bundled schema: checked against another release"
     if fallback:
         by_release: dict[str, list[str]] = {}
         for r, s, _e in fallback:
@@ -119,12 +119,12 @@ def schema_release_approximate(model, ctx):
             if what not in by_release[s.release]:
                 by_release[s.release].append(what)
         for rel, whats in sorted(by_release.items()):
-            parts.append(f"no bundled schema of Karpenter {target} or older serves {', '.join(whats)}; checked "
+            notes.append(f"no bundled schema of Karpenter {target} or older serves {', '.join(whats)}; checked "
                          f"against {rel} instead, so findings may differ on the real release")
-    parts.append("set karpenter-version to a bundled release for exact results")
     res, _sel, err = anchor
     span = res.doc.key_span(err.path) if err.on == "key" else res.doc.span(err.path)
-    yield ctx.at(res, res.doc, span, ". ".join(p[0].upper() + p[1:] for p in parts))
+    yield ctx.at(res, res.doc, span, head + "\nhelp: set karpenter-version to a bundled release for exact results"
+                 + "".join(f"\nnote: {n}" for n in notes))
 
 
 def _label(release: str | None) -> str:

@@ -71,8 +71,9 @@ def unencrypted_ebs(res: Resource, ctx) -> Iterator:
         if isinstance(ebs, dict) and ebs.get("encrypted") is False:
             device = m.get("deviceName", f"mapping {i + 1}")
             yield ctx.violation(res, ("spec", "blockDeviceMappings", i, "ebs", "encrypted"),
-                                f"EBS volume {device} is not encrypted: node disks hold images, logs, emptyDir "
-                                "data and secrets mounted by pods; set `encrypted: true` (with `kmsKeyID` if needed)")
+                                f"EBS volume {device} is not encrypted\n"
+                                "help: set `encrypted: true` (with `kmsKeyID` if needed)\n"
+                                "note: node disks hold images, logs, emptyDir data and secrets mounted by pods")
 
 
 # ---------------------------------------------------------------------------------------------- secrets
@@ -119,9 +120,10 @@ def secret_in_userdata(res: Resource, ctx) -> Iterator:
             shown = "" if what == "a private key" else f" ({_mask(secret)})"
             span = text.span(m.start(group), m.end(group))
             yield ctx.at(res, res.doc, span,
-                         f"userData line {text.line_of(m.start(group))} contains {what}{shown}: userData is "
-                         "readable by anyone who can describe the instance or its launch template and by every "
-                         "process that can reach IMDS; rotate it and fetch it at boot from Secrets Manager or SSM")
+                         f"userData line {text.line_of(m.start(group))} contains {what}{shown}\n"
+                         "help: rotate it, and fetch it at boot from Secrets Manager or SSM\n"
+                         "note: userData is readable by anyone who can describe the instance or its launch template "
+                         "and by every process that can reach IMDS")
 
 
 # ---------------------------------------------------------------------------------------------- NodePool

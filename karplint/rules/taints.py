@@ -77,14 +77,14 @@ def _missing(model: Model, ctx, want_cni: bool):
             effect, why = _effect_for(f)
             consequence = f.agent.missing
             if f.applies_effect:
-                consequence = (f"the agent taints not-ready nodes with `{f.taint_key}:{f.applies_effect}` "
+                consequence = (f"the agent taints not-ready nodes with effect {f.applies_effect} "
                                f"({f.effect_source}); Karpenter does not know that taint, sees pending pods as "
                                "unschedulable on the new node and keeps launching extra nodes "
                                "(aws/karpenter-provider-aws#6355)")
             path = STARTUP if np.doc.exact(STARTUP) else TEMPLATE_SPEC
             yield ctx.violation(
                 np, path,
-                f"NodePool {np.name or '<unnamed>'} lacks the startup taint `{f.taint_key}`\n"
+                f"NodePool lacks the startup taint `{f.taint_key}`\n"
                 f"help: add `{f.taint_key}:{effect}` to spec.template.spec.startupTaints"
                 + ("" if f.applies_effect else f" ({why})") + "\n"
                 f"note: {_origin(f)}; {consequence}",
@@ -127,9 +127,11 @@ def agent_taint_in_taints(model, ctx):
                 continue
             yield ctx.violation(
                 np, TAINTS + (i, "key"),
-                f"`{t['key']}` is the readiness taint of {agent.title}, which removes it once it runs; under `taints` "
-                "Karpenter treats it as permanent: it only launches nodes for pods that tolerate it, so ordinary pods "
-                "never get a node from this NodePool (aws/karpenter-provider-aws#5293); move it to startupTaints",
+                f"readiness taint `{t['key']}` is under `taints`, not `startupTaints`\n"
+                "help: move it to startupTaints\n"
+                f"note: {agent.title} removes it once it runs, but under `taints` Karpenter treats it as permanent: it "
+                "only launches nodes for pods that tolerate it, so ordinary pods never get a node from this NodePool "
+                "(aws/karpenter-provider-aws#5293)",
                 fix=_move_fix(np, i, t))
 
 
@@ -167,10 +169,11 @@ def agent_taint_effect_mismatch(model, ctx):
             i, t = entries[0]
             yield ctx.violation(
                 np, STARTUP + (i, "effect"),
-                f"startup taint `{f.taint_key}` has effect {t.get('effect')!r} but {f.agent.title} taints nodes with "
-                f"`{f.taint_key}:{f.applies_effect}` ({f.effect_source}); Karpenter matches startup taints by key and "
-                f"effect, so it counts the agent's taint as a real one and may launch extra nodes; use effect "
-                f"{f.applies_effect}")
+                f"startup taint `{f.taint_key}` has effect {t.get('effect')!r}, not {f.applies_effect}\n"
+                f"help: use effect {f.applies_effect}\n"
+                f"note: {f.agent.title} taints nodes with `{f.taint_key}:{f.applies_effect}` ({f.effect_source}); "
+                "Karpenter matches startup taints by key and effect, so it counts the agent's taint as a real one "
+                "and may launch extra nodes")
 
 
 @rule("KPL305", "unremoved-startup-taint", category="taints", severity="info",

@@ -87,10 +87,9 @@ def al2023_register_with_taints_flag(res, ctx):
         else:
             what = f"{outcome} registers with the flag's taints only, without {' and '.join(lost)}"
         yield ctx.at(res, res.doc, part.view.span(item.start, item.end),
-                     "--register-with-taints in kubelet.flags overrides the registerWithTaints of Karpenter's "
-                     f"NodeConfig (command-line flags beat config drop-ins): {what} "
-                     "(aws/karpenter-provider-aws#7486); declare the taints in the NodePool "
-                     "(spec.template.spec.taints or startupTaints) instead")
+                     "--register-with-taints in kubelet.flags overrides Karpenter's registerWithTaints\n"
+                     "help: declare the taints in the NodePool (spec.template.spec.taints or startupTaints) instead\n"
+                     f"note: {what} (command-line flags beat config drop-ins, aws/karpenter-provider-aws#7486)")
 
 
 @rule("KPL231", "al2023-nodeconfig-overridden", category="userdata", severity="warning",
@@ -105,16 +104,17 @@ def al2023_nodeconfig_overridden(res, ctx):
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
     hints = {
-        "registerWithTaints": "; declare these taints in the NodePool (spec.template.spec.taints or startupTaints)",
-        "maxPods": "; set spec.kubelet.maxPods in the EC2NodeClass instead",
-        "clusterDNS": "; set spec.kubelet.clusterDNS in the EC2NodeClass instead",
+        "registerWithTaints": "\nhelp: declare these taints in the NodePool (spec.template.spec.taints or "
+                              "startupTaints)",
+        "maxPods": "\nhelp: set spec.kubelet.maxPods in the EC2NodeClass instead",
+        "clusterDNS": "\nhelp: set spec.kubelet.clusterDNS in the EC2NodeClass instead",
     }
     for o in nodeadm.overridden_by_karpenter(docs, res.get(("spec", "kubelet"))):
         doc = docs[o.doc]
         name = ".".join(o.path[1:])
         yield ctx.at(res, res.doc, owners[o.doc].view.span(*doc.span(o.path, key=True)),
-                     f"{name} is replaced by Karpenter's generated NodeConfig, which nodeadm merges last and "
-                     f"which sets {o.what}{hints.get(o.path[-1], '')}")
+                     f"{name} is replaced by Karpenter's generated NodeConfig{hints.get(o.path[-1], '')}\n"
+                     f"note: nodeadm merges Karpenter's NodeConfig last, and it sets {o.what}")
 
 
 @rule("KPL232", "al2023-flag-overrides-karpenter", category="userdata", severity="warning",
@@ -134,9 +134,10 @@ def al2023_flag_overrides_karpenter(res, ctx):
         if item is None:
             continue
         yield ctx.at(res, res.doc, owners[use.doc].view.span(item.start, item.end),
-                     f"--{use.name} in kubelet.flags overrides Karpenter's "
-                     f"{nodeadm.FLAGS_OVERRIDING_KARPENTER[use.name]} (flags beat Karpenter's config drop-in); "
-                     "configure it in the EC2NodeClass spec.kubelet instead")
+                     f"--{use.name} in kubelet.flags overrides the value Karpenter configures\n"
+                     "help: configure it in the EC2NodeClass spec.kubelet instead\n"
+                     f"note: it replaces Karpenter's {nodeadm.FLAGS_OVERRIDING_KARPENTER[use.name]} (flags beat "
+                     "Karpenter's config drop-in)")
 
 
 @rule("KPL233", "nodeconfig-decode-error", category="userdata", severity="error",
@@ -146,9 +147,10 @@ def nodeconfig_decode_error(res, ctx):
     analysis = _analysis(res)
     wrapped = analysis is not None and analysis.family == ct.AL2023 and analysis.mime is None
     for v in _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type")):
-        if wrapped and "apiVersion" in v.message and "needs apiVersion" in v.message:
-            v.message += ("; Karpenter sends non-MIME YAML userData (cloud-config included) to nodeadm as a NodeConfig "
-                          "part: put other YAML in a MIME part with its own Content-Type (e.g. text/cloud-config)")
+        if wrapped and "needs apiVersion" in v.message:
+            v.message += ("\nhelp: put other YAML in a MIME part with its own Content-Type (e.g. text/cloud-config)"
+                          "\nnote: Karpenter sends non-MIME YAML userData (cloud-config included) to nodeadm as a "
+                          "NodeConfig part")
         yield v
 
 
@@ -187,10 +189,10 @@ def nodeconfig_invalid_taint(res, ctx):
         if item is not None:
             hint = ""
             if ", " in item.effective:
-                hint = ("; the space after a comma makes systemd split the value into two argv words (remove the "
-                        "spaces between taints)")
+                hint = ("\nhelp: remove the spaces between taints\nnote: the space after a comma makes systemd "
+                        "split the value into two argv words")
             yield ctx.at(res, res.doc, owners[reg.flag_doc].view.span(item.start, item.end),
-                         f"the kubelet exits: {reg.error}{hint}")
+                         f"the kubelet exits: invalid --register-with-taints{hint}\nnote: {reg.error}")
 
 
 # --------------------------------------------------------------------------------------------- Bottlerocket
@@ -235,17 +237,18 @@ def bottlerocket_invalid_toml(res, ctx):
                                                       settings.error.end - settings.base),
                          settings.error.message, severity="info")
             continue
-        message = settings.error.message
-        if merges:
-            message += "; Karpenter fails to render the launch template ('invalid UserData') and launches no node"
-        else:
-            message += "; Bottlerocket cannot read its settings and the node never joins"
+        message = "userData is not valid TOML"
         if analysis.text.style == ">":
-            message += (". The userData is a folded `>` block scalar: YAML joins its lines with spaces, which breaks "
-                        "the TOML (aws/karpenter-provider-aws#5915); use a literal `|` block")
+            message += ("\nhelp: use a literal `|` block\nnote: the userData is a folded `>` block scalar: YAML joins "
+                        "its lines with spaces, which breaks the TOML (aws/karpenter-provider-aws#5915)")
         elif analysis.text.style in ('"', "'", None) and "\n" not in analysis.text.text.strip():
-            message += ". The userData is a one-line scalar: TOML needs its tables and keys on separate lines; use a "\
-                       "literal `|` block"
+            message += ("\nhelp: use a literal `|` block\nnote: the userData is a one-line scalar: TOML needs its "
+                        "tables and keys on separate lines")
+        message += f"\nnote: {settings.error.message.removeprefix('not valid TOML: ')}"
+        if merges:
+            message += "\nnote: Karpenter fails to render the launch template ('invalid UserData') and launches no node"
+        else:
+            message += "\nnote: Bottlerocket cannot read its settings and the node never joins"
         yield ctx.at(res, res.doc, part.view.span(settings.error.start - settings.base,
                                                   settings.error.end - settings.base), message)
 
@@ -264,8 +267,8 @@ def bottlerocket_setting_replaced(res, ctx):
         for field, key in br.NODECLASS_KUBELET_TO_SETTINGS.items():
             if kubelet.get(field) is not None and key in k8s:
                 yield ctx.at(res, res.doc, part.view.span(*settings.span(("settings", "kubernetes", key))),
-                             f"Karpenter replaces settings.kubernetes.{key} with the EC2NodeClass spec.kubelet."
-                             f"{field}; this value is never used")
+                             f"settings.kubernetes.{key} is never used: Karpenter replaces it\n"
+                             f"help: remove it; Karpenter uses the EC2NodeClass spec.kubelet.{field}")
 
 
 @rule("KPL242", "bottlerocket-invalid-node-taints", category="userdata", severity="error",

@@ -121,14 +121,14 @@ def userdata_not_verified(res, ctx):
         if ba.unverifiable and ba.extra_args is not None:
             w = ba.extra_args
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
-                         f"cannot verify the kubelet flags passed to bootstrap.sh: `{w.raw}` depends on "
-                         f"{', '.join(f'`{u}`' for u in w.unknown) or 'a runtime expansion'}, which is not "
-                         "assigned unconditionally earlier in this script")
+                         f"cannot verify the kubelet flags passed to bootstrap.sh in `{w.raw}`\n"
+                         f"note: it depends on {', '.join(f'`{u}`' for u in w.unknown) or 'a runtime expansion'}, "
+                         "which is not assigned unconditionally earlier in this script")
         elif any(w.splits and not _TF_INTERPOLATION.search(w.raw) for w in ba.call.args):
             w = next(w for w in ba.call.args if w.splits and not _TF_INTERPOLATION.search(w.raw))
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
-                         f"cannot verify the bootstrap.sh arguments: the unquoted `{w.raw}` may expand to several "
-                         "words at run time")
+                         f"cannot verify the bootstrap.sh arguments: unquoted `{w.raw}`\n"
+                         "note: it may expand to several words at run time")
     if a.family == ct.CUSTOM:
         taints, _part = a.registered_taints
         broken = any(ba.kubelet_fails or ba.no_kubelet for ba in a.bootstraps)
@@ -146,10 +146,10 @@ def userdata_not_verified(res, ctx):
             else:
                 why = "no bootstrap.sh call or NodeConfig was found (the AMI may bootstrap on its own)"
             yield ctx.at(res, res.doc, _userdata_span(res),
-                         f"cannot verify that this Custom userData registers the kubelet with {UNREGISTERED}: {why}")
+                         f"cannot verify that this Custom userData registers {UNREGISTERED}\nnote: {why}")
     if a.family in (ct.AL2023, ct.CUSTOM) and a.content.kind == ct.UNKNOWN:
         yield ctx.at(res, res.doc, _userdata_span(res),
-                     f"userData content not recognised ({a.content.reason}); it was not analysed")
+                     f"userData content not recognised; it was not analysed\nnote: {a.content.reason}")
 
 
 # ------------------------------------------------------------------------------------------------ KPL201
@@ -182,8 +182,8 @@ def bootstrap_equals_option(res, ctx):
                           "drop-in is written and the kubelet starts without these flags (no taints, no labels)")
             else:
                 effect = f"bootstrap.sh stores it as an ignored positional, so {eq.option} is never set"
-            message = (f"bootstrap.sh ignores `{eq.option}=...`: it reads `{eq.option} VALUE` (two words)\n"
-                       f"help: write `{eq.option} 'VALUE'`\n"
+            message = (f"bootstrap.sh ignores `{eq.option}=...`: it reads `{eq.option} VALUE`\n"
+                       f"help: write `{eq.option} 'VALUE'` (two words)\n"
                        f"note: `{shown}` is not an option; {effect}")
             yield ctx.at(res, res.doc, ba.view.span(w.start, w.end), message, fix=_equals_fix(ba, eq))
 
@@ -222,7 +222,8 @@ def bootstrap_argument_error(res, ctx):
             continue  # the word list is unknown at lint time (KPL200 says so)
         if call.help is not None:
             yield ctx.at(res, res.doc, view.span(call.help.start, call.help.end),
-                         f"`{call.help.value}` makes bootstrap.sh print its help and exit 1: the node never joins")
+                         f"`{call.help.value}` makes bootstrap.sh print its help and exit 1\n"
+                         "help: remove it\nnote: the node never joins")
             continue
         for failure in ba.validation_failures[:1]:  # the first failing check is the one that exits
             w = failure.word
@@ -232,25 +233,29 @@ def bootstrap_argument_error(res, ctx):
         if call.aborts_at is not None:
             w = call.aborts_at
             yield ctx.at(res, res.doc, view.span(w.start, w.end),
-                         f"`{w.value}` is the last word but takes a value: bootstrap.sh aborts with "
-                         "`$2: unbound variable` (exit 1) before writing any configuration; the node never joins")
+                         f"`{w.value}` is the last word but takes a value\n"
+                         "help: give it its value\n"
+                         "note: bootstrap.sh aborts with `$2: unbound variable` (exit 1) before writing any "
+                         "configuration; the node never joins")
         for opt, uses in call.options.items():
             for use in uses:
                 if use.value.value in VALUE_OPTIONS or use.value.value in HELP_OPTIONS:
                     yield ctx.at(res, res.doc, view.span(use.option.start, use.option.end),
-                                 f"`{opt}` has no value: bootstrap.sh takes the next word `{use.value.value}` as "
-                                 f"its value (values are taken blindly), so `{use.value.value}` is not applied either")
+                                 f"`{opt}` has no value: bootstrap.sh takes `{use.value.value}` as its value\n"
+                                 f"help: give `{opt}` its value\n"
+                                 f"note: values are taken blindly, so `{use.value.value}` is not applied either")
         equals_words = {id(e.word) for e in call.equals_forms}
         cluster = call.cluster_name
         if cluster is None and call.aborts_at is None:
             yield ctx.at(res, res.doc, ba.command_span,
-                         "bootstrap.sh is called without a cluster name (its first non-option argument): it exits "
-                         "with \"cluster name is not defined!\"")
+                         "bootstrap.sh is called without a cluster name\n"
+                         "help: pass the cluster name as its first non-option argument\n"
+                         "note: it exits with \"cluster name is not defined!\"")
         elif cluster is not None and id(cluster) not in equals_words and cluster.value.startswith("-") \
                 and not cluster.dynamic:
             yield ctx.at(res, res.doc, view.span(cluster.start, cluster.end),
-                         f"`{cluster.value}` is not a bootstrap.sh option, so it is the first positional word and "
-                         "becomes the cluster name")
+                         f"`{cluster.value}` is not a bootstrap.sh option: it becomes the cluster name\n"
+                         "note: it is the first positional word")
         for w in call.positionals[1:]:
             if id(w) in equals_words:
                 continue  # KPL201
@@ -262,14 +267,15 @@ def bootstrap_argument_error(res, ctx):
             owner = next((u for us in call.options.values() for u in us if prev_idx >= 0 and u.value is args[prev_idx]),
                          None)
             if owner is not None and owner.value.value in VALUE_OPTIONS:
-                hint = (f" It was meant as the value of `{owner.value.value}`, which `{owner.option.value}` took as "
-                        "its own value.")
+                hint = (f"\nnote: it was meant as the value of `{owner.value.value}`, which `{owner.option.value}` "
+                        "took as its own value")
             elif owner is not None:
-                hint = (f" It directly follows the value of `{owner.option.value}`: if it belongs to that value, quote "
-                        "the whole value as one word (e.g. --kubelet-extra-args '--a=1 --b=2').")
+                hint = (f"\nhelp: if it belongs to the value of `{owner.option.value}`, quote the whole value as one "
+                        "word (e.g. --kubelet-extra-args '--a=1 --b=2')")
             yield ctx.at(res, res.doc, view.span(w.start, w.end),
-                         f"bootstrap.sh ignores `{w.value}`: only the first positional word (the cluster name "
-                         f"`{cluster.value if cluster else ''}`) is used.{hint}")
+                         f"bootstrap.sh ignores `{w.value}`\n"
+                         f"note: only the first positional word (the cluster name `{cluster.value if cluster else ''}`)"
+                         f" is used{hint}")
         yield from _continuation_breaks(res, ctx, ba)
 
 
@@ -291,8 +297,10 @@ def _continuation_breaks(res, ctx, ba: BootstrapAnalysis):
     why = ("a backslash followed by a space or carriage return does not continue the line"
            if re.search(r"\\[ \t\r]+$", before) else "the previous line does not end with a backslash")
     yield ctx.at(res, res.doc, ba.view.span(nxt.start, nxt.end),
-                 f"this line is not part of the bootstrap.sh command above ({why}): it runs as a separate command "
-                 f"(`{p[1].value}: command not found`) and its options never reach bootstrap.sh")
+                 "this line is not part of the bootstrap.sh command above\n"
+                 "help: end the previous line with a backslash and nothing after it\n"
+                 f"note: {why}: it runs as a separate command (`{p[1].value}: command not found`) and its options "
+                 "never reach bootstrap.sh")
 
 
 # ------------------------------------------------------------------------------------------------ KPL203
@@ -310,17 +318,18 @@ def kubelet_extra_args_lost(res, ctx):
             at = sd.reason_at or 0
             span = ba.span(w, at, at + 1) if w.offsets else ba.view.span(w.start, w.end)
             if sd.exec_fails:
-                msg = ("--kubelet-extra-args contains an unterminated double quote: systemd 219 cannot split "
-                       "$KUBELET_EXTRA_ARGS and the kubelet never starts")
+                msg = ("--kubelet-extra-args contains an unterminated double quote\n"
+                       "note: systemd 219 cannot split $KUBELET_EXTRA_ARGS and the kubelet never starts")
             else:
-                msg = f"--kubelet-extra-args is lost on AL2: {sd.reason}; the kubelet starts without these flags"
+                msg = (f"--kubelet-extra-args is lost on AL2: the kubelet starts without these flags\n"
+                       f"note: {sd.reason}")
             yield ctx.at(res, res.doc, span, msg)
             continue
         if sd.truncated_at is not None:
             span = ba.span(w, sd.truncated_at, sd.truncated_at + 2)
             yield ctx.at(res, res.doc, span,
-                         f"an empty word (`\"\"` or `''`) in --kubelet-extra-args ends systemd 219's argument list: "
-                         f"`{sd.lost}` never reaches the kubelet")
+                         "an empty word (`\"\"` or `''`) in --kubelet-extra-args ends systemd 219's argument list\n"
+                         f"note: `{sd.lost}` never reaches the kubelet")
         flags = ba.flags
         if flags is None:
             continue
@@ -328,16 +337,16 @@ def kubelet_extra_args_lost(res, ctx):
             kw = ba.kubelet_argv[i]
             extra = ""
             if i > 0 and ba.kubelet_argv[i - 1].value.endswith(","):
-                extra = (" (a space after a comma splits the list: the previous word keeps a trailing comma and "
-                         "this one becomes a separate argument)")
+                extra = ("\nhelp: remove the space after the comma\nnote: the previous word keeps a trailing comma "
+                         "and this one becomes a separate argument")
             yield ctx.at(res, res.doc, kw.span(),
-                         f"the kubelet receives `{kw.value}` as a separate argument and exits with "
-                         f"`unknown command \"{kw.value}\" for \"kubelet\"`{extra}")
+                         f"the kubelet receives `{kw.value}` as a separate argument and exits{extra}\n"
+                         f"note: `unknown command \"{kw.value}\" for \"kubelet\"`")
         for i in flags.missing_value:
             kw = ba.kubelet_argv[i]
             yield ctx.at(res, res.doc, kw.span(),
-                         f"kubelet flag `{kw.value}` is the last argument and has no value: the kubelet exits "
-                         "(flag needs an argument)")
+                         f"kubelet flag `{kw.value}` is the last argument and has no value\n"
+                         "note: the kubelet exits (flag needs an argument)")
 
 
 # ------------------------------------------------------------------------------------------------ KPL204
@@ -368,8 +377,9 @@ def invalid_register_with_taints(res, ctx):
         for earlier in uses[:-1]:
             kw = ba.kubelet_argv[earlier.index]
             yield ctx.at(res, res.doc, kw.span(),
-                         f"--register-with-taints is given {len(uses)} times: the kubelet keeps only the last one, "
-                         f"so `{earlier.value}` is not registered", severity="warning")
+                         f"--register-with-taints is given {len(uses)} times: only the last one counts\n"
+                         "help: merge the taints into one flag\n"
+                         f"note: `{earlier.value}` is not registered", severity="warning")
         for kw, base, value, errors in ba.taint_uses:
             for err in errors:
                 yield _taint_violation(res, ctx, ba, kw, base, value, err)
@@ -380,15 +390,17 @@ def _taint_violation(res, ctx, ba: BootstrapAnalysis, kw: KubeletWord, base: int
     if err.kind == kl.REMOVAL:
         msg = f"{err.message}: the node registers without it"
     else:
-        msg = kl.kubelet_flag_error("--register-with-taints", value, err.message)
-        if len(msg) > 260:
-            msg = msg[:257] + "..."
-        if hint:
-            msg = f"{hint}: kubelet exits with {msg}"
+        said = kl.kubelet_flag_error("--register-with-taints", value, err.message)
+        if len(said) > 260:
+            said = said[:257] + "..."
+        msg = "invalid --register-with-taints value: the kubelet exits"
         if err.kind == kl.BAD_EFFECT:
             meant = kl.near_miss_effect(value[err.start:err.end])
             if meant:
-                msg += f" (did you mean {meant}?)"
+                msg += f"\nhelp: did you mean {meant}?"
+        if hint:
+            msg += f"\nnote: {hint}"
+        msg += f"\nnote: the kubelet says: {said}"
     start, end = base + err.start, base + max(err.end, err.start + 1)
     if err.kind == kl.EMPTY_SPEC and err.start > 0:
         start, end = base + err.start - 1, base + err.start  # point at the comma
@@ -461,12 +473,13 @@ def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, base: int, err: kl.TaintE
 def invalid_node_labels(res, ctx):
     for ba in _bootstraps(_analysis(res)):
         for kw, base, err in ba.label_errors:
-            msg = err.message if len(err.message) < 240 else err.message[:237] + "..."
+            said = err.message if len(err.message) < 240 else err.message[:237] + "..."
             if err.kind == "restricted":
-                msg += (" -- the kubelet exits; set such labels from a controller, or use an allowed prefix "
-                        "(node.kubernetes.io/, kubelet.kubernetes.io/) or your own domain")
+                msg = ("restricted label in --node-labels: the kubelet exits\n"
+                       "help: set such labels from a controller, or use an allowed prefix (node.kubernetes.io/, "
+                       f"kubelet.kubernetes.io/) or your own domain\nnote: the kubelet says: {said}")
             else:
-                msg = f"the kubelet exits: {msg}"
+                msg = f"invalid --node-labels value: the kubelet exits\nnote: the kubelet says: {said}"
             yield ctx.at(res, res.doc, kw.span(base + err.start, base + max(err.end, err.start + 1)), msg)
 
 
@@ -490,22 +503,24 @@ def custom_missing_unregistered_taint(res, ctx):
     if any(t.same_as(UNREGISTERED_KEY, UNREGISTERED_EFFECT) for t in taints):
         return
     fatal = version < UNREGISTERED_FATAL_UNTIL
-    consequence = ("Karpenter v1.0-v1.2 marks the NodeClaim Registered=False (UnregisteredTaintNotFound) and deletes "
-                   "it after 15 minutes" if fatal else
-                   "Karpenter >= v1.3 logs UnregisteredTaintMissing and registers it anyway, but pods can land on the "
-                   "node before Karpenter has synced its labels and taints")
+    consequence = (f"Karpenter {version} (like every release 1.0–1.2) marks the NodeClaim Registered=False "
+                   "(UnregisteredTaintNotFound) and deletes it after 15 minutes" if fatal else
+                   f"Karpenter {version} (like every release since 1.3) logs UnregisteredTaintMissing and registers it "
+                   "anyway, but pods can land on the node before Karpenter has synced its labels and taints")
     near = _near_miss(taints)
     registered = ", ".join(str(t) for t in taints) or "no taints"
-    msg = f"Custom userData does not register {UNREGISTERED} (it registers {registered})"
+    msg = f"Custom userData does not register {UNREGISTERED}"
     if near is not None and near.key == UNREGISTERED_KEY:
-        msg += f" (did you mean effect {UNREGISTERED_EFFECT} instead of {near.effect}? taints match on key and effect)"
+        msg += (f"\nhelp: did you mean effect {UNREGISTERED_EFFECT} instead of {near.effect}? taints match on key and "
+                "effect")
     elif near is not None:
-        msg += f" (did you mean {UNREGISTERED_KEY} instead of {near.key}?"
+        msg += f"\nhelp: did you mean {UNREGISTERED_KEY} instead of {near.key}?"
         if near.effect != UNREGISTERED_EFFECT:
-            msg += f" with effect {UNREGISTERED_EFFECT}"
-        msg += ")"
-    msg += (f"\nhelp: add it to the kubelet's --register-with-taints\n"
-            f"note: {consequence} (Karpenter {version})")
+            msg = msg[:-1] + f" with effect {UNREGISTERED_EFFECT}?"
+    else:
+        msg += "\nhelp: add it to the kubelet's --register-with-taints"
+    msg += (f"\nnote: it registers {registered}\n"
+            f"note: {consequence}")
     ba = next((b for b in reversed(a.bootstraps) if b.part is part and b.taint_word is not None), None)
     fix = _unregistered_fix(ba, near) if ba is not None else None
     if fix is None and part.script is not None:
@@ -591,7 +606,7 @@ def al2_userdata_calls_bootstrap(res, ctx):
     for ba in a.bootstraps:
         _, word = program(ba.call.cmd)
         yield ctx.at(res, res.doc, ba.view.span(word.start, word.end),
-                     "this userData calls bootstrap.sh, and Karpenter appends its own call: the node bootstraps twice\n"
+                     "this userData calls bootstrap.sh, and so does Karpenter: the node bootstraps twice\n"
                      "help: remove the call; set kubelet options in spec.kubelet, or edit kubelet-config.json with jq\n"
                      "note: the first kubelet start registers the node without Karpenter's settings (the NodePool's "
                      "labels, taints, karpenter.sh/unregistered and max-pods)")
@@ -613,8 +628,9 @@ def al2_userdata_sets_karpenter_flags(res, ctx):
             for use in ba.flag_names_only.uses:
                 if use.name in KARPENTER_KUBELET_FLAGS:
                     yield ctx.at(res, res.doc, ba.view.span(w.start, w.end),
-                                 f"Karpenter passes --{use.name} to the kubelet in its own bootstrap call; setting it "
-                                 f"here conflicts with (or is overridden by) Karpenter's value. Use {instead[use.name]}")
+                                 f"--{use.name} conflicts with the value Karpenter passes\n"
+                                 f"help: use {instead[use.name]}\n"
+                                 f"note: Karpenter passes --{use.name} to the kubelet in its own bootstrap call")
             continue
         if ba.flags is None:
             continue
@@ -622,8 +638,9 @@ def al2_userdata_sets_karpenter_flags(res, ctx):
             if use.name in KARPENTER_KUBELET_FLAGS:
                 kw = ba.kubelet_argv[use.index]
                 yield ctx.at(res, res.doc, kw.span(),
-                             f"Karpenter passes --{use.name} to the kubelet in its own bootstrap call; setting it here "
-                             f"conflicts with (or is overridden by) Karpenter's value. Use {instead[use.name]}")
+                             f"--{use.name} conflicts with the value Karpenter passes\n"
+                             f"help: use {instead[use.name]}\n"
+                             f"note: Karpenter passes --{use.name} to the kubelet in its own bootstrap call")
 
 
 # ------------------------------------------------------------------------------------------------ KPL209
@@ -637,9 +654,10 @@ def al2023_calls_bootstrap_sh(res, ctx):
     for ba in a.bootstraps:
         _, word = program(ba.call.cmd)
         yield ctx.at(res, res.doc, ba.view.span(word.start, word.end),
-                     "on AL2023 /etc/eks/bootstrap.sh is a stub that prints \"bootstrap.sh has been removed\" and "
-                     "exits 1 (aborting a `set -e` script); configure the node with a NodeConfig "
-                     "(Content-Type: application/node.eks.aws) instead")
+                     "bootstrap.sh does not exist on AL2023\n"
+                     "help: configure the node with a NodeConfig (Content-Type: application/node.eks.aws) instead\n"
+                     "note: /etc/eks/bootstrap.sh is a stub that prints \"bootstrap.sh has been removed\" and exits 1 "
+                     "(aborting a `set -e` script)")
 
 
 # ------------------------------------------------------------------------------------------------ KPL210
@@ -660,32 +678,33 @@ def malformed_mime_userdata(res, ctx):
         span = a.text.span(p.start, max(p.end, p.start + 1))
         if p.kind == mm.NO_CLOSING_BOUNDARY:
             yield ctx.at(res, res.doc, span,
-                         f"{p.message}: Karpenter and cloud-init accept this, but end the document with the closing "
-                         "boundary so that appending a part cannot break it", severity="info")
+                         f"{p.message}\nhelp: end the document with the closing boundary so that appending a part "
+                         "cannot break it\nnote: Karpenter and cloud-init accept this", severity="info")
             continue
         if p.kind == mm.UNTERMINATED_PART:
             if karpenter_parses:
                 yield ctx.at(res, res.doc, span,
-                             f"{p.message}; Karpenter reads every part to merge its own, so it cannot merge this "
-                             "userData and fails to launch nodes for this EC2NodeClass. End the document with the "
-                             "closing boundary line")
+                             f"{p.message}\nhelp: end the document with the closing boundary line\n"
+                             "note: Karpenter reads every part to merge its own, so it cannot merge this userData and "
+                             "fails to launch nodes for this EC2NodeClass")
             else:
                 yield ctx.at(res, res.doc, span,
-                             f"{p.message}; cloud-init accepts it, but end the document with the closing boundary "
-                             "line", severity="info")
+                             f"{p.message}\nhelp: end the document with the closing boundary line\n"
+                             "note: cloud-init accepts it", severity="info")
             continue
         if p.kind == mm.MISSING_COLON:
-            msg = (f"no blank line after the MIME headers: the next line is read as a header "
-                   f"({p.message})")
+            msg = ("no blank line after the MIME headers: the next line is read as a header\n"
+                   f"help: add a blank line after the headers\nnote: {p.message}")
         elif p.kind == mm.PART_MISSING_COLON:
-            msg = f"MIME part headers must be followed by a blank line ({p.message.split(' (')[0]})"
+            msg = (f"MIME part headers must be followed by a blank line\nhelp: add a blank line after the headers\n"
+                   f"note: {p.message.split(' (')[0]}")
         else:
             msg = p.message
         if karpenter_parses:
-            msg += "; Karpenter cannot merge this userData and fails to launch nodes for this EC2NodeClass"
+            msg += "\nnote: Karpenter cannot merge this userData and fails to launch nodes for this EC2NodeClass"
             sev = None
         else:
-            msg += "; Karpenter passes Custom userData verbatim, so the node's cloud-init reads it, leniently"
+            msg += "\nnote: Karpenter passes Custom userData verbatim, so the node's cloud-init reads it, leniently"
             sev = "warning"
         yield ctx.at(res, res.doc, span, msg, severity=sev)
 
@@ -711,19 +730,21 @@ def kubelet_modified_after_bootstrap(res, ctx):
             if b is not first and b.call.cmd.start >= after:
                 _, word = program(b.call.cmd)
                 yield ctx.at(res, res.doc, part.view.span(word.start, word.end),
-                             f"bootstrap.sh runs a second time (first call at userData line "
-                             f"{first.view.line_of(first.call.cmd.start)}): the kubelet registered with the first "
-                             "call's settings and is restarted with different ones")
+                             "bootstrap.sh runs a second time\n"
+                             f"note: the kubelet registered with the settings of the first call (userData line "
+                             f"{first.view.line_of(first.call.cmd.start)}) and is restarted with different ones")
         for cmd in kubelet_restarts(part.script):
             if cmd.start >= after:
                 yield ctx.at(res, res.doc, part.view.span(cmd.start, cmd.end),
-                             "the kubelet is restarted after bootstrap.sh started it: it may already have registered "
-                             "the node with the old configuration; put these changes before the bootstrap.sh call")
+                             "the kubelet is restarted after bootstrap.sh started it\n"
+                             "help: put these changes before the bootstrap.sh call\n"
+                             "note: it may already have registered the node with the old configuration")
         for w in kubelet_config_writes(part.script):
             if w.cmd.start >= after:
                 yield ctx.at(res, res.doc, part.view.span(w.start, w.end),
-                             f"{w.path} is modified ({w.how}) after bootstrap.sh started the kubelet: the running "
-                             "kubelet does not see the change until it restarts; edit it before the bootstrap.sh call")
+                             f"{w.path.rsplit('/', 1)[-1]} is modified ({w.how}) after bootstrap.sh started the "
+                             "kubelet\nhelp: edit it before the bootstrap.sh call\n"
+                             f"note: the running kubelet does not see the change to {w.path} until it restarts")
 
 
 # ------------------------------------------------------------------------------------------------ KPL212
@@ -819,21 +840,21 @@ def kubelet_dropin_overrides_extra_args(res, ctx):
             mentions = re.search(r"\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
             escaped = re.search(r"\\\$\{?KUBELET_EXTRA_ARGS\b", fw.content) is not None
             if mentions and (escaped or not fw.expanded):
-                note = (" systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not append "
-                        "to the earlier value either.")
+                note = ("\nnote: systemd does not expand `$KUBELET_EXTRA_ARGS` inside Environment=, so it does not "
+                        "append to the earlier value either")
             elif mentions:
-                note = (" The shell expands `$KUBELET_EXTRA_ARGS` while writing the file, before bootstrap.sh has set "
-                        "it, so it is empty there and appends nothing.")
+                note = ("\nnote: the shell expands `$KUBELET_EXTRA_ARGS` while writing the file, before bootstrap.sh "
+                        "has set it, so it is empty there and appends nothing")
             else:
                 note = ""
             start = fw.content_start + m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
             line_end = fw.content.find("\n", m.start())
             end = fw.content_start + (len(fw.content) if line_end == -1 else line_end)
             yield ctx.at(res, res.doc, part.view.span(start, end),
-                         f"{fw.path} replaces the KUBELET_EXTRA_ARGS of bootstrap.sh's {BOOTSTRAP_DROPIN}\n"
+                         f"drop-in {name} replaces bootstrap.sh's KUBELET_EXTRA_ARGS\n"
                          "help: add the flags to --kubelet-extra-args (or spec.kubelet) instead\n"
-                         f"note: it sorts after {BOOTSTRAP_DROPIN}, so its value wins: {whose}, and those flags are "
-                         f"lost.{note}", severity=sev)
+                         f"note: {fw.path} sorts after {BOOTSTRAP_DROPIN}, so its value wins: {whose}, and those "
+                         f"flags are lost{note}", severity=sev)
 
 
 # ------------------------------------------------------------------------------------------------ KPL215

@@ -191,80 +191,83 @@ MOVED: tuple[Moved, ...] = (
     Moved(*_V1_NP, ("spec", "disruption", "expireAfter"),
           "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1", fix="move_expire_after"),
     Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
-          "{path} moved to the EC2NodeClass in karpenter.sh/v1: set it as spec.kubelet of the EC2NodeClass this "
+          "{path} moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the EC2NodeClass this "
           "NodePool references (karpenter.k8s.aws/v1)"),
     Moved(*_V1_NP, ("spec", "kubelet"),
-          "{path}: kubelet settings are spec.kubelet of the EC2NodeClass in karpenter.sh/v1, not part of the NodePool"),
+          "{path} is not a NodePool field in karpenter.sh/v1\nhelp: set kubelet settings as spec.kubelet of the "
+          "EC2NodeClass"),
     Moved(*_V1B1_NP, ("spec", "kubelet"),
-          "{path}: in karpenter.sh/v1beta1 kubelet settings are spec.template.spec.kubelet"),
+          "{path} is not where karpenter.sh/v1beta1 reads kubelet settings\nhelp: move it to spec.template.spec.kubelet"),
     Moved(*_V1_NP, ("spec", "template", "spec", "nodeClassRef", "apiVersion"),
-          "{path} was replaced by group and kind in karpenter.sh/v1 "
-          "(group: karpenter.k8s.aws, kind: EC2NodeClass)", replaces=("group", "kind"), fix="node_class_ref"),
+          "{path} was replaced by group and kind in karpenter.sh/v1\n"
+          "help: write group: karpenter.k8s.aws and kind: EC2NodeClass", replaces=("group", "kind"), fix="node_class_ref"),
     Moved(*_V1_NP, ("spec", "template", "spec", "resources"),
-          "{path} was removed in karpenter.sh/v1: delete it"),
+          "{path} was removed in karpenter.sh/v1\nhelp: delete it"),
     Moved(*_V1_NP, ("spec", "disruption", "consolidationPolicy"),
-          "consolidationPolicy WhenUnderutilized was renamed WhenEmptyOrUnderutilized in karpenter.sh/v1",
+          "consolidationPolicy WhenUnderutilized was renamed in karpenter.sh/v1\nhelp: write WhenEmptyOrUnderutilized",
           value="WhenUnderutilized", fix="when_underutilized"),
     Moved(("NodeClaim",), ("v1",), ("spec", "kubelet"),
-          "{path} moved to the EC2NodeClass in karpenter.sh/v1 (spec.kubelet of karpenter.k8s.aws/v1 EC2NodeClass)"),
+          "{path} moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the "
+          "karpenter.k8s.aws/v1 EC2NodeClass"),
     Moved(("NodeClaim",), ("v1",), ("spec", "nodeClassRef", "apiVersion"),
-          "{path} was replaced by group and kind in karpenter.sh/v1 (group: karpenter.k8s.aws, kind: EC2NodeClass)",
+          "{path} was replaced by group and kind in karpenter.sh/v1\n"
+          "help: write group: karpenter.k8s.aws and kind: EC2NodeClass",
           replaces=("group", "kind"), fix="node_class_ref"),
     Moved(("EC2NodeClass",), ("v1",), ("spec", "amiFamily"),
-          "amiFamily Ubuntu was removed in karpenter.k8s.aws/v1: pin the AMI with amiSelectorTerms and use amiFamily "
+          "amiFamily Ubuntu was removed in karpenter.k8s.aws/v1\nhelp: pin the AMI with amiSelectorTerms and use amiFamily "
           "AL2 (or Custom with your own userData)", value="Ubuntu"),
     # v1 fields written into a v1beta1 document (usually: the apiVersion is the mistake)
     Moved(*_V1B1_NP, ("spec", "template", "spec", "expireAfter"),
-          "{path} is the karpenter.sh/v1 location; in karpenter.sh/v1beta1 it is spec.disruption.expireAfter "
+          "{path} is the karpenter.sh/v1 location\nhelp: in karpenter.sh/v1beta1 it is spec.disruption.expireAfter "
           "(or change apiVersion to karpenter.sh/v1)"),
     Moved(*_V1B1_NP, ("spec", "template", "spec", "terminationGracePeriod"),
-          "{path} exists only in karpenter.sh/v1 (change apiVersion to karpenter.sh/v1)"),
+          "{path} exists only in karpenter.sh/v1\nhelp: change apiVersion to karpenter.sh/v1"),
     Moved(*_V1B1_NP, ("spec", "template", "spec", "nodeClassRef", "group"),
-          "nodeClassRef.group is the karpenter.sh/v1 form; karpenter.sh/v1beta1 uses apiVersion "
+          "nodeClassRef.group is the karpenter.sh/v1 form\nhelp: karpenter.sh/v1beta1 uses apiVersion "
           "(or change apiVersion to karpenter.sh/v1)"),
     Moved(*_V1B1_NP, ("spec", "disruption", "consolidationPolicy"),
-          "WhenEmptyOrUnderutilized is the karpenter.sh/v1 name; karpenter.sh/v1beta1 calls it WhenUnderutilized "
+          "WhenEmptyOrUnderutilized is the karpenter.sh/v1 name\nhelp: karpenter.sh/v1beta1 calls it WhenUnderutilized "
           "(or change apiVersion to karpenter.sh/v1)", value="WhenEmptyOrUnderutilized"),
     # v1alpha5 Provisioner fields in a NodePool
     Moved(*_NP_ANY, ("spec", "ttlSecondsAfterEmpty"),
-          "{path} is a v1alpha5 Provisioner field: NodePools use spec.disruption.consolidationPolicy: WhenEmpty "
+          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.disruption.consolidationPolicy: WhenEmpty "
           "with spec.disruption.consolidateAfter"),
     Moved(*_V1_NP, ("spec", "ttlSecondsUntilExpired"),
-          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1 use spec.template.spec.expireAfter (e.g. 720h)"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1 use spec.template.spec.expireAfter (e.g. 720h)"),
     Moved(*_V1B1_NP, ("spec", "ttlSecondsUntilExpired"),
-          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1beta1 use spec.disruption.expireAfter (e.g. 720h)"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1beta1 use spec.disruption.expireAfter (e.g. 720h)"),
     Moved(*_NP_ANY, ("spec", "consolidation"),
-          "{path} is a v1alpha5 Provisioner field: NodePools use spec.disruption.consolidationPolicy"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.disruption.consolidationPolicy"),
     Moved(*_NP_ANY, ("spec", "providerRef"),
-          "{path} is a v1alpha5 Provisioner field: NodePools use spec.template.spec.nodeClassRef"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.template.spec.nodeClassRef"),
     Moved(*_NP_ANY, ("spec", "provider"),
-          "{path} is a v1alpha5 Provisioner field: inline provider settings are gone; use an EC2NodeClass"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: inline provider settings are gone; use an EC2NodeClass"),
     Moved(*_NP_ANY, ("spec", "requirements"),
-          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.requirements"),
+          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.requirements"),
     Moved(*_NP_ANY, ("spec", "taints"),
-          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.taints"),
+          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.taints"),
     Moved(*_NP_ANY, ("spec", "startupTaints"),
-          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.spec.startupTaints"),
+          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.startupTaints"),
     Moved(*_NP_ANY, ("spec", "labels"),
-          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.metadata.labels"),
+          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.metadata.labels"),
     Moved(*_NP_ANY, ("spec", "annotations"),
-          "{path} is the v1alpha5 Provisioner layout: in a NodePool it is spec.template.metadata.annotations"),
+          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.metadata.annotations"),
     Moved(*_V1_NP, ("spec", "kubeletConfiguration"),
-          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1 kubelet settings are spec.kubelet of the "
+          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1 kubelet settings are spec.kubelet of the "
           "EC2NodeClass"),
     Moved(*_V1B1_NP, ("spec", "kubeletConfiguration"),
-          "{path} is a v1alpha5 Provisioner field: in karpenter.sh/v1beta1 it is spec.template.spec.kubelet"),
+          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1beta1 it is spec.template.spec.kubelet"),
     # AWSNodeTemplate (v1alpha1) fields in an EC2NodeClass
     Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "subnetSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.subnetSelectorTerms (a list of terms)"),
+          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.subnetSelectorTerms (a list of terms)"),
     Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "securityGroupSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.securityGroupSelectorTerms "
+          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.securityGroupSelectorTerms "
           "(a list of terms)"),
     Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "amiSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form: EC2NodeClass uses spec.amiSelectorTerms (a list of terms)"),
+          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.amiSelectorTerms (a list of terms)"),
     Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "launchTemplate"),
-          "{path} (an AWSNodeTemplate launch template) is not supported by EC2NodeClass: configure the fields "
-          "directly"),
+          "{path} (an AWSNodeTemplate launch template) is not supported by EC2NodeClass\n"
+          "help: configure the fields directly"),
 )
 
 
@@ -398,7 +401,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
-        return f'the string "{_short(value)}"'
+        return f'the string "{_short(value, 30)}"'
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -464,9 +467,9 @@ class _Run:
             want = _types_of(e.schema) or [str(e.validator_value)]
             msg = f"{label} must be {_join_or([_TYPE_WORDS.get(w, w) for w in want])}, not {_describe(inst)}"
             if "string" in want and isinstance(inst, (bool, int, float)) and not isinstance(inst, dict):
-                msg += "; quote it"
+                msg += "\nhelp: quote it"
             elif isinstance(inst, str) and ("integer" in want or "number" in want or "boolean" in want):
-                msg += "; remove the quotes" if _looks_scalar(inst, want) else ""
+                msg += "\nhelp: remove the quotes" if _looks_scalar(inst, want) else ""
             self.add(SchemaError("type", path, "value", msg, ident=("type", path)))
             return
         if v == "anyOf":
@@ -485,18 +488,18 @@ class _Run:
                 self.moved(path, moved, on="value", value=inst)
                 return
             allowed = [x for x in e.validator_value if x is not None]
-            msg = f"{label} must be one of {', '.join(map(str, allowed))}, not {_describe(inst)}"
+            msg = f"{label} cannot be {_describe(inst)}"
             newer = self.newer_phrase(since(self.kind, path, _hashable(inst), enum=True),
                                       lambda sch: inst in ((_sub_schema(sch, path) or {}).get("enum") or ()),
                                       "accepts it")
             if newer:
-                msg = (f"{label} {_describe(inst)} is not accepted by Karpenter {self.target} (allowed: "
-                       f"{', '.join(map(str, allowed))}); {newer}: upgrade Karpenter first, or set "
-                       f"karpenter-version to the release you run")
-            elif isinstance(inst, str):
-                near = _near(inst, [str(a) for a in allowed])
-                if near:
-                    msg += f"; did you mean {near}?"
+                msg = (f"{label} cannot be {_describe(inst)} in Karpenter {self.target}\n"
+                       "help: upgrade Karpenter first, or set karpenter-version to the release you run\n"
+                       f"note: {newer}; Karpenter {self.target} allows {', '.join(map(str, allowed))}")
+            else:
+                near = _near(inst, [str(a) for a in allowed]) if isinstance(inst, str) else None
+                msg += (f"\nhelp: did you mean {near}?\nnote: allowed: {', '.join(map(str, allowed))}" if near
+                        else f"\nhelp: use one of {', '.join(map(str, allowed))}")
             self.add(SchemaError("enum", path, "value", msg, ident=("enum", path, _hashable(inst)),
                                  defer_to=_deferred_value(self.group, self.version, self.kind, path, "enum")))
             return
@@ -506,7 +509,7 @@ class _Run:
                 words = _QUALIFIED_NAME
             if words is None:
                 words = f"a value matching {e.validator_value}"
-            msg = f'{label} "{_short(inst)}" is not valid: expected {words}'
+            msg = f'{label} "{_short(inst, 40)}" is not valid\nhelp: write {words}'
             fix = _group_fix(self.res.doc, path) if path[-2:] == ("nodeClassRef", "group") else None
             self.add(SchemaError("pattern", path, "value", msg, fix, ident=("pattern", path, _hashable(inst)),
                                  defer_to=_deferred_value(self.group, self.version, self.kind, path, "pattern")))
@@ -542,11 +545,12 @@ class _Run:
             return
         label = format_path(path)
         article = "an" if self.kind[:1] in "AEIOU" else "a"
-        msg = f"{label} is not {article} {self.kind} field ({self.res.api_version} rejects unknown fields)"
+        msg = f"{label} is not {article} {self.kind} field"
+        why = f"\nnote: {self.res.api_version} rejects unknown fields"
         near = _near(str(key), siblings)
         fix = None
         if near:
-            msg += f"; did you mean {near}?"
+            msg += f"\nhelp: did you mean {near}?"
             fix = _rename_key_fix(self.res.doc, path, near)
             self.replaced.add((parent, near))
         else:
@@ -554,11 +558,13 @@ class _Run:
                                       and key in (_sub_schema(sch, parent).get("properties") or {}), "has it")
             elsewhere = None if newer else _elsewhere(self.raw, str(key), parent)
             if newer:
-                msg = (f"{label} is not a {self.kind} field in Karpenter {self.target}; {newer}: upgrade Karpenter "
-                       f"first, or set karpenter-version to the release you run")
+                msg = (f"{label} is not {article} {self.kind} field in Karpenter {self.target}\n"
+                       "help: upgrade Karpenter first, or set karpenter-version to the release you run")
+                why = f"\nnote: {newer}"
             elif elsewhere:
-                msg += f"; it belongs at {format_path(elsewhere)}"
+                msg += f"\nhelp: it belongs at {format_path(elsewhere)}"
                 self.replaced.add((elsewhere[:-1], elsewhere[-1]))
+        msg += why
         self.add(SchemaError("unknown", path, "key", msg, fix, ident=("unknown", path)))
 
     def moved(self, path: Path, moved: Moved, *, on: str, value: Any = None) -> None:
@@ -579,10 +585,8 @@ class _Run:
             return
         if not parent:
             msg = f"{label} is required"
-        elif isinstance(parent[-1], int):
-            msg = f"{label} is required in every {format_path(parent[:-1])} entry"
         else:
-            msg = f"{label} is required when {format_path(parent)} is set"
+            msg = f"{label} is required"
         fix = _add_node_class_group(self.res.doc, parent) if name == "group" and parent[-1:] == ("nodeClassRef",) \
             else None
         # On the parent mapping's key (a list item has no key: its first line).

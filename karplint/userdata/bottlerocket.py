@@ -198,8 +198,8 @@ def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
     line = too_complex(text)
     if line is not None:  # tomllib's cost grows with the square of a key's parts: not decoded, not verified
         off = _offset_of(text, line, 1)
-        res.error = Issue("toml-budget", "info", f"a key with more than {MAX_KEY_PARTS} dotted parts (line {line} "
-                          "of the userData); the settings were not analysed", base + off, base + off + 1)
+        res.error = Issue("toml-budget", "info", f"settings not analysed: a key with more than {MAX_KEY_PARTS} dotted "
+                          f"parts\nnote: line {line} of the userData", base + off, base + off + 1)
         return res
     toml = _toml()
     try:
@@ -367,8 +367,8 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
         for key in data:
             if key != "settings":
                 issues.append(Issue("outside-settings", "warning",
-                                    f"`{key}` is outside the `settings` table: Karpenter drops it from the userData it "
-                                    "renders", *settings.span((key,))))
+                                    f"`{key}` is outside the `settings` table: Karpenter drops it\n"
+                                    "note: Karpenter renders only `settings` into the userData", *settings.span((key,))))
     if s is None:
         return issues
     if not isinstance(s, dict):
@@ -379,7 +379,7 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
         return issues
     if not isinstance(k8s, dict):
         issues.append(Issue("type", "error", "`settings.kubernetes` must be a table" +
-                            ("; Karpenter cannot decode the userData (invalid UserData) and launches nothing"
+                            ("\nnote: Karpenter cannot decode the userData (invalid UserData) and launches nothing"
                              if karpenter_merges else ""), *settings.span(("settings", "kubernetes"))))
         return issues
     for key, value in k8s.items():
@@ -388,28 +388,30 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
         if karpenter_merges:
             if key in KARPENTER_REPLACED_SETTINGS:
                 issues.append(Issue("replaced", "warning",
-                                    f"Karpenter replaces settings.kubernetes.{key} with "
-                                    f"{KARPENTER_REPLACED_SETTINGS[key]}; this value is never used", *span))
+                                    f"settings.kubernetes.{key} is never used: Karpenter replaces it\n"
+                                    f"help: remove it\nnote: Karpenter writes {KARPENTER_REPLACED_SETTINGS[key]}",
+                                    *span))
             if key not in KARPENTER_KUBERNETES_FIELDS:
                 if key in BOTTLEROCKET_KUBERNETES_SETTINGS:
-                    msg = (f"settings.kubernetes.{key} is a Bottlerocket setting Karpenter's userData merge does not "
-                           "know: Karpenter drops it (logged as 'Unknown parameter in userData K8s settings'); set it "
-                           "another way (e.g. amiFamily: Custom with a complete TOML) or check a newer Karpenter")
+                    msg = (f"Karpenter drops settings.kubernetes.{key}: its userData merge does not know it\n"
+                           "help: set it another way (e.g. amiFamily: Custom with a complete TOML) or check a newer "
+                           "Karpenter\nnote: Karpenter logs 'Unknown parameter in userData K8s settings'")
                 else:
                     close = _close_setting(key)
-                    hint = f"; did you mean `{close}`?" if close else ""
-                    msg = (f"settings.kubernetes.{key} is not a Bottlerocket setting: Karpenter drops it from the "
-                           f"userData{hint}")
+                    hint = f"\nhelp: did you mean `{close}`?" if close else ""
+                    msg = (f"settings.kubernetes.{key} is not a Bottlerocket setting: Karpenter drops it"
+                           f"{hint}")
                 issues.append(Issue("unknown", "warning", msg, *span))
             else:
                 problem = _type_problem(value, KARPENTER_KUBERNETES_FIELDS[key])
                 if problem and key != "node-taints":
                     issues.append(Issue("type", "error",
-                                        f"settings.kubernetes.{key} {problem}: Karpenter's typed decode fails "
-                                        "('invalid UserData') and no node can be launched", *span))
+                                        f"settings.kubernetes.{key} {problem}\n"
+                                        "note: Karpenter's typed decode fails ('invalid UserData') and no node can be "
+                                        "launched", *span))
         elif key not in BOTTLEROCKET_KUBERNETES_SETTINGS:
             close = _close_setting(key)
-            hint = f"; did you mean `{close}`?" if close else ""
+            hint = f"\nhelp: did you mean `{close}`?" if close else ""
             issues.append(Issue("unknown", "warning",
                                 f"settings.kubernetes.{key} is not a known Bottlerocket setting{hint}", *span))
     if "node-taints" in k8s:
@@ -427,14 +429,14 @@ def check_node_labels(settings: BottlerocketSettings, labels: dict, *, karpenter
     for key, value in labels.items():
         span = settings.span(("settings", "kubernetes", "node-labels", key))
         if karpenter_merges and key in KARPENTER_NODE_LABELS:
-            issues.append(Issue("replaced", "warning", f"Karpenter overwrites node-labels {key!r} with "
-                                f"{KARPENTER_NODE_LABELS[key]}; this value is never used", *span))
+            issues.append(Issue("replaced", "warning", f"node-labels {key!r} is never used: Karpenter overwrites it"
+                                f"\nnote: Karpenter writes {KARPENTER_NODE_LABELS[key]}", *span))
             continue
         if not isinstance(value, str):
             continue  # a type error (KPL244 under Karpenter)
         for err in validate_node_labels([Label(str(key), value, 0, 0)]):
-            issues.append(Issue("labels-value", "error", f"node-labels {key}={value}: the kubelet exits at start: "
-                                f"{err.message}", *span))
+            issues.append(Issue("labels-value", "error", f"node-labels {key}: the kubelet exits at start\n"
+                                f"note: the kubelet says: {err.message}", *span))
     return issues
 
 
@@ -487,16 +489,18 @@ def check_node_taints(settings: BottlerocketSettings, *, karpenter_merges: bool)
     fatal_for = ("Karpenter cannot decode the userData ('invalid UserData') and launches no node"
                  if karpenter_merges else "Bottlerocket rejects the userData and the node never joins")
     if isinstance(taints, list):
-        shape = "an array of tables ([[settings.kubernetes.node-taints]])" if all(
+        shape = "an array of tables" if all(
             isinstance(t, dict) for t in taints) else "an array"
         issues.append(Issue("taints-shape", "error",
-                            f"settings.kubernetes.node-taints is {shape}; it must be a table of "
-                            f"\"key\" = [\"value:Effect\", ...]: {fatal_for}", *where))
+                            f"settings.kubernetes.node-taints is {shape}, not a table\n"
+                            "help: write a table of \"key\" = [\"value:Effect\", ...]\n"
+                            f"note: {fatal_for}", *where))
         return issues
     if not isinstance(taints, dict):
         issues.append(Issue("taints-shape", "error",
-                            f"settings.kubernetes.node-taints is {_kind(taints)}; it must be a table of "
-                            f"\"key\" = [\"value:Effect\", ...]: {fatal_for}", *where))
+                            f"settings.kubernetes.node-taints is {_kind(taints)}, not a table\n"
+                            "help: write a table of \"key\" = [\"value:Effect\", ...]\n"
+                            f"note: {fatal_for}", *where))
         return issues
     seen: set[tuple[str, str]] = set()
     valid: list[NodeTaint] = []
@@ -505,57 +509,61 @@ def check_node_taints(settings: BottlerocketSettings, *, karpenter_merges: bool)
         span = settings.span(path)
         if isinstance(values, dict):
             issues.append(Issue("taints-shape", "error",
-                                f"node-taints key {key!r} is a table: a key containing '.' or '/' must be quoted "
-                                f"(\"{key}.…\" = [...]); {fatal_for}", *span))
+                                f"node-taints key {key!r} is a table\n"
+                                f"help: quote a key containing '.' or '/' (\"{key}.…\" = [...])\nnote: {fatal_for}",
+                                *span))
             continue
         if isinstance(values, str):
             if karpenter_merges:
                 issues.append(Issue("taints-shape", "error",
-                                    f"node-taints {key!r} is a single string (the pre-1.6.0 form); Karpenter decodes "
-                                    f"node-taints as a table of string arrays: {fatal_for}; write "
-                                    f"\"{key}\" = [\"{values}\"]", *span))
+                                    f"node-taints {key!r} is a single string (the pre-1.6.0 form)\n"
+                                    f"help: write \"{key}\" = [\"{values}\"]\n"
+                                    f"note: Karpenter decodes node-taints as a table of string arrays: {fatal_for}",
+                                    *span))
                 continue
             values = [values]
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             issues.append(Issue("taints-shape", "error",
-                                f"node-taints {key!r} must be an array of \"value:Effect\" strings; {fatal_for}", *span))
+                                f"node-taints {key!r} must be an array of \"value:Effect\" strings\n"
+                                f"note: {fatal_for}", *span))
             continue
         if not values:
             issues.append(Issue("taints-value", "error",
-                                f"node-taints {key!r} is an empty array: Bottlerocket rejects it (\"empty taint "
-                                "value\")", *span))
+                                f"node-taints {key!r} is an empty array\n"
+                                "note: Bottlerocket rejects it (\"empty taint value\")", *span))
             continue
         if not BOTTLEROCKET_LABEL_KEY.match(key):
-            issues.append(Issue("taints-value", "error", f"node-taints key {key!r} is not a valid Kubernetes label key "
-                                "(Bottlerocket rejects the userData)", *span))
+            issues.append(Issue("taints-value", "error", f"node-taints key {key!r} is not a valid Kubernetes label key"
+                                "\nnote: Bottlerocket rejects the userData", *span))
             continue
         for v in values:
             if not BOTTLEROCKET_TAINT_VALUE.match(v):
                 hint = ""
                 if "=" in v or v.count(":") != 1:
-                    hint = "; write \"value:Effect\" (the key is the TOML key, no `key=` inside the list)"
+                    hint = "\nhelp: write \"value:Effect\" (the key is the TOML key, no `key=` inside the list)"
                 issues.append(Issue("taints-value", "error",
-                                    f"node-taints {key!r} value {v!r} is not \"value:Effect\" (Bottlerocket rejects the "
-                                    f"userData){hint}", *span))
+                                    f"node-taints {key!r} value {v!r} is not \"value:Effect\"{hint}\n"
+                                    "note: Bottlerocket rejects the userData", *span))
                 continue
             value, _, effect = v.partition(":")
             kubelet_errs = validate_taint(key, value, effect)
             if kubelet_errs:
                 issues.append(Issue("taints-value", "error",
-                                    f"node-taints {key}={v}: Bottlerocket accepts it but the kubelet exits: "
-                                    f"{'; '.join(kubelet_errs)}", *span))
+                                    f"node-taints {key}={v}: the kubelet exits\n"
+                                    f"note: Bottlerocket accepts it, but the kubelet says: {'; '.join(kubelet_errs)}",
+                                    *span))
                 continue
             if (key, effect) in seen:
                 issues.append(Issue("taints-value", "error", f"node-taints {key!r} repeats effect {effect}: the kubelet "
-                                    "exits (duplicated taints with the same key and effect)", *span))
+                                    "exits\nnote: duplicated taints with the same key and effect", *span))
                 continue
             seen.add((key, effect))
             valid.append(NodeTaint(key, value, effect, *span))
     settings.node_taints = valid
     if karpenter_merges:
         # Karpenter replaces node-taints before Bottlerocket sees them: only its own typed decode can fail.
-        issues = [i if i.kind != "taints-value" else Issue(i.kind, "warning", i.message + " (Karpenter replaces "
-                  "node-taints, so this value never reaches the node)", i.start, i.end) for i in issues]
+        issues = [i if i.kind != "taints-value" else Issue(i.kind, "warning", i.message + "\nnote: Karpenter replaces "
+                  "node-taints, so this value never reaches the node", i.start, i.end) for i in issues]
     return issues
 
 

@@ -201,8 +201,8 @@ def analyze(res) -> UserDataAnalysis | None:
             result.ami_os = ct.alias_family(res) or family
         except Exception as exc:  # a library bug must never become a traceback in a lint run
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
-            result.notes.append(Note("internal", f"userData analysis failed ({type(exc).__name__}: {exc}); "
-                                                 "nothing in this userData was verified", text.span(0, 0)))
+            result.notes.append(Note("internal", "userData analysis failed; nothing in this userData was verified\n"
+                                                 f"note: {type(exc).__name__}: {exc}", text.span(0, 0)))
     return result
 
 
@@ -218,8 +218,8 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
     size = len(text.text.encode("utf-8", "surrogatepass"))
     if size > MAX_ANALYSED_BYTES:
         analysis = UserDataAnalysis(text, family, family_source, ct.Content(ct.UNKNOWN, "too large to analyse"))
-        analysis.notes.append(Note("budget", f"userData is {size:,} bytes, over the {MAX_ANALYSED_BYTES:,} bytes "
-                                             "karplint analyses; nothing in it was verified", text.span(0, 0)))
+        analysis.notes.append(Note("budget", f"userData is {size:,} bytes: nothing in it was verified\n"
+                                             f"note: karplint analyses up to {MAX_ANALYSED_BYTES:,} bytes", text.span(0, 0)))
         return analysis
     content = ct.detect(text.text, family)
     analysis = UserDataAnalysis(text, family, family_source, content)
@@ -241,7 +241,7 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
             try:
                 fn(part, analysis)
             except Exception as exc:
-                analysis.notes.append(Note("internal", f"{part.kind} analysis failed ({type(exc).__name__}: {exc})",
+                analysis.notes.append(Note("internal", f"{part.kind} analysis failed\nnote: {type(exc).__name__}: {exc}",
                                            part.view.span(0, 0)))
     return analysis
 
@@ -298,12 +298,13 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
             at = len(view.text) - len(view.text.lstrip())  # "at end of file": point at the script's first line
         analysis.notes.append(Note(
             "shell-parse",
-            f"the shell parser could not parse this script ({script.parse_error}); commands were found by a "
-            "line-based scan, so constructs it does not understand were not checked",
+            "the shell parser could not parse this script: parts of it were not checked\n"
+            f"note: {script.parse_error}\n"
+            "note: commands were found by a line-based scan, so constructs it does not understand were not checked",
             view.span(at, at + 1)))
     if script.unterminated:
-        analysis.notes.append(Note("shell-parse", f"shell script: {script.unterminated}; the rest of the script "
-                                                  "was not analysed reliably", view.span(0, 0)))
+        analysis.notes.append(Note("shell-parse", f"shell script: {script.unterminated}\n"
+                                                  "note: the rest of the script was not analysed reliably", view.span(0, 0)))
     aborts = part.aborts = nounset_abort(script)
     for cmd, idx in bootstrap_calls(script):
         call = parse_bootstrap(cmd, idx, script)

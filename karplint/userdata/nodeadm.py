@@ -196,7 +196,7 @@ def decode_nodeconfigs(text: str, base: int = 0) -> list[NodeConfigDoc]:
     try:
         docs, problems = load(src)
     except Exception as exc:  # the loader is tolerant; never let a userData part take the run down
-        return [NodeConfigDoc(None, base, None, [Issue("yaml", "error", f"NodeConfig is not YAML: {exc}",
+        return [NodeConfigDoc(None, base, None, [Issue("yaml", "error", f"NodeConfig is not YAML\nnote: {exc}",
                                                         base, base + len(text))], fatal=True)]
     out: list[NodeConfigDoc] = []
     for doc in docs:
@@ -211,7 +211,7 @@ def decode_nodeconfigs(text: str, base: int = 0) -> list[NodeConfigDoc]:
             issue = Issue("yaml", "error", f"NodeConfig not analysed: {prob.message}", off, off + 1)
         else:
             msg = prob.message.replace("invalid YAML: ", "", 1)
-            issue = Issue("yaml", "error", f"nodeadm cannot decode the NodeConfig: invalid YAML: {msg}", off,
+            issue = Issue("yaml", "error", f"nodeadm cannot decode the NodeConfig: invalid YAML\nnote: {msg}", off,
                           off + 1)
         if out:
             out[-1].issues.append(issue)
@@ -237,8 +237,8 @@ def _check_document(ncd: NodeConfigDoc) -> None:
         if api is None or kind is None:
             what = "missing apiVersion/kind"
         ncd.issues.append(Issue("type-meta", "error",
-                                f"nodeadm cannot decode this part ({what}): it needs apiVersion {API_VERSION} "
-                                f"and kind {KIND}", s, e))
+                                f"nodeadm cannot decode this part ({what})\n"
+                                f"help: a NodeConfig needs apiVersion {API_VERSION} and kind {KIND}", s, e))
         ncd.fatal = True
         if kind != KIND:
             return  # not a NodeConfig at all: its fields mean nothing to nodeadm
@@ -268,8 +268,8 @@ def _json_kind(v: Any) -> str:
 def _type_error(ncd: NodeConfigDoc, path: tuple, v: Any, want: str, extra: str = "") -> None:
     s, e = ncd.span(path)
     name = ".".join(str(p) for p in path)
-    msg = (f"nodeadm cannot decode the NodeConfig: {name} is a {_json_kind(v)} but must be {_GO_TYPE.get(want, want)}"
-           f" (json: cannot unmarshal {_json_kind(v)} into {name}){extra}; the node never joins")
+    msg = (f"{name} is a {_json_kind(v)} but must be {_GO_TYPE.get(want, want)}: nodeadm cannot decode the NodeConfig"
+           f"{extra}\nnote: json: cannot unmarshal {_json_kind(v)} into {name}; the node never joins")
     ncd.issues.append(Issue("type", "error", msg, s, e))
     ncd.fatal = True
 
@@ -306,17 +306,18 @@ def _check_fields(ncd: NodeConfigDoc, data: dict, schema: dict, path: tuple) -> 
                 _type_error(ncd, sub, value, want)
             elif not _dynamic(value) and value.strip() and not _is_base64(value):
                 s, e = ncd.span(sub)
-                ncd.issues.append(Issue("type", "error", f"nodeadm cannot decode the NodeConfig: "
-                                        f"{'.'.join(sub)} is not valid base64 (illegal base64 data)", s, e))
+                ncd.issues.append(Issue("type", "error", f"{'.'.join(sub)} is not valid base64: nodeadm cannot "
+                                        "decode the NodeConfig\nnote: illegal base64 data", s, e))
                 ncd.fatal = True
         elif want == "list[str]":
             if key == "flags" and isinstance(value, str):
                 s, e = ncd.span(sub)
                 ncd.issues.append(Issue(
                     "flags-not-list", "error",
-                    "kubelet.flags is a string but nodeadm requires a list of strings (json: cannot unmarshal string "
-                    "into Go struct field KubeletOptions.spec.kubelet.flags of type []string): nodeadm fails and the "
-                    "node never joins; write each flag as a list item (flags: [\"--flag=value\"])", s, e))
+                    "kubelet.flags is a string, not a list: nodeadm fails and the node never joins\n"
+                    "help: write each flag as a list item (flags: [\"--flag=value\"])\n"
+                    "note: json: cannot unmarshal string into Go struct field KubeletOptions.spec.kubelet.flags of "
+                    "type []string", s, e))
                 ncd.fatal = True
             elif not isinstance(value, list):
                 _type_error(ncd, sub, value, want)
@@ -340,7 +341,7 @@ def _unknown_field(ncd: NodeConfigDoc, path: tuple, key: Any, schema: dict) -> N
     if suggestion is None:
         close = difflib.get_close_matches(str(key), list(schema), n=1, cutoff=0.75)
         suggestion = close[0] if close else None
-    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    hint = f"\nhelp: did you mean `{suggestion}`?" if suggestion else ""
     ncd.issues.append(Issue("unknown-field", "warning",
                             f"nodeadm silently ignores the unknown field `{key}` in {where}{hint}", s, e))
 
@@ -371,9 +372,10 @@ def _check_flags(ncd: NodeConfigDoc) -> None:
             tail = f", the {later} later flag item(s)" if later else ""
             ncd.issues.append(Issue(
                 "flag-newline", "error",
-                f"kubelet.flags item {i} contains a newline: nodeadm writes the flags on one unquoted "
-                f"NODEADM_KUBELET_ARGS= line, so the newline ends it and {what}{tail} and every flag appended after "
-                "it (Karpenter's --node-labels) never reach the kubelet; put each flag in its own single-line item",
+                f"kubelet.flags item {i} contains a newline: what follows never reaches the kubelet\n"
+                "help: put each flag in its own single-line item\n"
+                "note: nodeadm writes the flags on one unquoted NODEADM_KUBELET_ARGS= line, so the newline ends it "
+                f"and {what}{tail} and every flag appended after it (Karpenter's --node-labels) are lost",
                 s, e))
 
 
@@ -385,8 +387,8 @@ def _check_register_with_taints(ncd: NodeConfigDoc) -> None:
     s, e = ncd.span(path)
     if not isinstance(rwt, list):
         ncd.issues.append(Issue("taints-type", "error",
-                                "kubelet.config.registerWithTaints must be a list of {key, value, effect} objects; "
-                                "the kubelet cannot load its configuration and never starts", s, e))
+                                "kubelet.config.registerWithTaints must be a list of {key, value, effect} objects\n"
+                                "note: the kubelet cannot load its configuration and never starts", s, e))
         ncd.fatal = True
         return
     seen: dict[tuple, int] = {}
@@ -395,8 +397,8 @@ def _check_register_with_taints(ncd: NodeConfigDoc) -> None:
         si, ei = ncd.span(ipath)
         if not isinstance(item, dict):
             ncd.issues.append(Issue("taints-type", "error",
-                                    f"registerWithTaints[{i}] must be an object {{key, value, effect}}; the kubelet "
-                                    "cannot load its configuration and never starts", si, ei))
+                                    f"registerWithTaints[{i}] must be an object {{key, value, effect}}\n"
+                                    "note: the kubelet cannot load its configuration and never starts", si, ei))
             ncd.fatal = True
             continue
         key, value, effect = item.get("key"), item.get("value", ""), item.get("effect", "")
@@ -411,17 +413,19 @@ def _check_register_with_taints(ncd: NodeConfigDoc) -> None:
             continue
         problems = validate_taint(key or "", value or "", effect or "")
         if problems:
-            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}]: {'; '.join(problems)}: "
-                                    "the kubelet rejects its configuration and never starts", si, ei))
+            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}] is not a valid taint: the "
+                                    "kubelet never starts\n"
+                                    f"note: the kubelet says: {'; '.join(problems)}", si, ei))
         elif not effect:
-            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}] has no effect: the kubelet "
-                                    "accepts it but the API server rejects the Node (spec.taints[].effect: Required "
-                                    "value)", si, ei))
+            ncd.issues.append(Issue("taint-invalid", "error", f"registerWithTaints[{i}] has no effect: the API "
+                                    "server rejects the Node\nhelp: add an effect (NoSchedule, PreferNoSchedule or "
+                                    "NoExecute)\nnote: the kubelet accepts it, but the Node fails with "
+                                    "spec.taints[].effect: Required value", si, ei))
         k = (key, effect)
         if k in seen and effect:
             ncd.issues.append(Issue("taint-invalid", "error",
-                                    f"registerWithTaints[{i}] repeats key {key!r} and effect {effect} of item "
-                                    f"{seen[k]}: the kubelet rejects duplicated taints", si, ei))
+                                    f"registerWithTaints[{i}] repeats key {key!r} and effect {effect}\n"
+                                    f"note: item {seen[k]} has them too; the kubelet rejects duplicated taints", si, ei))
         seen.setdefault(k, i)
 
 

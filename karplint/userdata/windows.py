@@ -34,13 +34,14 @@ def check(text: str, base: int = 0) -> list[Issue]:
     for m in _TAG.finditer(text):
         closing = m.group(0).startswith("</")
         if closing:
-            msg = (f"{m.group(0)} in Windows userData: Karpenter already wraps the userData in <powershell>…"
-                   "</powershell>, so this tag closes the block before Karpenter's Start-EKSBootstrap.ps1 call, which "
-                   "then never runs; write bare PowerShell statements")
+            msg = (f"{m.group(0)} in Windows userData closes Karpenter's <powershell> block\n"
+                   "help: write bare PowerShell statements\n"
+                   "note: Karpenter already wraps the userData in <powershell>…</powershell>, so this tag ends the "
+                   "block before Karpenter's Start-EKSBootstrap.ps1 call, which then never runs")
         else:
-            msg = (f"{m.group(0)} in Windows userData: Karpenter already wraps the userData in <powershell>…"
-                   "</powershell>; a nested tag is a PowerShell syntax error inside the block; write bare PowerShell "
-                   "statements")
+            msg = (f"{m.group(0)} in Windows userData is a PowerShell syntax error\n"
+                   "help: write bare PowerShell statements\n"
+                   "note: Karpenter already wraps the userData in <powershell>…</powershell>")
         issues.append(Issue("tag", "warning", msg, base + m.start(), base + m.end()))
     for m in _BOOTSTRAP.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -48,9 +49,11 @@ def check(text: str, base: int = 0) -> list[Issue]:
             continue  # a comment
         issues.append(Issue(
             "bootstrap-call", "warning",
-            "Start-EKSBootstrap.ps1 in Windows userData: Karpenter appends its own call with the cluster details, "
-            "--node-labels, --register-with-taints (karpenter.sh/unregistered, NodePool taints) and --max-pods; this "
-            "call bootstraps the node a first time without them", base + m.start(), base + m.end()))
+            "Start-EKSBootstrap.ps1 in Windows userData: the node bootstraps twice\n"
+            "help: remove the call; Karpenter appends its own\n"
+            "note: Karpenter's call passes the cluster details, --node-labels, --register-with-taints "
+            "(karpenter.sh/unregistered, NodePool taints) and --max-pods; this one bootstraps the node a first time "
+            "without them", base + m.start(), base + m.end()))
     return issues
 
 

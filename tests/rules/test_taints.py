@@ -113,7 +113,7 @@ spec:
 """
     found = lint(text, config=TAINTS)
     assert codes(found) == [("KPL301", 33, 5)]
-    assert "NodePool cilium" in found[0].message
+    assert found[0].resource["name"] == "cilium"
 
 
 @pytest.mark.parametrize("values, expected", [

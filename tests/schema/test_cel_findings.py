@@ -81,12 +81,12 @@ EXPECTED = {
         ('KPL130', 'error', 12, 3, 'spec.capacity: invalid resource restricted'),
     ],
     ('runtime.yaml', None): [
-        ('KPL142', 'error', 9, 9, 'spec.template.metadata.labels["team name"]: invalid key name \'team name\' in labels: name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character; Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
-        ('KPL141', 'error', 19, 20, "spec.template.spec.requirements[0].values[0]: invalid value 'm5.large,m5.xlarge' for key node.kubernetes.io/instance-type: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character; Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"),
-        ('KPL143', 'error', 22, 19, 'spec.template.spec.requirements[1].values: no valid values for karpenter.sh/capacity-type (expected one of: on-demand, reserved, spot; got Spot, ondemand); Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
-        ('KPL140', 'error', 33, 11, 'spec.template.spec.startupTaints[0]: duplicate taint Key/Effect pair ebs.csi.aws.com/agent-not-ready=NoExecute (first in spec.template.spec.taints[0]); Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool. A taint that an agent removes belongs in startupTaints only'),
-        ('KPL143', 'warning', 52, 28, "spec.template.spec.requirements[0].values[1]: 'on_demand' is not a karpenter.sh/capacity-type (expected one of: on-demand, reserved, spot); Karpenter logs an error and ignores it"),
-        ('KPL143', 'error', 55, 19, 'spec.template.spec.requirements[1].values: only 1 valid value(s) for karpenter.sh/capacity-type but minValues is 2 (valid: on-demand, reserved, spot); Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
+        ('KPL142', 'error', 9, 9, "invalid label key 'team name'\nhelp: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character\nnote: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"),
+        ('KPL141', 'error', 19, 20, "invalid label value 'm5.large,m5.xlarge' for node.kubernetes.io/instance-type\nhelp: a label value must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character\nnote: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"),
+        ('KPL143', 'error', 22, 19, 'no valid karpenter.sh/capacity-type value (got Spot, ondemand)\nhelp: use one of on-demand, reserved, spot\nnote: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
+        ('KPL140', 'error', 33, 11, 'duplicate taint ebs.csi.aws.com/agent-not-ready:NoExecute\nhelp: keep one; a taint that an agent removes belongs in startupTaints only\nnote: first in spec.template.spec.taints[0]\nnote: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
+        ('KPL143', 'warning', 52, 28, "'on_demand' is not a karpenter.sh/capacity-type value\nhelp: use one of on-demand, reserved, spot\nnote: Karpenter logs an error and ignores it"),
+        ('KPL143', 'error', 55, 19, 'only 1 valid karpenter.sh/capacity-type value(s), but minValues is 2\nhelp: valid values are on-demand, reserved, spot\nnote: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool'),
     ],
 }
 

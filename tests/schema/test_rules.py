@@ -22,36 +22,28 @@ def triples(findings):
 
 def test_type():
     assert triples(schema_findings("type.yaml")) == [
-        ("KPL100", 7, 11, 'spec.weight must be an integer, not the string "10"; remove the quotes'),
-        ("KPL100", 11, 18, "spec.template.metadata.labels.spot-ok must be a string, not true; quote it"),
-        ("KPL100", 22, 5, "spec.limits must be a mapping, not a list"),
+        ('KPL100', 7, 11, 'spec.weight must be an integer, not the string "10"\nhelp: remove the quotes'),
+        ('KPL100', 11, 18, 'spec.template.metadata.labels.spot-ok must be a string, not true\nhelp: quote it'),
+        ('KPL100', 22, 5, 'spec.limits must be a mapping, not a list'),
     ]
 
 
 def test_enum():
     assert triples(schema_findings("enum.yaml")) == [
-        ("KPL101", 14, 21, "spec.template.spec.requirements[0].operator must be one of Gte, Lte, In, NotIn, Exists, "
-                           'DoesNotExist, Gt, Lt, not the string "in"; did you mean In?'),
-        ("KPL101", 18, 19, "spec.template.spec.taints[0].effect must be one of NoSchedule, PreferNoSchedule, "
-                           'NoExecute, not the string "NoSchedul"; did you mean NoSchedule?'),
-        ("KPL105", 28, 14, "amiFamily Ubuntu was removed in karpenter.k8s.aws/v1: pin the AMI with amiSelectorTerms "
-                           "and use amiFamily AL2 (or Custom with your own userData)"),
+        ('KPL101', 14, 21, 'spec.template.spec.requirements[0].operator cannot be the string "in"\nhelp: did you mean In?\nnote: allowed: Gte, Lte, In, NotIn, Exists, DoesNotExist, Gt, Lt'),
+        ('KPL101', 18, 19, 'spec.template.spec.taints[0].effect cannot be the string "NoSchedul"\nhelp: did you mean NoSchedule?\nnote: allowed: NoSchedule, PreferNoSchedule, NoExecute'),
+        ('KPL105', 28, 14, 'amiFamily Ubuntu was removed in karpenter.k8s.aws/v1\nhelp: pin the AMI with amiSelectorTerms and use amiFamily AL2 (or Custom with your own userData)'),
     ]
 
 
 def test_pattern():
     found = schema_findings("pattern.yaml")
     assert triples(found) == [
-        ("KPL102", 9, 16, 'spec.template.spec.nodeClassRef.group "karpenter.k8s.aws/v1" is not valid: expected an '
-                          "API group without a version (no '/'), e.g. karpenter.k8s.aws"),
-        ("KPL102", 12, 20, 'spec.template.spec.expireAfter "30d" is not valid: expected a duration in s, m or h '
-                           "(e.g. 720h, 1h30m) or Never; days (d) are not accepted"),
-        ("KPL102", 13, 31, 'spec.template.spec.terminationGracePeriod "Never" is not valid: expected a duration in '
-                           "s, m or h (e.g. 24h, 1h30m); Never and days (d) are not accepted"),
-        ("KPL102", 22, 16, 'spec.disruption.budgets[0].nodes "150%" is not valid: expected a node count (e.g. 5) or '
-                           "a percentage from 0% to 100%"),
-        ("KPL102", 25, 19, 'spec.disruption.budgets[1].duration "30s" is not valid: expected a duration in hours '
-                           "and minutes (e.g. 8h, 1h30m); seconds are not accepted"),
+        ('KPL102', 9, 16, 'spec.template.spec.nodeClassRef.group "karpenter.k8s.aws/v1" is not valid\nhelp: write an API group without a version (no \'/\'), e.g. karpenter.k8s.aws'),
+        ('KPL102', 12, 20, 'spec.template.spec.expireAfter "30d" is not valid\nhelp: write a duration in s, m or h (e.g. 720h, 1h30m) or Never; days (d) are not accepted'),
+        ('KPL102', 13, 31, 'spec.template.spec.terminationGracePeriod "Never" is not valid\nhelp: write a duration in s, m or h (e.g. 24h, 1h30m); Never and days (d) are not accepted'),
+        ('KPL102', 22, 16, 'spec.disruption.budgets[0].nodes "150%" is not valid\nhelp: write a node count (e.g. 5) or a percentage from 0% to 100%'),
+        ('KPL102', 25, 19, 'spec.disruption.budgets[1].duration "30s" is not valid\nhelp: write a duration in hours and minutes (e.g. 8h, 1h30m); seconds are not accepted'),
     ]
     assert found[0].fix is not None and found[0].fix.safety == "safe"
     assert apply(FIXTURES.joinpath("pattern.yaml").read_text(), [found[0]]).splitlines()[8] == \
@@ -60,23 +52,19 @@ def test_pattern():
 
 def test_required():
     assert triples(schema_findings("required.yaml")) == [
-        ("KPL103", 8, 7, "spec.template.spec.nodeClassRef.name is required when spec.template.spec.nodeClassRef is set"),
-        ("KPL103", 12, 11, "spec.template.spec.requirements[0].operator is required in every "
-                           "spec.template.spec.requirements entry"),
-        ("KPL103", 16, 5, "spec.disruption.consolidateAfter is empty; a value is required"),
-        ("KPL103", 22, 1, "spec.securityGroupSelectorTerms is required when spec is set"),
+        ('KPL103', 8, 7, 'spec.template.spec.nodeClassRef.name is required'),
+        ('KPL103', 12, 11, 'spec.template.spec.requirements[0].operator is required'),
+        ('KPL103', 16, 5, 'spec.disruption.consolidateAfter is empty; a value is required'),
+        ('KPL103', 22, 1, 'spec.securityGroupSelectorTerms is required'),
     ]
 
 
 def test_unknown_field():
     found = schema_findings("unknown.yaml")
     assert triples(found) == [
-        ("KPL104", 10, 5, "spec.template.requirements is not a NodePool field (karpenter.sh/v1 rejects unknown "
-                          "fields); it belongs at spec.template.spec.requirements"),
-        ("KPL104", 16, 7, "spec.template.spec.requirement is not a NodePool field (karpenter.sh/v1 rejects unknown "
-                          "fields); did you mean requirements?"),
-        ("KPL104", 23, 5, "spec.disruption.consolidateAfterr is not a NodePool field (karpenter.sh/v1 rejects "
-                          "unknown fields); did you mean consolidateAfter?"),
+        ('KPL104', 10, 5, 'spec.template.requirements is not a NodePool field\nhelp: it belongs at spec.template.spec.requirements\nnote: karpenter.sh/v1 rejects unknown fields'),
+        ('KPL104', 16, 7, 'spec.template.spec.requirement is not a NodePool field\nhelp: did you mean requirements?\nnote: karpenter.sh/v1 rejects unknown fields'),
+        ('KPL104', 23, 5, 'spec.disruption.consolidateAfterr is not a NodePool field\nhelp: did you mean consolidateAfter?\nnote: karpenter.sh/v1 rejects unknown fields'),
     ]
     # the typo gets an unsafe rename; consolidateAfterr none (consolidateAfter exists already)
     assert [f.fix.safety if f.fix else None for f in found] == [None, "unsafe", None]
@@ -85,13 +73,10 @@ def test_unknown_field():
 def test_moved_fields_and_fixes():
     found = schema_findings("moved.yaml")
     assert triples(found) == [
-        ("KPL105", 10, 9, "spec.template.spec.nodeClassRef.apiVersion was replaced by group and kind in "
-                          "karpenter.sh/v1 (group: karpenter.k8s.aws, kind: EC2NodeClass)"),
-        ("KPL105", 16, 7, "spec.template.spec.kubelet moved to the EC2NodeClass in karpenter.sh/v1: set it as "
-                          "spec.kubelet of the EC2NodeClass this NodePool references (karpenter.k8s.aws/v1)"),
-        ("KPL105", 19, 26, "consolidationPolicy WhenUnderutilized was renamed WhenEmptyOrUnderutilized in "
-                           "karpenter.sh/v1"),
-        ("KPL105", 21, 5, "spec.disruption.expireAfter moved to spec.template.spec.expireAfter in karpenter.sh/v1"),
+        ('KPL105', 10, 9, 'spec.template.spec.nodeClassRef.apiVersion was replaced by group and kind in karpenter.sh/v1\nhelp: write group: karpenter.k8s.aws and kind: EC2NodeClass'),
+        ('KPL105', 16, 7, 'spec.template.spec.kubelet moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the EC2NodeClass this NodePool references (karpenter.k8s.aws/v1)'),
+        ('KPL105', 19, 26, 'consolidationPolicy WhenUnderutilized was renamed in karpenter.sh/v1\nhelp: write WhenEmptyOrUnderutilized'),
+        ('KPL105', 21, 5, 'spec.disruption.expireAfter moved to spec.template.spec.expireAfter in karpenter.sh/v1'),
     ]
     assert [bool(f.fix) for f in found] == [True, False, True, True]
     assert all(f.fix.safety == "safe" for f in found if f.fix)
@@ -129,8 +114,7 @@ def test_v1_field_in_v1beta1_document():
     text = (FIXTURES / "v1beta1.yaml").read_text().replace("    expireAfter: 720h\n", "").replace(
         "      kubelet:", "      expireAfter: 720h\n      kubelet:")
     assert triples([f for f in lint(text, karpenter_version="0.37.8") if f.code.startswith("KPL1")]) == [
-        ("KPL105", 16, 7, "spec.template.spec.expireAfter is the karpenter.sh/v1 location; in karpenter.sh/v1beta1 "
-                          "it is spec.disruption.expireAfter (or change apiVersion to karpenter.sh/v1)"),
+        ('KPL105', 16, 7, 'spec.template.spec.expireAfter is the karpenter.sh/v1 location\nhelp: in karpenter.sh/v1beta1 it is spec.disruption.expireAfter (or change apiVersion to karpenter.sh/v1)'),
     ]
 
 
@@ -139,11 +123,8 @@ def test_between_releases_uses_the_since_table_then_says_so_once():
     # 0.33.0: budgets (0.34.0) and AL2023 (0.35.0) are not there yet: real errors, named as such
     found = [f for f in lint(text, karpenter_version="0.33.0") if f.code.startswith("KPL1")]
     assert triples(found) == [
-        ("KPL104", 21, 5, "spec.disruption.budgets is not a NodePool field in Karpenter 0.33.0; Karpenter 0.34.0 "
-                          "and later have it: upgrade Karpenter first, or set karpenter-version to the release you run"),
-        ("KPL101", 29, 14, 'spec.amiFamily the string "AL2023" is not accepted by Karpenter 0.33.0 (allowed: AL2, '
-                           "Bottlerocket, Ubuntu, Custom, Windows2019, Windows2022); Karpenter 0.35.0 and later accept "
-                           "it: upgrade Karpenter first, or set karpenter-version to the release you run"),
+        ('KPL104', 21, 5, 'spec.disruption.budgets is not a NodePool field in Karpenter 0.33.0\nhelp: upgrade Karpenter first, or set karpenter-version to the release you run\nnote: Karpenter 0.34.0 and later have it'),
+        ('KPL101', 29, 14, 'spec.amiFamily cannot be the string "AL2023" in Karpenter 0.33.0\nhelp: upgrade Karpenter first, or set karpenter-version to the release you run\nnote: Karpenter 0.35.0 and later accept it; Karpenter 0.33.0 allows AL2, Bottlerocket, Ubuntu, Custom, Windows2019, Windows2022'),
     ]
     # 0.36.0: both exist; 0.32.10 rejects them but the facts table settles it: no finding
     assert [f for f in lint(text, karpenter_version="0.36.0") if f.code.startswith("KPL1")] == []
@@ -153,9 +134,10 @@ def test_between_releases_uses_the_since_table_then_says_so_once():
     found = [f for f in lint({"a.yaml": both, "b.yaml": both}, karpenter_version="0.36.0") if f.code.startswith("KPL1")]
     assert [(f.code, f.file, f.line, f.column, f.severity) for f in found] == [("KPL129", "a.yaml", 30, 3, "info")]
     assert found[0].message == (
-        "Karpenter 0.36.0 has no bundled schema; 2 schema verdicts differ between the bundled releases 0.32.10 and "
-        "0.37.0 and were not reported (EC2NodeClass/default spec.instanceStorePolicy). Set karpenter-version to a "
-        "bundled release for exact results")
+        "Karpenter 0.36.0 has no bundled schema: 2 verdicts not reported\n"
+        "help: set karpenter-version to a bundled release for exact results\n"
+        "note: they differ between the bundled releases 0.32.10 and 0.37.0 (EC2NodeClass/default "
+        "spec.instanceStorePolicy)")
     # an error both releases agree on is still reported
     bad = text.replace("consolidationPolicy: WhenUnderutilized", "consolidationPolicy: Sometimes")
     assert [f.code for f in lint(bad, karpenter_version="0.36.0") if f.code.startswith("KPL1")] == ["KPL101"]
@@ -246,9 +228,10 @@ def test_fallback_to_a_newer_release_is_said_once():
     assert [f.code for f in found].count("KPL106") == 4
     notes = [f for f in found if f.code == "KPL129"]
     assert len(notes) == 1 and notes[0].message == (
-        "No bundled schema of Karpenter 0.36.3 or older serves karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 "
-        "EC2NodeClass; checked against 0.37.8 instead, so findings may differ on the real release. Set "
-        "karpenter-version to a bundled release for exact results")
+        "Karpenter 0.36.3 has no bundled schema: checked against another release\n"
+        "help: set karpenter-version to a bundled release for exact results\n"
+        "note: no bundled schema of Karpenter 0.36.3 or older serves karpenter.sh/v1 NodePool, karpenter.k8s.aws/v1 "
+        "EC2NodeClass; checked against 0.37.8 instead, so findings may differ on the real release")
 
 
 def test_catalog_rules_own_budget_reasons_and_schedules():
