@@ -176,8 +176,21 @@ def check(
         # At most one byte over the size limit: enough to report the limit, never 600 MB in memory.
         inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read(cfg.max_file_size + 1)))
     extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
+    if found.helm_templates or found.code_files:  # Karpenter objects karplint cannot read: one notice per file
+        from karplint.engine import read_regular
+        from karplint.readers.foreign import notices
+
+        unreadable = notices(found.helm_templates, found.code_files, read_regular)
+        extra.extend(unreadable)
+        noticed = {display for display, _ in unreadable}
+    else:
+        noticed = set()
     for first_template, templates in found.helm_charts.items():
         chart = first_template.split("/templates/")[0] if "/templates/" in first_template else os.path.dirname(first_template)
+        templates = [t for t in templates if t not in noticed]  # (those have their own notice, KPL015)
+        if not templates:
+            continue
+        first_template = templates[0]
         extra.append((first_template, Problem(
             "KPL005",
             f"{len(templates)} Helm template file(s) in chart `{chart}` skipped: templates are not YAML until "

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Callable
 
 EXTENSIONS = (".yaml", ".yml", ".json")
+# Program code that may build Karpenter manifests (CDK, cdk8s, Pulumi): not checked, only byte-scanned for a notice
+# (karplint/readers/foreign.py). Kept out of `files`.
+CODE_EXTENSIONS = (".ts", ".mts", ".cts", ".js", ".mjs", ".py", ".go", ".java", ".cs", ".kt")
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".terraform", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".karplint_cache", ".hypothesis", ".cache",
@@ -38,6 +41,8 @@ class DiscoveryResult:
     files: list[Candidate] = field(default_factory=list)
     problems: list[PathProblem] = field(default_factory=list)
     helm_charts: dict[str, list[str]] = field(default_factory=dict)  # chart dir (display) -> skipped templates
+    helm_templates: dict[str, str] = field(default_factory=dict)  # skipped template (display) -> its abspath
+    code_files: list[Candidate] = field(default_factory=list)  # CODE_EXTENSIONS files, for notices only
 
 
 class MissingPath(Exception):
@@ -280,6 +285,10 @@ def discover(
         if chart is not None and _looks_like_template(abspath):
             entry = charts.setdefault(chart, (display, []))
             entry[1].append(display)
+            result.helm_templates[display] = abspath
+            return
+        if display.endswith(CODE_EXTENSIONS):
+            result.code_files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
             return
         result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
 
@@ -311,6 +320,8 @@ def discover(
                         if is_dir:  # a directory named *.yaml is walked, never read
                             dirs.append(entry)
                         elif name.endswith(EXTENSIONS) or name.lower().endswith(EXTENSIONS):  # mostly no copy
+                            files.append(name)
+                        elif name.endswith(CODE_EXTENSIONS):
                             files.append(name)
                         if name == ".gitignore":
                             has_gitignore = True
@@ -385,7 +396,7 @@ def discover(
                     if not follow_links and not (_inside(real_file, top_real) or _inside(real_file, root_real)):
                         problems.append(PathProblem(disp + name, _OUTSIDE.format("a file")))
                         continue
-                if chart is not None:
+                if chart is not None or name.endswith(CODE_EXTENSIONS):
                     if chart is _NOT_LOOKED_UP:
                         chart = _chart_root(full)
                     accept(disp + name, full, st, real_file, chart)

@@ -23,6 +23,7 @@ from karplint.readers.document import Document
 from karplint.findings import Finding, Fix, severity_rank
 from karplint.readers.loader import Problem, decode, load
 from karplint.model import Model, Resource, as_resource
+from karplint.model.versions import KARPENTER_GROUPS
 from karplint.rules import Context, Rule, Violation, all_rules
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import SourceFile, Span
@@ -80,6 +81,7 @@ class FileSummary:
     results: list[Result] = field(default_factory=list)  # verdicts of resource- and file-scope rules
     annotations: list[tuple[DocKey, Suppression]] = field(default_factory=list)  # karplint.io/ignore
     resources: int = 0
+    karpenter: int = 0  # how many of them are Karpenter objects (karpenter.sh, karpenter.k8s.aws)
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
@@ -88,7 +90,7 @@ class FileSummary:
         """What the cache stores: most files have nothing but resources to report, and a number pickles (and
         unpickles) far faster than an object."""
         empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
-                     or self.run_documents or self.run_rules)
+                     or self.run_documents or self.run_rules or self.karpenter)
         return self.resources if empty else self
 
     @staticmethod
@@ -169,8 +171,19 @@ class Report:
     sources: Sources = field(default_factory=Sources)
     notes: list[str] = field(default_factory=list)  # messages for stderr
     resources_by_file: dict[str, int] = field(default_factory=dict)
+    karpenter_by_file: dict[str, int] = field(default_factory=dict)  # Karpenter objects checked, per file
+
+    @property
+    def karpenter_resources(self) -> int:
+        return sum(self.karpenter_by_file.values())
+
+    def nothing_checked(self) -> bool:
+        """No Karpenter object was checked at all: a pass would be silent about nothing."""
+        return not self.karpenter_by_file or not any(self.karpenter_by_file.values())
 
     def failed(self) -> bool:
+        if self.config.fail_on_nothing_checked and self.nothing_checked():
+            return True
         threshold = severity_rank(self.config.fail_on)
         return any(severity_rank(f.severity) >= threshold for f in self.findings)
 
@@ -388,6 +401,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         if res is not None:
             by_kind.setdefault(res.kind, []).append(res)
     summary.resources = sum(len(v) for v in by_kind.values())
+    summary.karpenter = sum(1 for _doc, res in resources if res is not None and res.group in KARPENTER_GROUPS)
     results: list[Result] = []
     needs_model: set[str] = set()
     file_model: Model | None = None
@@ -562,7 +576,8 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         findings = [f for f in whole.findings if f.file not in hidden]
         resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
         return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
-            d: n for d, n in whole.resources_by_file.items() if d not in hidden})
+            d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
+            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden})
     from karplint.engine.parallel import content_keys, run_files
 
     known = None
@@ -570,10 +585,11 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         known = content_keys(inputs, config, cache, started_ns)
         if all(known.keys):
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
-            if isinstance(memo, tuple) and len(memo) == 4:
+            if isinstance(memo, tuple) and len(memo) == 5:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources, by_file = memo
-                return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file)
+                findings, files, resources, by_file, karpenter = memo
+                return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file,
+                              karpenter_by_file=karpenter)
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
     report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
@@ -581,7 +597,8 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         keys = [o.key for o in outcomes]
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
-                             (report.findings, report.files, report.resources, report.resources_by_file))
+                             (report.findings, report.files, report.resources, report.resources_by_file,
+                              report.karpenter_by_file))
         cache.save()
     return report
 
@@ -654,7 +671,8 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     findings.sort(key=Finding.sort_key)
     return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
                   sources if sources is not None else Sources(),
-                  resources_by_file={o.summary.display: o.summary.resources for o in outcomes})
+                  resources_by_file={o.summary.display: o.summary.resources for o in outcomes},
+                  karpenter_by_file={o.summary.display: o.summary.karpenter for o in outcomes if o.summary.karpenter})
 
 
 def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, config, selected) -> list[Finding]:

@@ -17,6 +17,8 @@ def summary(report: Report) -> dict:
     return {
         "files": report.files,
         "resources": report.resources,
+        "karpenter_resources": report.karpenter_resources,
+        "nothing_checked": report.nothing_checked(),
         "findings": len(report.findings),
         "by_severity": report.counts(),
         "by_code": dict(sorted(by_code.items())),

@@ -63,8 +63,14 @@ def _lines(report: Report, quiet: bool = False) -> Iterator[Line]:
         return
     counts = report.counts()
     n = len(report.findings)
-    if n == 0:
-        yield ("", [(f"All checks passed: {report.files} file(s), {report.resources} resource(s).", "green")])
+    if n == 0 and report.nothing_checked():
+        # Never a silent pass: a run that checked no Karpenter object says so (the exit code stays 0 unless
+        # `fail-on-nothing-checked = true`).
+        yield ("", [(f"No Karpenter object checked: {report.files} file(s), {report.resources} resource(s), none of "
+                     "them a Karpenter NodePool, EC2NodeClass or NodeClaim.", "yellow")])
+    elif n == 0:
+        yield ("", [(f"All checks passed: {report.files} file(s), {report.resources} resource(s) "
+                     f"({report.karpenter_resources} Karpenter).", "green")])
     else:
         parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if counts[s]]
         summary: list[tuple[str, Optional[str]]] = [
@@ -75,6 +81,8 @@ def _lines(report: Report, quiet: bool = False) -> Iterator[Line]:
             summary.append((f" [*] {fixable} fixable with `--fix`.", None))
         if unsafe:
             summary.append((f" {unsafe} more with `--fix --unsafe-fixes`.", None))
+        if report.nothing_checked():
+            summary.append((" No Karpenter object checked.", "yellow"))
         yield ("", summary)
 
 
