@@ -219,6 +219,10 @@ def check(
     else:
         report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
                            started_ns=started_ns, context=context)
+        if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
+            from karplint.readers.helm_rendered import remap
+
+            report = remap(report, stdin_filename)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")

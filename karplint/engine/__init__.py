@@ -82,6 +82,7 @@ class FileSummary:
     annotations: list[tuple[DocKey, Suppression]] = field(default_factory=list)  # karplint.io/ignore
     resources: int = 0
     karpenter: int = 0  # how many of them are Karpenter objects (karpenter.sh, karpenter.k8s.aws)
+    helm_rendered: bool = False  # rendered Helm output (`# Source:` comments): findings may move to templates
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
@@ -90,7 +91,7 @@ class FileSummary:
         """What the cache stores: most files have nothing but resources to report, and a number pickles (and
         unpickles) far faster than an object."""
         empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
-                     or self.run_documents or self.run_rules or self.karpenter)
+                     or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered)
         return self.resources if empty else self
 
     @staticmethod
@@ -141,6 +142,12 @@ class Sources:
         self._inputs = {item.display: item for item in inputs}
         self._decoded: dict[str, SourceFile | None] = {}
 
+    def add(self, display: str) -> None:
+        """Make a file outside the inputs readable for code frames (a chart template findings were moved to)."""
+        if display not in self._inputs:
+            self._inputs[display] = InputFile(display, os.path.abspath(display))
+            self._decoded.pop(display, None)
+
     def get(self, display: str, default=None) -> SourceFile | None:
         if display not in self._decoded:
             self._decoded[display] = self._read(display)
@@ -172,6 +179,7 @@ class Report:
     notes: list[str] = field(default_factory=list)  # messages for stderr
     resources_by_file: dict[str, int] = field(default_factory=dict)
     karpenter_by_file: dict[str, int] = field(default_factory=dict)  # Karpenter objects checked, per file
+    helm_rendered: frozenset = frozenset()  # files holding rendered Helm output (karplint/readers/helm_rendered.py)
 
     @property
     def karpenter_resources(self) -> int:
@@ -392,6 +400,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     computed in any process and cached; cross-file verdicts belong to the run stage."""
     fr = parse_input(item, raw)
     summary = FileSummary(fr.display, fr.problems, fr.suppressions)
+    if fr.source is not None and "# Source: " in fr.source.text:
+        from karplint.readers.helm_rendered import has_sources
+
+        summary.helm_rendered = has_sources(fr.source.text)
     if not fr.documents:
         return FileOutcome(summary, None)
     guarded = _context(_ModelGuard(), config)
@@ -577,7 +589,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
         return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
             d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
-            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden})
+            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered)
     from karplint.engine.parallel import content_keys, run_files
 
     known = None
@@ -585,11 +597,11 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         known = content_keys(inputs, config, cache, started_ns)
         if all(known.keys):
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
-            if isinstance(memo, tuple) and len(memo) == 5:
+            if isinstance(memo, tuple) and len(memo) == 6:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources, by_file, karpenter = memo
+                findings, files, resources, by_file, karpenter, rendered = memo
                 return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file,
-                              karpenter_by_file=karpenter)
+                              karpenter_by_file=karpenter, helm_rendered=rendered)
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
     report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
@@ -598,7 +610,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
                              (report.findings, report.files, report.resources, report.resources_by_file,
-                              report.karpenter_by_file))
+                              report.karpenter_by_file, report.helm_rendered))
         cache.save()
     return report
 
@@ -672,7 +684,8 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
                   sources if sources is not None else Sources(),
                   resources_by_file={o.summary.display: o.summary.resources for o in outcomes},
-                  karpenter_by_file={o.summary.display: o.summary.karpenter for o in outcomes if o.summary.karpenter})
+                  karpenter_by_file={o.summary.display: o.summary.karpenter for o in outcomes if o.summary.karpenter},
+                  helm_rendered=frozenset(o.summary.display for o in outcomes if o.summary.helm_rendered))
 
 
 def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, config, selected) -> list[Finding]:
