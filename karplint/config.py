@@ -39,6 +39,9 @@ class Config:
     project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
     clusters: list[str] = field(default_factory=list)  # globs of directories that each hold one cluster
     fail_on_nothing_checked: bool = False  # exit 1 when the run checked no Karpenter object at all
+    # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
+    # run's files before the check (None: not looked for yet)
+    kustomize_patches: frozenset | None = None
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

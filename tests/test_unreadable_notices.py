@@ -21,7 +21,8 @@ NODEPOOL = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\ns
 
 @pytest.fixture()
 def tree(tmp_path: Path) -> Path:
-    shutil.copytree(FIXTURES, tmp_path / "repo")
+    for part in ("chart", "cdk"):
+        shutil.copytree(FIXTURES / part, tmp_path / "repo" / part)
     return tmp_path / "repo"
 
 

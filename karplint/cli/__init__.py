@@ -197,6 +197,11 @@ def check(
             f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
 
+    from karplint.engine import read_regular
+    from karplint.readers.kustomize import patch_files
+
+    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular)  # (before the cache: in its key)
+
     report_out = sys.stdout
     from karplint.engine.parallel import default_jobs
 

@@ -24,6 +24,7 @@ from karplint.findings import Finding, Fix, severity_rank
 from karplint.readers.loader import Problem, decode, load
 from karplint.model import Model, Resource, as_resource
 from karplint.model.versions import KARPENTER_GROUPS
+from karplint.readers.kustomize import PATCH_RULES
 from karplint.rules import Context, Rule, Violation, all_rules
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import SourceFile, Span
@@ -407,6 +408,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     if not fr.documents:
         return FileOutcome(summary, None)
     guarded = _context(_ModelGuard(), config)
+    # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
+    patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
     for _doc, res in resources:
@@ -421,6 +424,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         if r.check is None:
             continue
         if r.scope == "resource":
+            if patch and r.code not in PATCH_RULES:
+                continue
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
                     try:
@@ -450,7 +455,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, _context(file_model, config)) or ())
             except Exception as exc:  # noqa: BLE001
                 results.append(_internal(r, exc, fr.documents[0], None))
-    summary.results = [x for x in results if x.rule not in needs_model]
+    summary.results = [x for x in results if x.rule not in needs_model
+                       and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
     for _doc, res in resources:
         codes = _annotation_codes(res) if res is not None else ()
@@ -459,7 +465,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 (_doc_key(res.doc), Suppression(codes, res.doc.key_span(("metadata",)), "annotation")))
     run_docs: list[Document] = []
     run_rules: set[str] = set()
-    if reads:
+    if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
             codes = reads.match(doc, res)
             if codes:
@@ -592,6 +598,10 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
             d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered)
     from karplint.engine.parallel import content_keys, run_files
 
+    if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
+        from karplint.readers.kustomize import patch_files
+
+        config = replace(config, kustomize_patches=patch_files(inputs, read_regular))
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands
         known = content_keys(inputs, config, cache, started_ns)

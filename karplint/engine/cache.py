@@ -96,6 +96,7 @@ def _config_fingerprint(config) -> str:
         sorted((k, repr(v)) for k, v in config.options.items()),
         config.max_file_size,
         config.clusters,
+        sorted(config.kustomize_patches or ()),
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
