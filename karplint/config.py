@@ -42,6 +42,8 @@ class Config:
     # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
     # run's files before the check (None: not looked for yet)
     kustomize_patches: frozenset | None = None
+    # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
+    terraform_releases: tuple = ()
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

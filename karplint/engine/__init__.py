@@ -84,6 +84,7 @@ class FileSummary:
     resources: int = 0
     karpenter: int = 0  # how many of them are Karpenter objects (karpenter.sh, karpenter.k8s.aws)
     helm_rendered: bool = False  # rendered Helm output (`# Source:` comments): findings may move to templates
+    releases: tuple = ()  # Karpenter releases this file installs (`karplint.model.repo_version.Evidence`)
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
@@ -92,7 +93,8 @@ class FileSummary:
         """What the cache stores: most files have nothing but resources to report, and a number pickles (and
         unpickles) far faster than an object."""
         empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
-                     or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered)
+                     or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered
+                     or self.releases)
         return self.resources if empty else self
 
     @staticmethod
@@ -181,6 +183,9 @@ class Report:
     resources_by_file: dict[str, int] = field(default_factory=dict)
     karpenter_by_file: dict[str, int] = field(default_factory=dict)  # Karpenter objects checked, per file
     helm_rendered: frozenset = frozenset()  # files holding rendered Helm output (karplint/readers/helm_rendered.py)
+    # The Karpenter versions read from the repository (`karpenter-version` unset): (version, where, files checked
+    # against it), first found first; empty when none was found or the version was set.
+    karpenter_versions: tuple = ()
 
     @property
     def karpenter_resources(self) -> int:
@@ -405,6 +410,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         from karplint.readers.helm_rendered import has_sources
 
         summary.helm_rendered = has_sources(fr.source.text)
+    if config.karpenter_version_source == "default" and fr.source is not None and "karpenter" in fr.source.text:
+        from karplint.model.repo_version import yaml_evidence  # the release this file installs, if any
+
+        summary.releases = tuple(yaml_evidence(fr.documents))
     if not fr.documents:
         return FileOutcome(summary, None)
     guarded = _context(_ModelGuard(), config)
@@ -595,7 +604,8 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
         return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
             d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
-            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered)
+            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered,
+            karpenter_versions=whole.karpenter_versions)
     from karplint.engine.parallel import content_keys, run_files
 
     if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
@@ -607,22 +617,99 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         known = content_keys(inputs, config, cache, started_ns)
         if all(known.keys):
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
-            if isinstance(memo, tuple) and len(memo) == 6:
+            if isinstance(memo, tuple) and len(memo) == 7:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources, by_file, karpenter, rendered = memo
+                findings, files, resources, by_file, karpenter, rendered, versions = memo
+                if len(versions) == 1:
+                    config = _version_config(config, versions[0][0])
                 return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file,
-                              karpenter_by_file=karpenter, helm_rendered=rendered)
+                              karpenter_by_file=karpenter, helm_rendered=rendered, karpenter_versions=versions)
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
-    report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
+    keys = [o.key for o in outcomes]
+    versions: tuple = ()
+    run_config, run_cache = config, cache
+    if config.karpenter_version_source == "default":
+        outcomes, run_config, run_cache, versions = _repository_versions(inputs, outcomes, config, jobs, cache,
+                                                                         started_ns)
+    report = evaluate(outcomes, run_config, extra_problems=extra_problems, cache=run_cache, sources=Sources(inputs))
+    report.karpenter_versions = versions
     if cache is not None:
-        keys = [o.key for o in outcomes]
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
                              (report.findings, report.files, report.resources, report.resources_by_file,
-                              report.karpenter_by_file, report.helm_rendered))
+                              report.karpenter_by_file, report.helm_rendered, versions))
         cache.save()
+        if run_cache is not cache:
+            run_cache.save()
     return report
+
+
+def _version_config(config: Config, version: str) -> Config:
+    """`config` targeting a version read from the repository. Its source stays "default" (nobody chose it): the
+    rules that name where a deployed version came from find it themselves (`karplint.model.detect`)."""
+    from karplint.model.versions import Version
+
+    return replace(config, karpenter_version=Version.parse(version))
+
+
+def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], config: Config, jobs: int, cache,
+                         started_ns: int | None):
+    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`),
+    and each file checked again against the one that applies to it (a second per-file stage, with the cache of
+    that configuration, only for files whose version differs from the default). One version: the run stage
+    targets it too; several: the run stage keeps the default target (its rules find each deployed release).
+    Returns (outcomes, the run stage's configuration and cache, versions)."""
+    from karplint.engine.parallel import run_files
+    from karplint.model.repo_version import assign
+    from karplint.model.versions import implausible
+
+    evidence = [e for e in (*config.terraform_releases, *(e for o in outcomes for e in o.summary.releases))
+                if implausible(_parse_version(e.version)) is None]
+    if not evidence:
+        return outcomes, config, cache, ()
+    cluster_fn = None
+    if config.clusters:
+        import glob
+
+        root = config.root or os.getcwd()
+        dirs = sorted({os.path.realpath(d) for pattern in config.clusters
+                       for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+        cluster_fn = lambda display: cluster_of(display, dirs)  # noqa: E731
+    chosen = assign([i.display for i in inputs], evidence, cluster_fn)
+    groups: dict[str, tuple] = {}  # version -> (first evidence, input indexes)
+    for e in evidence:
+        groups.setdefault(e.version, (e, []))
+    for idx, item in enumerate(inputs):
+        groups[chosen[item.display].version][1].append(idx)
+    outcomes = list(outcomes)
+    caches = {}
+    for version, (e, idxs) in groups.items():
+        cfg = _version_config(config, version)
+        if cfg.karpenter_version == config.karpenter_version:
+            caches[version] = (cfg, cache)
+            continue  # (checked against this version already)
+        sub_cache = caches[version] = (cfg, cache.sibling(cfg) if cache is not None else None)
+        if idxs:
+            redo = run_files([inputs[i] for i in idxs], cfg, selected_rules(cfg), jobs=jobs, cache=sub_cache[1],
+                             started_ns=started_ns)
+            for i, o in zip(idxs, redo):
+                outcomes[i] = o
+    versions = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
+    if len(groups) == 1:
+        run_config, run_cache = caches[next(iter(groups))]
+    else:
+        run_config, run_cache = config, cache
+    for _cfg, c in caches.values():
+        if c is not None and c is not cache and c is not run_cache:
+            c.save()
+    return outcomes, run_config, run_cache, versions
+
+
+def _parse_version(text: str):
+    from karplint.model.versions import Version
+
+    return Version.parse(text)
 
 
 def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, extra_problems) -> str:
@@ -631,7 +718,8 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
     import hashlib
 
     h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
-                              config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems])).encode(),
+                              config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems],
+                              list(config.terraform_releases))).encode(),
                         digest_size=20)
     for item, key in zip(inputs, keys):
         h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())
