@@ -126,5 +126,5 @@ def test_assign_by_cluster_and_directory():
     a = Evidence("1.1.0", "clusters/a/karpenter.tf", 1, "x")
     b = Evidence("1.8.3", "clusters/b/flux/karpenter.yaml", 1, "y")
     got = assign(["clusters/a/pools/np.yaml", "clusters/b/np.yaml", "base/np.yaml"], [a, b])
-    assert got == {"clusters/a/pools/np.yaml": a, "clusters/b/np.yaml": b, "base/np.yaml": a}  # (a tie: first)
+    assert got == {"clusters/a/pools/np.yaml": a, "clusters/b/np.yaml": b}  # base/: a tie, the default stays
     assert assign(["x.yaml"], [a, a._replace(file="other.tf")]) == {"x.yaml": a}

@@ -77,6 +77,8 @@ def test_fail_on_nothing_checked_is_opt_in(tmp_path: Path):
     (b'Kind: pulumi.String("NodePool"),\nApiVersion: pulumi.String("karpenter.sh/v1")', ("NodePool", 1, 1)),
     (b"# karpenter.sh NodePool docs\nx = 1\n", None),  # named, never set
     (b"kind: 'NodePool'\n", None),  # no Karpenter API group
+    # names the group and the kind, sets no Karpenter apiVersion: a UI listing NodePools, not a manifest
+    (b"const KARPENTER_GROUP = 'karpenter.sh'\nconst row = () => ({\n  kind: 'NodePool',\n  namespace: '',\n})", None),
 ])
 def test_byte_scan(text, expected):
     assert karpenter_kind_at(text) == expected

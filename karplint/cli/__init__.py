@@ -247,7 +247,8 @@ def check(
     if len(report.karpenter_versions) > 1 and not quiet:
         _warn("warning: several Karpenter versions are deployed by the checked files: " + "; ".join(
             f"{v} ({where}, {n} file(s))" for v, where, n in report.karpenter_versions)
-            + "; each file is checked against the one nearest to it (set `karpenter-version` or `clusters` to decide)")
+            + f"; each file is checked against the one nearest to it, {report.files - sum(n for *_x, n in report.karpenter_versions)} "
+            f"file(s) with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 

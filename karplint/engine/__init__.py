@@ -681,7 +681,9 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
     for e in evidence:
         groups.setdefault(e.version, (e, []))
     for idx, item in enumerate(inputs):
-        groups[chosen[item.display].version][1].append(idx)
+        e = chosen.get(item.display)
+        if e is not None:  # (else no version applies clearly: the default target stays)
+            groups[e.version][1].append(idx)
     outcomes = list(outcomes)
     caches = {}
     for version, (e, idxs) in groups.items():

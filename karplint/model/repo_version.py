@@ -11,7 +11,8 @@ Evidence, each with its file and line:
 
 Only exact versions count (`1.2.x`, `~> 1.2` are not a release). `assign` says which evidence applies to each file:
 one version for all when the files agree; otherwise the one of the file's cluster (`clusters` setting), else the
-one sharing the longest directory prefix with the file, else (a tie between versions) the first found.
+one sharing the longest directory prefix with the file; a tie between versions is not clear: the file keeps the
+default target.
 """
 
 from __future__ import annotations
@@ -195,8 +196,8 @@ def _parts(path: str) -> list[str]:
 
 
 def assign(files: list[str], evidence: list[Evidence], cluster_of=None) -> dict[str, Evidence]:
-    """The evidence that applies to each file (display paths); empty without evidence. `cluster_of(display)`: the
-    file's cluster directory (the `clusters` setting), or None."""
+    """The evidence that applies to each file (display paths) when that is clear; a file left out keeps the default
+    target. `cluster_of(display)`: the file's cluster directory (the `clusters` setting), or None."""
     if not evidence:
         return {}
     if len({e.version for e in evidence}) == 1:
@@ -223,8 +224,8 @@ def assign(files: list[str], evidence: list[Evidence], cluster_of=None) -> dict[
                 best, best_score = [i], score
             elif score == best_score:
                 best.append(i)
-        versions = {evidence[i].version for i in best}
-        out[f] = evidence[best[0]] if len(versions) == 1 else evidence[min(candidates)]
+        if len({evidence[i].version for i in best}) == 1:
+            out[f] = evidence[best[0]]
     return out
 
 

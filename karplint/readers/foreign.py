@@ -22,13 +22,24 @@ _KIND_SET = re.compile(
     rb"""(NodePool|EC2NodeClass|NodeClaim|NodeOverlay|Provisioner|AWSNodeTemplate|AKSNodeClass)\b""")
 
 
+# `apiVersion: karpenter.sh/v1`, `"apiVersion": "karpenter.k8s.aws/v1"`, `api_version="karpenter.sh/v1"`,
+# `ApiVersion: pulumi.String("karpenter.sh/v1")`
+_API_SET = re.compile(
+    rb"""(?i:\bapi_?version\b)["']?[ \t]*[:=][ \t]*(?:[A-Za-z_][\w.]*\([ \t]*)?["'`]?"""
+    rb"""(?:karpenter\.sh|karpenter\.k8s\.aws|karpenter\.azure\.com)/v""")
+NEAR = 600  # bytes between a manifest's apiVersion and its kind
+
+
 def karpenter_kind_at(raw: bytes) -> tuple[str, int, int] | None:
-    """(kind, line, column) of the first place `raw` sets a Karpenter kind, when it also names a Karpenter API
-    group; else None. Columns count characters (UTF-8), 1-based."""
+    """(kind, line, column) of the first place `raw` sets a Karpenter kind within NEAR bytes of setting a Karpenter
+    apiVersion (a manifest, not code that only names the kinds); else None. Columns count characters, 1-based."""
     raw = raw[:MAX_SCAN_BYTES]
     if not any(g in raw for g in _GROUPS) or not any(k in raw for k in _KINDS):
         return None
-    m = _KIND_SET.search(raw)
+    apis = [m.start() for m in _API_SET.finditer(raw)]
+    if not apis:
+        return None
+    m = next((k for k in _KIND_SET.finditer(raw) if any(abs(k.start() - a) <= NEAR for a in apis)), None)
     if m is None:
         return None
     start = m.start()
