@@ -85,6 +85,7 @@ class FileSummary:
     karpenter: int = 0  # how many of them are Karpenter objects (karpenter.sh, karpenter.k8s.aws)
     helm_rendered: bool = False  # rendered Helm output (`# Source:` comments): findings may move to templates
     releases: tuple = ()  # Karpenter releases this file installs (`karplint.model.repo_version.Evidence`)
+    version_dependent: bool = False  # some rule read the target Karpenter version on this file
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
@@ -94,7 +95,7 @@ class FileSummary:
         unpickles) far faster than an object."""
         empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
                      or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered
-                     or self.releases)
+                     or self.releases or self.version_dependent)
         return self.resources if empty else self
 
     @staticmethod
@@ -397,6 +398,29 @@ def _context(model, config: Config) -> Context:
                    config.karpenter_version_source)
 
 
+class _VersionWatch(Context):
+    """A `Context` that notes whether a rule read `karpenter_version`: a file none of whose verdicts did is not
+    checked again when the repository deploys another version than the default (`_repository_versions`)."""
+
+    version_read = False
+
+    @property
+    def karpenter_version(self):
+        self.version_read = True
+        return self._version
+
+    @karpenter_version.setter
+    def karpenter_version(self, value):
+        self._version = value
+
+
+def _watched_context(model, config: Config) -> _VersionWatch:
+    from karplint.rules import option_defaults
+
+    return _VersionWatch(model, config.karpenter_version, dict(config.cluster),
+                         {**option_defaults(), **config.options}, config.karpenter_version_source)
+
+
 def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule],
                   reads: RunReads | None = None) -> FileOutcome:
     """The per-file stage: parse one file, run the selected resource- and file-scope rules on it, and keep the
@@ -416,7 +440,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         summary.releases = tuple(yaml_evidence(fr.documents))
     if not fr.documents:
         return FileOutcome(summary, None)
-    guarded = _context(_ModelGuard(), config)
+    guarded = _watched_context(_ModelGuard(), config)
+    file_ctx: _VersionWatch | None = None
     # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
     patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
@@ -461,9 +486,12 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 file_model = Model()
                 file_model.add(fr.documents)
             try:
-                results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, _context(file_model, config)) or ())
+                if file_ctx is None:
+                    file_ctx = _watched_context(file_model, config)
+                results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, file_ctx) or ())
             except Exception as exc:  # noqa: BLE001
                 results.append(_internal(r, exc, fr.documents[0], None))
+    summary.version_dependent = guarded.version_read or (file_ctx is not None and file_ctx.version_read)
     summary.results = [x for x in results if x.rule not in needs_model
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
@@ -684,6 +712,8 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
         e = chosen.get(item.display)
         if e is not None:  # (else no version applies clearly: the default target stays)
             groups[e.version][1].append(idx)
+    # Only files some rule judged with the version read it again (most files of a monorepo are not Karpenter's).
+    again = {idx for idx, o in enumerate(outcomes) if o.summary.version_dependent}
     outcomes = list(outcomes)
     caches = {}
     for version, (e, idxs) in groups.items():
@@ -692,10 +722,11 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
             caches[version] = (cfg, cache)
             continue  # (checked against this version already)
         sub_cache = caches[version] = (cfg, cache.sibling(cfg) if cache is not None else None)
-        if idxs:
-            redo = run_files([inputs[i] for i in idxs], cfg, selected_rules(cfg), jobs=jobs, cache=sub_cache[1],
-                             started_ns=started_ns)
-            for i, o in zip(idxs, redo):
+        redo_idxs = [i for i in idxs if i in again]
+        if redo_idxs:
+            redo = run_files([inputs[i] for i in redo_idxs], cfg, selected_rules(cfg), jobs=jobs,
+                             cache=sub_cache[1], started_ns=started_ns)
+            for i, o in zip(redo_idxs, redo):
                 outcomes[i] = o
     versions = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
     if len(groups) == 1:
