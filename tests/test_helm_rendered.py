@@ -78,3 +78,9 @@ def test_unmatched_lines_are_not_guessed():
     assert map_line(["a:", "  b: 1", "  b: 2"], template, 1, 6) is None
     assert map_line(["a:", "  x: 1"], ["a:", "  b: 1"], 1, 3) is None
     assert map_line(["a:", "  b: 1"], ["a:", "  b: {{ .Values.b }}"], 1, 3) == (1, 3)  # in the key: same column
+
+
+def test_github_annotation_without_a_file_for_bare_stdin(tmp_path: Path):
+    proc = run_cli("check", "-", "--no-cache", "--select", "KPL102", "--output-format", "github", cwd=tmp_path,
+                   stdin=RENDERED)
+    assert proc.stdout.startswith("::error title=karplint KPL102 (pattern-mismatch) in -%3A22::")

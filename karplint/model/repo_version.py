@@ -24,6 +24,8 @@ from typing import NamedTuple
 from karplint.model.versions import Version
 
 MAX_TERRAFORM_BYTES = 1 << 20
+MAX_BLOCK = 1 << 13  # a helm_release block is a few hundred bytes (values heredocs after chart/version)
+MAX_RELEASES = 100  # helm_release blocks read per file
 _EXACT = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
 _HELM_RELEASE = re.compile(r'^[ \t]*resource[ \t]+"helm_release"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
 _ATTR = re.compile(r'^[ \t]*(chart|version)[ \t]*=[ \t]*(?:"([^"\n]*)"|var\.([A-Za-z_][\w-]*))[ \t]*(?:#.*)?$', re.M)
@@ -97,7 +99,7 @@ def _chart_line(inst) -> int:
 def _block(text: str, start: int) -> str:
     """The text of the `{ ... }` block opening at `start` (braces inside strings counted too: good enough for the
     attributes looked for, which sit at the block's top)."""
-    depth, i, n = 0, start, len(text)
+    depth, i, n = 0, start, min(len(text), start + MAX_BLOCK)
     while i < n:
         c = text[i]
         if c == "{":
@@ -107,7 +109,7 @@ def _block(text: str, start: int) -> str:
             if depth == 0:
                 return text[start:i + 1]
         i += 1
-    return text[start:]
+    return text[start:n]
 
 
 def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
@@ -125,15 +127,20 @@ def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
     for display, text in files:
         if "karpenter" not in text:
             continue
-        for m in _HELM_RELEASE.finditer(text):
+        for count, m in enumerate(_HELM_RELEASE.finditer(text)):
+            if count >= MAX_RELEASES:
+                break
             body_start = m.end() - 1
             body = _block(text, body_start)
             attrs: dict[str, tuple[str | None, str | None, int]] = {}
-            depth = 0
+            depth, seen = 0, 0
             for a in _ATTR.finditer(body):  # top-level attributes only (not `set { name = ... }`)
-                depth = body.count("{", 0, a.start()) - body.count("}", 0, a.start())
+                depth += body.count("{", seen, a.start()) - body.count("}", seen, a.start())
+                seen = a.start()
                 if depth == 1 and a.group(1) not in attrs:
                     attrs[a.group(1)] = (a.group(2), a.group(3), body_start + a.start())
+                    if len(attrs) == 2:
+                        break
             chart = attrs.get("chart")
             if chart is None or chart[0] is None or chart[0].rstrip("/").rsplit("/", 1)[-1] != "karpenter":
                 continue

@@ -39,7 +39,13 @@ def karpenter_kind_at(raw: bytes) -> tuple[str, int, int] | None:
     apis = [m.start() for m in _API_SET.finditer(raw)]
     if not apis:
         return None
-    m = next((k for k in _KIND_SET.finditer(raw) if any(abs(k.start() - a) <= NEAR for a in apis)), None)
+    import bisect
+
+    def near(at: int) -> bool:  # an apiVersion within NEAR bytes (apis is sorted: one bisection)
+        i = bisect.bisect_left(apis, at - NEAR)
+        return i < len(apis) and apis[i] <= at + NEAR
+
+    m = next((k for k in _KIND_SET.finditer(raw) if near(k.start())), None)
     if m is None:
         return None
     start = m.start()
