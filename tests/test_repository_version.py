@@ -128,3 +128,29 @@ def test_assign_by_cluster_and_directory():
     got = assign(["clusters/a/pools/np.yaml", "clusters/b/np.yaml", "base/np.yaml"], [a, b])
     assert got == {"clusters/a/pools/np.yaml": a, "clusters/b/np.yaml": b}  # base/: a tie, the default stays
     assert assign(["x.yaml"], [a, a._replace(file="other.tf")]) == {"x.yaml": a}
+
+
+def test_yaml_forms_argo_application_and_chart_dependency():
+    from karplint.engine import InputFile, parse_input
+    from karplint.model.repo_version import yaml_evidence
+
+    argo = ("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: karpenter, namespace: argocd}\n"
+            "spec:\n  source:\n    repoURL: public.ecr.aws/karpenter\n    chart: karpenter\n"
+            "    targetRevision: 1.0.6\n")
+    chart = ("apiVersion: v2\nname: platform\nversion: 0.1.0\ndependencies:\n  - name: cilium\n    version: 1.16.0\n"
+             "  - name: karpenter\n    version: \"1.1.0\"\n    repository: oci://public.ecr.aws/karpenter\n"
+             "  - name: karpenter\n    version: 1.x\n")
+    got = []
+    for name, text in (("apps/karpenter.yaml", argo), ("charts/platform/Chart.yaml", chart)):
+        fr = parse_input(InputFile(name, None, text.encode()), text.encode())
+        got += yaml_evidence(fr.documents)
+    assert got == [Evidence("1.0.6", "apps/karpenter.yaml", 1, "Application karpenter"),
+                   Evidence("1.1.0", "charts/platform/Chart.yaml", 8, "Chart.yaml")]
+
+
+def test_assign_by_cluster_setting():
+    a = Evidence("1.1.0", "infra/prod.tf", 1, "x")  # outside the clusters: shared
+    b = Evidence("1.8.3", "clusters/dev/flux/karpenter.yaml", 1, "y")
+    cluster = lambda path: path.split("/")[1] if path.startswith("clusters/") else None  # noqa: E731
+    got = assign(["clusters/dev/np.yaml", "clusters/prod/np.yaml", "base/np.yaml"], [a, b], cluster)
+    assert got == {"clusters/dev/np.yaml": b, "clusters/prod/np.yaml": a, "base/np.yaml": a}
