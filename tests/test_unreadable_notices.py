@@ -82,3 +82,11 @@ def test_fail_on_nothing_checked_is_opt_in(tmp_path: Path):
 ])
 def test_byte_scan(text, expected):
     assert karpenter_kind_at(text) == expected
+
+
+def test_test_code_gets_no_notice(tree: Path):
+    (tree / "cdk" / "stack.test.ts").write_text((tree / "cdk" / "karpenter-stack.ts").read_text())
+    (tree / "tests").mkdir()
+    (tree / "tests" / "stack.py").write_text('m = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool"}\n')
+    _, report, _ = run_json("check", ".", "--no-cache", "--select", "KPL016", cwd=tree)
+    assert [f["file"] for f in report["findings"]] == ["cdk/karpenter-stack.ts"]

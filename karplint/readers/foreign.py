@@ -61,6 +61,16 @@ def code_language(path: str) -> str:
             "py": "Python", "go": "Go", "java": "Java", "cs": "C#", "kt": "Kotlin"}.get(ext, "program")
 
 
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})
+_TEST_FILE = re.compile(r"(?:^test_.*\.py|.*_test\.(?:py|go)|.*\.(?:test|spec)\.[cm]?[jt]s|.*Tests?\.(?:java|cs|kt))$")
+
+
+def is_test_code(display: str) -> bool:
+    """Test code and fixtures: manifests there are test data, not what a cluster runs (no KPL016)."""
+    parts = display.replace("\\", "/").split("/")
+    return any(p in _TEST_DIRS for p in parts[:-1]) or _TEST_FILE.match(parts[-1]) is not None
+
+
 def notices(helm_templates: dict[str, str], code_files: list, read) -> list:
     """(display, Problem) for each chart template (display -> abspath) and code file (`Candidate`s) holding a
     Karpenter object; `read(abspath, limit)` gives a file's first bytes (OSError: skipped, nothing to say)."""
@@ -77,6 +87,8 @@ def notices(helm_templates: dict[str, str], code_files: list, read) -> list:
                 "help: check the rendered chart: `helm template RELEASE CHART | karplint check -` (findings then "
                 "name this template)"), Span.point(line, col))))
     for cand in code_files:
+        if is_test_code(cand.display):
+            continue
         hit = _scan(read, cand.abspath)
         if hit is not None:
             kind, line, col = hit
