@@ -38,6 +38,12 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
     clusters: list[str] = field(default_factory=list)  # globs of directories that each hold one cluster
+    fail_on_nothing_checked: bool = False  # exit 1 when the run checked no Karpenter object at all
+    # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
+    # run's files before the check (None: not looked for yet)
+    kustomize_patches: frozenset | None = None
+    # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
+    terraform_releases: tuple = ()
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 
@@ -104,6 +110,10 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: `project-context` must be true or false")
             cfg.project_context = value
+        elif key == "fail-on-nothing-checked":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: `fail-on-nothing-checked` must be true or false")
+            cfg.fail_on_nothing_checked = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes")
@@ -143,7 +153,8 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
 
 
 CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
-               "karpenter-version", "max-file-size", "project-context", "clusters", "cluster", "options")
+               "karpenter-version", "max-file-size", "project-context", "clusters", "cluster", "options",
+               "fail-on-nothing-checked")
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB

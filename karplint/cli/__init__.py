@@ -160,7 +160,7 @@ def check(
     if exclude:
         cfg.exclude += list(exclude)
     if show_settings:
-        _show_settings(cfg, no_cache)
+        _show_settings(cfg, no_cache, [p for p in paths if p != "-"], not no_respect_gitignore, follow_links)
         raise SystemExit(0)
 
     started_ns = time.time_ns()  # before discovery stat()s the files: the cache's racy-check reference
@@ -176,13 +176,33 @@ def check(
         # At most one byte over the size limit: enough to report the limit, never 600 MB in memory.
         inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read(cfg.max_file_size + 1)))
     extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
+    if found.helm_templates or found.code_files:  # Karpenter objects karplint cannot read: one notice per file
+        from karplint.engine import read_regular
+        from karplint.readers.foreign import notices
+
+        unreadable = notices(found.helm_templates, found.code_files, read_regular)
+        extra.extend(unreadable)
+        noticed = {display for display, _ in unreadable}
+    else:
+        noticed = set()
     for first_template, templates in found.helm_charts.items():
         chart = first_template.split("/templates/")[0] if "/templates/" in first_template else os.path.dirname(first_template)
+        templates = [t for t in templates if t not in noticed]  # (those have their own notice, KPL015)
+        if not templates:
+            continue
+        first_template = templates[0]
         extra.append((first_template, Problem(
             "KPL005",
             f"{len(templates)} Helm template file(s) in chart `{chart}` skipped: templates are not YAML until "
             f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
             f"{chart}/rendered.yaml -`", Span.point(1, 1))))
+
+    from karplint.engine import read_regular
+    from karplint.readers.kustomize import patch_files
+
+    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular)  # (before the cache: in its key)
+    if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
+        cfg.terraform_releases = _terraform_releases(found, inputs)
 
     report_out = sys.stdout
     from karplint.engine.parallel import default_jobs
@@ -206,6 +226,10 @@ def check(
     else:
         report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
                            started_ns=started_ns, context=context)
+        if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
+            from karplint.readers.helm_rendered import remap
+
+            report = remap(report, stdin_filename)
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -220,10 +244,54 @@ def check(
         _die(f"cannot write the report: {exc.strerror}")
     if not inputs and not found.problems:
         sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
+    if len(report.karpenter_versions) > 1 and not quiet:
+        _warn("warning: several Karpenter versions are deployed by the checked files: " + "; ".join(
+            f"{v} ({where}, {n} file(s))" for v, where, n in report.karpenter_versions)
+            + f"; each file is checked against the one nearest to it, {report.files - sum(n for *_x, n in report.karpenter_versions)} "
+            f"file(s) with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
-def _show_settings(cfg, no_cache: bool) -> None:
+def _terraform_releases(found, inputs) -> tuple:
+    """Karpenter chart versions set in the run's Terraform files (helm_release, add-on inputs)."""
+    paths = [(c.display, c.abspath) for c in found.terraform_files]
+    paths += [(i.display, i.abspath) for i in inputs if i.abspath is not None and i.display.endswith(".tf")]
+    if not paths:
+        return ()
+    from karplint.engine import read_regular
+    from karplint.model.repo_version import read_terraform
+
+    return tuple(read_terraform(list(dict.fromkeys(paths)), read_regular))
+
+
+def _repository_version_lines(cfg, paths: list[str], respect_gitignore: bool, follow_links: bool) -> list[str] | None:
+    """`--show-settings` with `karpenter-version` unset: the versions the checked files deploy (a check reads them
+    the same way), or None when they deploy none."""
+    from karplint.discover import MissingPath, discover
+    from karplint.engine import read_regular
+    from karplint.model.repo_version import assign, read_yaml
+
+    try:
+        found = discover(paths or ["."], exclude=cfg.exclude, respect_gitignore=respect_gitignore,
+                         exclude_root=cfg.root, follow_links=follow_links)
+    except MissingPath:
+        return None
+    evidence = list(_terraform_releases(found, [])) + read_yaml(
+        [(c.display, c.abspath) for c in found.files], read_regular, cfg.max_file_size)
+    if not evidence:
+        return None
+    chosen = assign([c.display for c in found.files], evidence)
+    counts: dict[str, int] = {}
+    for e in chosen.values():
+        counts[e.version] = counts.get(e.version, 0) + 1
+    firsts = {}
+    for e in evidence:
+        firsts.setdefault(e.version, e)
+    return [f"{v} (read from {e.where}; {counts.get(v, 0)} file(s))" for v, e in firsts.items()]
+
+
+def _show_settings(cfg, no_cache: bool, paths: list[str] = (), respect_gitignore: bool = True,
+                   follow_links: bool = False) -> None:
     """What a check would use, and where each setting came from (ruff's --show-settings)."""
     from karplint.engine import selected_rules
     from karplint.engine.cache import default_directory
@@ -231,9 +299,15 @@ def _show_settings(cfg, no_cache: bool) -> None:
     rules = selected_rules(cfg)
     source = {"default": "karplint's default (the newest bundled release)"}.get(
         cfg.karpenter_version_source, cfg.karpenter_version_source)
+    version_line = f"karpenter version: {cfg.karpenter_version} (from {source})"
+    if cfg.karpenter_version_source == "default":
+        found = _repository_version_lines(cfg, list(paths), respect_gitignore, follow_links)
+        if found:
+            version_line = "karpenter version: " + "; ".join(found) + (
+                " (several: each file is checked against the one nearest to it)" if len(found) > 1 else "")
     lines = [
         f"configuration file: {cfg.path or '(none: defaults)'}",
-        f"karpenter version: {cfg.karpenter_version} (from {source})",
+        version_line,
         f"fail-on: {cfg.fail_on}",
         f"select: {', '.join(cfg.select)}; extend-select: {', '.join(cfg.extend_select) or '-'}; "
         f"ignore: {', '.join(cfg.ignore) or '-'}",

@@ -23,6 +23,8 @@ from karplint.readers.document import Document
 from karplint.findings import Finding, Fix, severity_rank
 from karplint.readers.loader import Problem, decode, load
 from karplint.model import Model, Resource, as_resource
+from karplint.model.versions import KARPENTER_GROUPS
+from karplint.readers.kustomize import PATCH_RULES
 from karplint.rules import Context, Rule, Violation, all_rules
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import SourceFile, Span
@@ -80,6 +82,10 @@ class FileSummary:
     results: list[Result] = field(default_factory=list)  # verdicts of resource- and file-scope rules
     annotations: list[tuple[DocKey, Suppression]] = field(default_factory=list)  # karplint.io/ignore
     resources: int = 0
+    karpenter: int = 0  # how many of them are Karpenter objects (karpenter.sh, karpenter.k8s.aws)
+    helm_rendered: bool = False  # rendered Helm output (`# Source:` comments): findings may move to templates
+    releases: tuple = ()  # Karpenter releases this file installs (`karplint.model.repo_version.Evidence`)
+    version_dependent: bool = False  # some rule read the target Karpenter version on this file
     needs_model: frozenset = frozenset()  # resource-scope rules that read `ctx.model` here: run-stage instead
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
@@ -88,7 +94,8 @@ class FileSummary:
         """What the cache stores: most files have nothing but resources to report, and a number pickles (and
         unpickles) far faster than an object."""
         empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
-                     or self.run_documents or self.run_rules)
+                     or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered
+                     or self.releases or self.version_dependent)
         return self.resources if empty else self
 
     @staticmethod
@@ -139,6 +146,12 @@ class Sources:
         self._inputs = {item.display: item for item in inputs}
         self._decoded: dict[str, SourceFile | None] = {}
 
+    def add(self, display: str) -> None:
+        """Make a file outside the inputs readable for code frames (a chart template findings were moved to)."""
+        if display not in self._inputs:
+            self._inputs[display] = InputFile(display, os.path.abspath(display))
+            self._decoded.pop(display, None)
+
     def get(self, display: str, default=None) -> SourceFile | None:
         if display not in self._decoded:
             self._decoded[display] = self._read(display)
@@ -169,8 +182,23 @@ class Report:
     sources: Sources = field(default_factory=Sources)
     notes: list[str] = field(default_factory=list)  # messages for stderr
     resources_by_file: dict[str, int] = field(default_factory=dict)
+    karpenter_by_file: dict[str, int] = field(default_factory=dict)  # Karpenter objects checked, per file
+    helm_rendered: frozenset = frozenset()  # files holding rendered Helm output (karplint/readers/helm_rendered.py)
+    # The Karpenter versions read from the repository (`karpenter-version` unset): (version, where, files checked
+    # against it), first found first; empty when none was found or the version was set.
+    karpenter_versions: tuple = ()
+
+    @property
+    def karpenter_resources(self) -> int:
+        return sum(self.karpenter_by_file.values())
+
+    def nothing_checked(self) -> bool:
+        """No Karpenter object was checked at all: a pass would be silent about nothing."""
+        return not self.karpenter_by_file or not any(self.karpenter_by_file.values())
 
     def failed(self) -> bool:
+        if self.config.fail_on_nothing_checked and self.nothing_checked():
+            return True
         threshold = severity_rank(self.config.fail_on)
         return any(severity_rank(f.severity) >= threshold for f in self.findings)
 
@@ -370,6 +398,29 @@ def _context(model, config: Config) -> Context:
                    config.karpenter_version_source)
 
 
+class _VersionWatch(Context):
+    """A `Context` that notes whether a rule read `karpenter_version`: a file none of whose verdicts did is not
+    checked again when the repository deploys another version than the default (`_repository_versions`)."""
+
+    version_read = False
+
+    @property
+    def karpenter_version(self):
+        self.version_read = True
+        return self._version
+
+    @karpenter_version.setter
+    def karpenter_version(self, value):
+        self._version = value
+
+
+def _watched_context(model, config: Config) -> _VersionWatch:
+    from karplint.rules import option_defaults
+
+    return _VersionWatch(model, config.karpenter_version, dict(config.cluster),
+                         {**option_defaults(), **config.options}, config.karpenter_version_source)
+
+
 def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule],
                   reads: RunReads | None = None) -> FileOutcome:
     """The per-file stage: parse one file, run the selected resource- and file-scope rules on it, and keep the
@@ -379,15 +430,27 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     computed in any process and cached; cross-file verdicts belong to the run stage."""
     fr = parse_input(item, raw)
     summary = FileSummary(fr.display, fr.problems, fr.suppressions)
+    if fr.source is not None and "# Source: " in fr.source.text:
+        from karplint.readers.helm_rendered import has_sources
+
+        summary.helm_rendered = has_sources(fr.source.text)
+    if config.karpenter_version_source == "default" and fr.source is not None and "karpenter" in fr.source.text:
+        from karplint.model.repo_version import yaml_evidence  # the release this file installs, if any
+
+        summary.releases = tuple(yaml_evidence(fr.documents))
     if not fr.documents:
         return FileOutcome(summary, None)
-    guarded = _context(_ModelGuard(), config)
+    guarded = _watched_context(_ModelGuard(), config)
+    file_ctx: _VersionWatch | None = None
+    # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
+    patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
     for _doc, res in resources:
         if res is not None:
             by_kind.setdefault(res.kind, []).append(res)
     summary.resources = sum(len(v) for v in by_kind.values())
+    summary.karpenter = sum(1 for _doc, res in resources if res is not None and res.group in KARPENTER_GROUPS)
     results: list[Result] = []
     needs_model: set[str] = set()
     file_model: Model | None = None
@@ -395,6 +458,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         if r.check is None:
             continue
         if r.scope == "resource":
+            if patch and r.code not in PATCH_RULES:
+                continue
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
                     try:
@@ -421,10 +486,14 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 file_model = Model()
                 file_model.add(fr.documents)
             try:
-                results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, _context(file_model, config)) or ())
+                if file_ctx is None:
+                    file_ctx = _watched_context(file_model, config)
+                results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, file_ctx) or ())
             except Exception as exc:  # noqa: BLE001
                 results.append(_internal(r, exc, fr.documents[0], None))
-    summary.results = [x for x in results if x.rule not in needs_model]
+    summary.version_dependent = guarded.version_read or (file_ctx is not None and file_ctx.version_read)
+    summary.results = [x for x in results if x.rule not in needs_model
+                       and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
     for _doc, res in resources:
         codes = _annotation_codes(res) if res is not None else ()
@@ -433,7 +502,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 (_doc_key(res.doc), Suppression(codes, res.doc.key_span(("metadata",)), "annotation")))
     run_docs: list[Document] = []
     run_rules: set[str] = set()
-    if reads:
+    if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
             codes = reads.match(doc, res)
             if codes:
@@ -562,28 +631,118 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         findings = [f for f in whole.findings if f.file not in hidden]
         resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
         return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
-            d: n for d, n in whole.resources_by_file.items() if d not in hidden})
+            d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
+            d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered,
+            karpenter_versions=whole.karpenter_versions)
     from karplint.engine.parallel import content_keys, run_files
 
+    if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
+        from karplint.readers.kustomize import patch_files
+
+        config = replace(config, kustomize_patches=patch_files(inputs, read_regular))
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands
         known = content_keys(inputs, config, cache, started_ns)
         if all(known.keys):
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
-            if isinstance(memo, tuple) and len(memo) == 4:
+            if isinstance(memo, tuple) and len(memo) == 7:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources, by_file = memo
-                return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file)
+                findings, files, resources, by_file, karpenter, rendered, versions = memo
+                if len(versions) == 1:
+                    config = _version_config(config, versions[0][0])
+                return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file,
+                              karpenter_by_file=karpenter, helm_rendered=rendered, karpenter_versions=versions)
     outcomes = run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
-    report = evaluate(outcomes, config, extra_problems=extra_problems, cache=cache, sources=Sources(inputs))
+    keys = [o.key for o in outcomes]
+    versions: tuple = ()
+    run_config, run_cache = config, cache
+    if config.karpenter_version_source == "default":
+        outcomes, run_config, run_cache, versions = _repository_versions(inputs, outcomes, config, jobs, cache,
+                                                                         started_ns)
+    report = evaluate(outcomes, run_config, extra_problems=extra_problems, cache=run_cache, sources=Sources(inputs))
+    report.karpenter_versions = versions
     if cache is not None:
-        keys = [o.key for o in outcomes]
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
-                             (report.findings, report.files, report.resources, report.resources_by_file))
+                             (report.findings, report.files, report.resources, report.resources_by_file,
+                              report.karpenter_by_file, report.helm_rendered, versions))
         cache.save()
+        if run_cache is not cache:
+            run_cache.save()
     return report
+
+
+def _version_config(config: Config, version: str) -> Config:
+    """`config` targeting a version read from the repository. Its source stays "default" (nobody chose it): the
+    rules that name where a deployed version came from find it themselves (`karplint.model.detect`)."""
+    from karplint.model.versions import Version
+
+    return replace(config, karpenter_version=Version.parse(version))
+
+
+def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], config: Config, jobs: int, cache,
+                         started_ns: int | None):
+    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`),
+    and each file checked again against the one that applies to it (a second per-file stage, with the cache of
+    that configuration, only for files whose version differs from the default). One version: the run stage
+    targets it too; several: the run stage keeps the default target (its rules find each deployed release).
+    Returns (outcomes, the run stage's configuration and cache, versions)."""
+    from karplint.engine.parallel import run_files
+    from karplint.model.repo_version import assign
+    from karplint.model.versions import implausible
+
+    evidence = [e for e in (*config.terraform_releases, *(e for o in outcomes for e in o.summary.releases))
+                if implausible(_parse_version(e.version)) is None]
+    if not evidence:
+        return outcomes, config, cache, ()
+    cluster_fn = None
+    if config.clusters:
+        import glob
+
+        root = config.root or os.getcwd()
+        dirs = sorted({os.path.realpath(d) for pattern in config.clusters
+                       for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+        cluster_fn = lambda display: cluster_of(display, dirs)  # noqa: E731
+    chosen = assign([i.display for i in inputs], evidence, cluster_fn)
+    groups: dict[str, tuple] = {}  # version -> (first evidence, input indexes)
+    for e in evidence:
+        groups.setdefault(e.version, (e, []))
+    for idx, item in enumerate(inputs):
+        e = chosen.get(item.display)
+        if e is not None:  # (else no version applies clearly: the default target stays)
+            groups[e.version][1].append(idx)
+    # Only files some rule judged with the version read it again (most files of a monorepo are not Karpenter's).
+    again = {idx for idx, o in enumerate(outcomes) if o.summary.version_dependent}
+    outcomes = list(outcomes)
+    caches = {}
+    for version, (e, idxs) in groups.items():
+        cfg = _version_config(config, version)
+        if cfg.karpenter_version == config.karpenter_version:
+            caches[version] = (cfg, cache)
+            continue  # (checked against this version already)
+        sub_cache = caches[version] = (cfg, cache.sibling(cfg) if cache is not None else None)
+        redo_idxs = [i for i in idxs if i in again]
+        if redo_idxs:
+            redo = run_files([inputs[i] for i in redo_idxs], cfg, selected_rules(cfg), jobs=jobs,
+                             cache=sub_cache[1], started_ns=started_ns)
+            for i, o in zip(redo_idxs, redo):
+                outcomes[i] = o
+    versions = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
+    if len(groups) == 1:
+        run_config, run_cache = caches[next(iter(groups))]
+    else:
+        run_config, run_cache = config, cache
+    for _cfg, c in caches.values():
+        if c is not None and c is not cache and c is not run_cache:
+            c.save()
+    return outcomes, run_config, run_cache, versions
+
+
+def _parse_version(text: str):
+    from karplint.model.versions import Version
+
+    return Version.parse(text)
 
 
 def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, extra_problems) -> str:
@@ -592,7 +751,8 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
     import hashlib
 
     h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
-                              config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems])).encode(),
+                              config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems],
+                              list(config.terraform_releases))).encode(),
                         digest_size=20)
     for item, key in zip(inputs, keys):
         h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())
@@ -654,7 +814,9 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     findings.sort(key=Finding.sort_key)
     return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
                   sources if sources is not None else Sources(),
-                  resources_by_file={o.summary.display: o.summary.resources for o in outcomes})
+                  resources_by_file={o.summary.display: o.summary.resources for o in outcomes},
+                  karpenter_by_file={o.summary.display: o.summary.karpenter for o in outcomes if o.summary.karpenter},
+                  helm_rendered=frozenset(o.summary.display for o in outcomes if o.summary.helm_rendered))
 
 
 def _apply_suppressions(findings, summaries: list[FileSummary], finding_doc, config, selected) -> list[Finding]:

@@ -96,6 +96,7 @@ def _config_fingerprint(config) -> str:
         sorted((k, repr(v)) for k, v in config.options.items()),
         config.max_file_size,
         config.clusters,
+        sorted(config.kustomize_patches or ()),
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
@@ -263,10 +264,20 @@ class Cache:
             directory = default_directory(config)
             if not os.environ.get("KARPLINT_CACHE_DIR") and config.root:
                 inside = Path(config.root)  # the project's own .karplint_cache/ must stay in the project
-        ns = hashlib.blake2b(
-            f"{_code_fingerprint()}|{_config_fingerprint(config)}|{os.getcwd()}".encode(),
-            digest_size=16).hexdigest()
-        return cls(Path(directory), ns, inside)
+        code = _code_fingerprint()
+        ns = hashlib.blake2b(f"{code}|{_config_fingerprint(config)}|{os.getcwd()}".encode(), digest_size=16).hexdigest()
+        cache = cls(Path(directory), ns, inside)
+        cache._code = code
+        return cache
+
+    def sibling(self, config) -> "Cache":
+        """The cache of the same directory for another configuration (a Karpenter version read from the
+        repository: per-file verdicts depend on it)."""
+        code = getattr(self, "_code", None) or _code_fingerprint()
+        ns = hashlib.blake2b(f"{code}|{_config_fingerprint(config)}|{os.getcwd()}".encode(), digest_size=16).hexdigest()
+        other = type(self)(self.directory, ns, self.inside)
+        other._code = code
+        return other
 
     @staticmethod
     def key(display: str, raw: bytes) -> str:

@@ -20,6 +20,10 @@ def escape_property(text: str) -> str:
 def render_github(report: Report) -> str:
     lines = []
     for f in report.findings:
+        if f.file == "-":  # stdin without --stdin-filename (and no chart template found): an annotation on no file
+            props = [f"title={escape_property(f'karplint {f.code} ({f.slug}) in {f.file}:{f.span.line}')}"]
+            lines.append(f"::{LEVELS[f.severity]} {','.join(props)}::{escape_data(f.message)}")
+            continue
         props = [f"file={escape_property(f.file)}", f"line={f.span.line}"]
         if f.span.end_line == f.span.line:
             props += [f"col={f.span.column}", f"endLine={f.span.end_line}", f"endColumn={f.span.end_column}"]

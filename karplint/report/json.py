@@ -17,6 +17,8 @@ def summary(report: Report) -> dict:
     return {
         "files": report.files,
         "resources": report.resources,
+        "karpenter_resources": report.karpenter_resources,
+        "nothing_checked": report.nothing_checked(),
         "findings": len(report.findings),
         "by_severity": report.counts(),
         "by_code": dict(sorted(by_code.items())),
@@ -24,6 +26,13 @@ def summary(report: Report) -> dict:
         "fail_on": report.config.fail_on,
         "failed": report.failed(),
         "karpenter_version": str(report.config.karpenter_version),
+        # where it came from: "default", "--karpenter-version", the configuration file, or the repository's
+        # files (each version read from them, where, and how many files were checked against it)
+        "karpenter_version_source": (escape.line(report.karpenter_versions[0][1]) if len(report.karpenter_versions) == 1
+                                     else "repository" if report.karpenter_versions
+                                     else report.config.karpenter_version_source),
+        "karpenter_versions": [{"version": v, "source": escape.line(where), "files": k}
+                               for v, where, k in report.karpenter_versions],
     }
 
 

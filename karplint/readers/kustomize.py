@@ -1,0 +1,67 @@
+"""Kustomize patches: the files a `kustomization.yaml` applies as patches are not complete objects.
+
+A strategic-merge patch (`patches: [{path: x.yaml}]`, `patchesStrategicMerge: [x.yaml]`) sets a few fields of a
+NodePool or EC2NodeClass defined elsewhere; checked as a whole object it would get "spec.template is required".
+`patch_files` finds them before the check (in the files of the run; only `kustomization.yaml`/`.yml` files that
+mention patches are parsed); the engine then checks what a patch sets (`PATCH_RULES`: types, enums, formats,
+unknown and moved fields, bounds) and nothing that needs the whole object (required fields, CEL rules, rules
+about what is missing, cross-file rules). A JSON 6902 patch (`patchesJson6902`, or `patches` entries whose file
+is a list of operations) is a list, not an object: it is recognised and left alone. Patches written inline in the
+kustomization (`patch: |-`) are not checked.
+
+`kubectl kustomize DIR | karplint check -` checks the built objects, complete, as any other stream.
+"""
+
+from __future__ import annotations
+
+import os
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml")
+# What a patch is checked for: the schema classes that judge the values it sets (not KPL103 required fields).
+PATCH_RULES = frozenset({"KPL100", "KPL101", "KPL102", "KPL104", "KPL105", "KPL106"})
+MAX_KUSTOMIZATION_BYTES = 1 << 20
+
+
+def _paths(data: dict) -> list[str]:
+    out: list[str] = []
+    for key in ("patches", "patchesStrategicMerge", "patchesJson6902"):
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, str) and "\n" not in item and item.strip():  # (an inline patch is multi-line)
+                out.append(item.strip())
+            elif isinstance(item, dict) and isinstance(item.get("path"), str):
+                out.append(item["path"])
+    return out
+
+
+def patch_files(inputs, read) -> frozenset:
+    """Display paths of the inputs that a kustomization among `inputs` applies as patches. `read(abspath, limit)`
+    reads a file (OSError: skipped)."""
+    from karplint.readers.loader import decode, load
+
+    kustomizations = [i for i in inputs if i.abspath is not None and os.path.basename(i.display) in KUSTOMIZATION_FILES]
+    if not kustomizations:
+        return frozenset()
+    by_path = {os.path.normpath(i.abspath): i.display for i in inputs if i.abspath is not None}
+    out: set[str] = set()
+    for k in kustomizations:
+        try:
+            raw = read(k.abspath, MAX_KUSTOMIZATION_BYTES)
+        except OSError:
+            continue
+        if b"atches" not in raw or len(raw) > MAX_KUSTOMIZATION_BYTES:
+            continue
+        src = decode(k.display, raw, k.abspath)
+        if not hasattr(src, "text"):
+            continue
+        docs, _problems = load(src)
+        base = os.path.dirname(os.path.normpath(k.abspath))
+        for doc in docs:
+            if isinstance(doc.data, dict):
+                for rel in _paths(doc.data):
+                    hit = by_path.get(os.path.normpath(os.path.join(base, rel)))
+                    if hit is not None:
+                        out.add(hit)
+    return frozenset(out)
