@@ -127,7 +127,7 @@ def _parse_int(text: str, bits: int, unsigned: bool, base0: bool = True) -> str 
     fn = "ParseUint" if unsigned else "ParseInt"
     s = text
     neg = False
-    if s[:1] in "+-" and not unsigned:
+    if s and s[0] in "+-" and not unsigned:
         neg = s[0] == "-"
         s = s[1:]
     base = 10

@@ -67,6 +67,9 @@ def test_valid_argv_has_no_problems(argv):
 
 @pytest.mark.parametrize("kind,value,error", [
     ("int32", "20.5", 'strconv.ParseInt: parsing "20.5": invalid syntax'),
+    ("int32", "", 'strconv.ParseInt: parsing "": invalid syntax'),
+    ("int32", "-", 'strconv.ParseInt: parsing "-": invalid syntax'),
+    ("uint64", "-1", 'strconv.ParseUint: parsing "-1": invalid syntax'),
     ("int32", "3000000000", 'strconv.ParseInt: parsing "3000000000": value out of range'),
     ("bool", "yes", 'strconv.ParseBool: parsing "yes": invalid syntax'),
     ("duration", "5", 'time: missing unit in duration "5"'),
@@ -100,3 +103,18 @@ def test_availability_and_suggestions():
 def test_bool_flags_from_the_table_stand_alone():
     flags = parse_kubelet_args(["--seccomp-default", "--max-pods", "5"])
     assert [(u.name, u.value) for u in flags.uses] == [("seccomp-default", None), ("max-pods", "5")]
+
+
+def test_problems_never_raise_on_arbitrary_argv():
+    from hypothesis import given, settings, strategies as st
+
+    word = st.text(alphabet=st.sampled_from(list("-=,:<.0123456789abcxyzmpKMGi_ \"'µ")), max_size=12)
+    names = st.sampled_from(["--max-pods", "--kube-reserved", "--sync-frequency", "--feature-gates", "--node-ip",
+                             "--eviction-hard", "--tls-cipher-suites", "--v", "-v", "--maxpods", "-m"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.one_of(word, st.builds(lambda n, v: f"{n}={v}", names, word)), max_size=6))
+    def check(argv):
+        kf.problems(parse_kubelet_args(argv), argv)
+
+    check()
