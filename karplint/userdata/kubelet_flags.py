@@ -308,4 +308,9 @@ def problems(flags, argv: list[str]) -> list[FlagProblem]:
             if bad is not None:
                 out.append(FlagProblem(BAD_RESOURCE, use.name, i, f"--{use.name} {bad[0]}",
                                        vs + bad[1], vs + bad[2], use.value_index))
+    for k in flags.missing_value:  # `--maxpods` as the last word: pflag reports the unknown name first
+        word = argv[k]
+        raw = word.lstrip("-").partition("=")[0]
+        if word.startswith("--") and unknown_everywhere(raw.replace("_", "-")):
+            out.append(FlagProblem(UNKNOWN, raw.replace("_", "-"), -1, f"unknown flag: --{raw}", 0, len(raw) + 2, k))
     return out

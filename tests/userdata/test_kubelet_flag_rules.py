@@ -100,6 +100,12 @@ def test_availability_and_suggestions():
     assert kf.parse_minor("v1.31.2") == "1.31" and kf.parse_minor("latest") is None
 
 
+def test_unknown_flag_as_last_word_is_unknown_not_missing_a_value():
+    argv = ["--max-pods=3", "--maxpods"]
+    (p,) = kf.problems(parse_kubelet_args(argv), argv)
+    assert (p.kind, p.message, p.word_index) == (kf.UNKNOWN, "unknown flag: --maxpods", 1)
+
+
 def test_bool_flags_from_the_table_stand_alone():
     flags = parse_kubelet_args(["--seccomp-default", "--max-pods", "5"])
     assert [(u.name, u.value) for u in flags.uses] == [("seccomp-default", None), ("max-pods", "5")]
@@ -118,3 +124,16 @@ def test_problems_never_raise_on_arbitrary_argv():
         kf.problems(parse_kubelet_args(argv), argv)
 
     check()
+
+
+def test_render_marks_nodes_whose_kubelet_refuses_its_flags():
+    from karplint.userdata.render import pairs, render_node
+    from .ud_nodes_helpers import model_of
+
+    text = fixture_text("kubelet_flag_table.yaml")
+    nodes = {nc.name: render_node(nc, np) for nc, np in pairs(model_of(text))}
+    custom, al2023 = nodes["custom-flags"], nodes["al2023-flags"]
+    assert "--maxpods=20" in custom.kubelet_argv and custom.taints is None
+    assert any("unknown flag: --maxpods" in n and "never joins" in n for n in custom.notes)
+    assert "--eviction-hard=memory.available=100Mi" in al2023.kubelet_argv
+    assert any("unknown shorthand flag" in n and "never joins" in n for n in al2023.notes)
