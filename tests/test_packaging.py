@@ -60,6 +60,7 @@ def test_wheel_ships_rule_docs_and_schemas(tmp_path: Path):
     assert any(n.startswith("karplint/_data/schemas/") for n in names)
     assert "karplint/userdata/bashlex_tables.json" in names  # bashlex's parser tables (else computed at import)
     assert "karplint/provisioning/instance_types.json" in names  # the instance-type catalog
+    assert "karplint/userdata/kubelet_flags.json" in names  # the kubelet flag table (KPL216-KPL218)
 
 
 @pytest.mark.slow

@@ -712,10 +712,14 @@ def malformed_mime_userdata(res, ctx):
 # ------------------------------------------------------------------------------------------------ KPL211
 
 @rule("KPL211", "kubelet-modified-after-bootstrap", category="userdata", severity="warning",
-      summary="kubelet restarted, its configuration edited, or bootstrap.sh run again after bootstrap.sh started it",
+      summary="kubelet restarted, its configuration edited, or bootstrap.sh run again after bootstrap.sh started it "
+              "(on AL2023: edited or restarted from a shell part instead of a NodeConfig)",
       kinds=NODECLASS)
 def kubelet_modified_after_bootstrap(res, ctx):
     a = _analysis(res)
+    if a is not None and _nodeadm_configures_kubelet(a):
+        yield from _nodeadm_kubelet_edits(res, ctx, a)
+        return
     if a is None or not _runs_al2_bootstrap(a) or a.family == ct.AL2:
         return  # AL2: Karpenter's bootstrap runs after all user parts (KPL207 covers a user call)
     first = None
@@ -745,6 +749,57 @@ def kubelet_modified_after_bootstrap(res, ctx):
                              f"{w.path.rsplit('/', 1)[-1]} is modified ({w.how}) after bootstrap.sh started the "
                              "kubelet\nhelp: edit it before the bootstrap.sh call\n"
                              f"note: the running kubelet does not see the change to {w.path} until it restarts")
+
+
+def _nodeadm_configures_kubelet(a: UserDataAnalysis) -> bool:
+    """nodeadm (AL2023) writes the kubelet's configuration and starts it: AL2023, or Custom with a NodeConfig part and
+    no bootstrap.sh call."""
+    if a.family == ct.AL2023:
+        return True
+    return a.family == ct.CUSTOM and not a.bootstraps and any(p.kind == ct.NODECONFIG for p in a.parts)
+
+
+# AL2's kubelet files, which the AL2023 kubelet never reads (its unit runs `/usr/bin/kubelet $NODEADM_KUBELET_ARGS`
+# with nodeadm's config.json and config.json.d/).
+AL2_ONLY_KUBELET_FILES = ("/etc/kubernetes/kubelet/kubelet-config.json", "/etc/sysconfig/kubelet")
+NODEADM_KUBELET_FILES = ("/etc/kubernetes/kubelet/config.json", "/etc/eks/kubelet/environment")
+
+
+def _nodeadm_kubelet_edits(res, ctx, a: UserDataAnalysis):
+    """KPL211 on AL2023: shell parts that edit the kubelet files nodeadm owns (or AL2's, which nothing reads there),
+    set KUBELET_EXTRA_ARGS in a kubelet drop-in, or restart the kubelet nodeadm starts."""
+    help_ = ("help: put the setting in a NodeConfig part (`application/node.eks.aws`): `spec.kubelet.config` for "
+             "KubeletConfiguration fields, `spec.kubelet.flags` for flags")
+    for part in a.shell_parts:
+        script = part.script
+        starts = sorted(c.start for c in script.commands)
+        for w in kubelet_config_writes(script):
+            span = part.view.span(w.start, w.end)
+            if w.path in AL2_ONLY_KUBELET_FILES:
+                yield ctx.at(res, res.doc, span,
+                             f"{w.path} is AL2's kubelet configuration: the AL2023 kubelet never reads it\n{help_}\n"
+                             "note: on AL2023 nodeadm writes /etc/kubernetes/kubelet/config.json and config.json.d/ "
+                             "from the NodeConfigs, so this edit has no effect")
+            elif w.path.startswith(NODEADM_KUBELET_FILES):
+                yield ctx.at(res, res.doc, span,
+                             f"{w.path} is modified ({w.how}) from a shell part on AL2023, where nodeadm owns it\n"
+                             f"{help_}\nnote: nodeadm writes the kubelet's config.json, its config.json.d drop-ins "
+                             "and /etc/eks/kubelet/environment from the merged NodeConfigs and starts the kubelet "
+                             "itself; an edit made beside it is overwritten or missed, or needs a restart that races "
+                             "with registration")
+            elif w.path.startswith("/etc/systemd/system/kubelet.service"):
+                nxt = next((s for s in starts if s > w.cmd.start), len(script.text))
+                if "KUBELET_EXTRA_ARGS" in script.text[w.cmd.start:nxt]:
+                    yield ctx.at(res, res.doc, span,
+                                 f"{w.path} sets KUBELET_EXTRA_ARGS, which the AL2023 kubelet never reads\n{help_}\n"
+                                 "note: AL2023's kubelet unit runs `/usr/bin/kubelet $NODEADM_KUBELET_ARGS`, the flags "
+                                 "nodeadm writes to /etc/eks/kubelet/environment; KUBELET_EXTRA_ARGS is AL2's")
+        for cmd in kubelet_restarts(script):
+            yield ctx.at(res, res.doc, part.view.span(cmd.start, cmd.end),
+                         f"the kubelet is restarted from a shell part on AL2023\n{help_}\n"
+                         "note: nodeadm configures and starts the kubelet; restarting it from userData (the 'edit, "
+                         "then restart' pattern of AL2) can register the node before or without the intended "
+                         "configuration")
 
 
 # ------------------------------------------------------------------------------------------------ KPL212

@@ -361,6 +361,15 @@ KUBELET_BOOL_FLAGS = frozenset({
 SHORTHANDS = {"v": "v", "h": "help"}
 
 
+def is_bool_flag(name: str) -> bool:
+    """pflag NoOptDefVal "true": the flag stands alone (the kubelet flag table's bool flags, plus removed ones)."""
+    if name in KUBELET_BOOL_FLAGS:
+        return True
+    from karplint.userdata.kubelet_flags import bool_flags
+
+    return name in bool_flags()
+
+
 @dataclass
 class FlagUse:
     """One occurrence of a flag in the argv."""
@@ -398,7 +407,7 @@ def normalise_flag_name(name: str) -> str:
 def _bool_or_next_value(flags: KubeletFlags, name: str, argv: list[str], i: int) -> int:
     """pflag, for a flag at argv[i] written without `=`: a boolean flag stands alone, any other takes the next
     word as its value. Returns the index of the last word used."""
-    if name in KUBELET_BOOL_FLAGS:
+    if is_bool_flag(name):
         flags.uses.append(FlagUse(name, None, i, i, len(argv[i])))
     elif i + 1 < len(argv):
         flags.uses.append(FlagUse(name, argv[i + 1], i, i + 1, 0))
@@ -433,7 +442,7 @@ def parse_kubelet_args(argv: list[str]) -> KubeletFlags:
             name = SHORTHANDS.get(short[:1], short)
             if eq:
                 flags.uses.append(FlagUse(name, val, i, i, len(short) + 2))
-            elif len(short) > 1 and name not in KUBELET_BOOL_FLAGS:  # -v2
+            elif len(short) > 1 and not is_bool_flag(name):  # -v2
                 flags.uses.append(FlagUse(name, short[1:], i, i, 2))
             else:
                 i = _bool_or_next_value(flags, name, argv, i)

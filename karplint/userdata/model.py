@@ -99,6 +99,8 @@ class BootstrapAnalysis:
     label_errors: list[tuple[KubeletWord, int, LabelError]] = field(default_factory=list)
     unverifiable: bool = False  # the extra args contain expansions we could not resolve
     kubelet_fails: bool = False  # kubelet exits (bad flag value) or systemd cannot exec it
+    # minor-independent kubelet flag verdicts (unknown names, values pflag rejects): `kubelet_flags.FlagProblem`s
+    flag_problems: list = field(default_factory=list)
     # for a dynamic value: the flags its literal text names (values unknown), for rules that only need flag names
     flag_names_only: KubeletFlags | None = None
     # bootstrap.sh's own checks after option parsing that exit 1 before the kubelet is configured
@@ -390,6 +392,11 @@ def _analyse_extra_args(ba: BootstrapAnalysis) -> None:
     ba.kubelet_argv = argv
     flags = parse_kubelet_args([w.value for w in argv])
     ba.flags = flags
+    from karplint.userdata.kubelet_flags import problems
+
+    ba.flag_problems = problems(flags, [w.value for w in argv])
+    if ba.flag_problems:
+        ba.kubelet_fails = True  # `unknown flag`, `invalid argument ... for "--x" flag`: the kubelet exits at start
     taint_uses = [u for u in flags.all("register-with-taints") if u.value is not None]
     for use in taint_uses:
         taints, errors = parse_taints(use.value)

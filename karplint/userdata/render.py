@@ -58,6 +58,17 @@ def _labels_from_argv(argv: list[str]) -> dict[str, str]:
     return labels
 
 
+def _note_flag_problems(out: RenderedNode, argv: list[str]) -> None:
+    """NodeConfig kubelet.flags the kubelet refuses (unknown names, wrong value types): the node never joins."""
+    from karplint.userdata.kubelet import parse_kubelet_args
+    from karplint.userdata.kubelet_flags import problems
+
+    found = problems(parse_kubelet_args(argv), argv)
+    if found:
+        why = "; ".join(p.message for p in found[:3])
+        out.notes.append(f"the kubelet exits at start ({why}) (see KPL216/KPL217): the node never joins")
+
+
 def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = None) -> RenderedNode:
     """Everything `karplint render` shows for one EC2NodeClass (with one of its NodePools, if any)."""
     from karplint.userdata.model import analyze
@@ -106,6 +117,7 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
         out.labels = _labels_from_argv(argv_words)
         if any(d.fatal for d in user_docs):
             out.notes.append("nodeadm cannot decode a user NodeConfig: the node never joins (see KPL233)")
+        _note_flag_problems(out, [w for w, _, _ in nodeadm.kubelet_argv(user_docs)])
     elif family == ct.BOTTLEROCKET:
         settings = merged.bottlerocket_settings
         if settings is not None:
@@ -146,7 +158,9 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
                     out.notes.append("bootstrap.sh exits 1 before configuring the kubelet (see KPL202): the node "
                                      "never joins")
                 elif ba.kubelet_fails:
-                    out.notes.append("the kubelet exits at start (see KPL203/KPL204/KPL205): the node never joins")
+                    why = "; ".join(p.message for p in ba.flag_problems[:3])
+                    out.notes.append("the kubelet exits at start" + (f" ({why})" if why else "") +
+                                     " (see KPL203/KPL204/KPL205/KPL216/KPL217): the node never joins")
                 if ba.kubelet_argv:
                     prefix = written_extra_args(ba.call, "").split()  # bootstrap.sh's own additions (Outposts)
                     out.kubelet_argv = BASE_ARGV[ct.AL2] + prefix + [w.value for w in ba.kubelet_argv]
@@ -156,6 +170,7 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
             if docs:
                 words = [w for w, _, _ in nodeadm.kubelet_argv(docs)]
                 out.kubelet_argv = BASE_ARGV[ct.AL2023] + words
+                _note_flag_problems(out, words)
                 out.labels = _labels_from_argv(words)
                 merged_cfg = nodeadm.merge_nodeconfigs([d.data for d in docs])
                 out.kubelet_config = ((merged_cfg.get("spec") or {}).get("kubelet") or {}).get("config")

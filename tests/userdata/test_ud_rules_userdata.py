@@ -178,6 +178,8 @@ UPSTREAM_EXPECTED = {
     "custom-family.yaml": [("KPL206", 63, 5), ("KPL201", 63, 38), ("KPL210", 65, 5)],
     "custom-family-with-alias.yaml": [("KPL213", 51, 13), ("KPL210", 64, 5)],
     "al2023-custom-userdata.yaml": [("KPL210", 69, 5)],
+    # named "al2" but selects al2023@latest: AL2's kubelet-config.json and KUBELET_EXTRA_ARGS are not read on AL2023
+    "al2-kubelet-log-query.yaml": [("KPL211", 63, 16), ("KPL211", 69, 93), ("KPL211", 70, 91)],
 }
 
 
@@ -353,3 +355,47 @@ def test_render_custom_outpost_and_split_words():
     assert node.kubelet_argv[len(BASE_ARGV["AL2"]):] == [
         "--bootstrap-kubeconfig", "/var/lib/kubelet/bootstrap-kubeconfig",
         "--register-with-taints=karpenter.sh/unregistered:NoExecute", "--max-pods=20", "--v=2"]
+
+
+AL2023_EDIT_RESTART = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: al2023
+spec:
+  amiFamily: AL2023
+  amiSelectorTerms:
+    - alias: al2023@v20240807
+  role: KarpenterNodeRole-demo
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+  securityGroupSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+  userData: |
+    MIME-Version: 1.0
+    Content-Type: multipart/mixed; boundary="B"
+
+    --B
+    Content-Type: text/x-shellscript
+
+    #!/bin/bash
+    sed -i 's/"maxPods": 29/"maxPods": 50/' /etc/kubernetes/kubelet/config.json
+    echo '{"maxPods": 50}' > /etc/kubernetes/kubelet/config.json.d/50-mine.conf
+    mkdir -p /etc/systemd/system/kubelet.service.d
+    cat > /etc/systemd/system/kubelet.service.d/10-pre.conf <<'EOF'
+    [Service]
+    ExecStartPre=/bin/true
+    EOF
+    systemctl restart kubelet
+
+    --B--
+"""
+
+
+def test_al2023_shell_part_editing_kubelet_config_and_restarting_it():
+    found = [f for f in ud_findings(AL2023_EDIT_RESTART) if f.code == "KPL211"]
+    assert codes(found) == [("KPL211", 22, 45), ("KPL211", 23, 28), ("KPL211", 29, 5)]
+    assert "nodeadm owns it" in found[0].message and "help: put the setting in a NodeConfig" in found[0].message
+    assert at(AL2023_EDIT_RESTART, found[2]) == "systemctl restart kubelet"
+    # a systemd drop-in that only adds ExecStartPre (no KUBELET_EXTRA_ARGS) is not reported
+    assert not any(f.line == 25 for f in found)

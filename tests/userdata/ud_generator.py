@@ -103,7 +103,44 @@ def _bash(r: random.Random) -> str:
     ])
 
 
-GENERATORS = {"quoting": _quoting, "systemd": _systemd, "validation": _validation, "bash": _bash}
+# kubelet flag names and value types. A real kubelet cannot run here: the "real outcome" of these classes is the
+# drop-in the real bootstrap.sh wrote, split by the systemd 219 port (checked against its C code), then judged by the
+# kubelet flag table generated from the kubelet's registration code (scripts/gen_kubelet_flags.py).
+FLAG_NAMES = ["--maxpods=20", "--register-with-taint=a=b:NoSchedule", "--node-label=a=b", "--kube-reserve=cpu=1",
+              "--max_pods=20", "--eviction_hard=memory.available<5%", "-max-pods=20", "--network-plugin=cni",
+              "--allow-privileged=true", "--container-runtime=remote", "--keep-terminated-pod-volumes",
+              "--cpu-cfs-quota=false", "--image-gc-high-threshold=85", "--seccomp-default", "--logtostderr",
+              "--maxPods=20", "--registerWithTaints=a:NoSchedule", "--v=2", "--node-ip=10.0.0.1",
+              "--pod-max-pids=4096"]
+FLAG_VALUES = ["--max-pods=20.5", "--max-pods=20", "--max-pods=0x14", "--max-pods=1_0", "--max-pods=", "--max-pods 30",
+               "--kube-reserved=cpu", "--kube-reserved=cpu=100m,memory=1Gi", "--kube-reserved=gpu=1",
+               "--kube-reserved=memory=1Gb", "--system-reserved=cpu=100m,,memory=100Mi", "--sync-frequency=5",
+               "--sync-frequency=5s", "--eviction-hard=memory.available<100Mi", "--eviction-hard=memory.available=1Gi",
+               "--feature-gates=A=true,B=false", "--feature-gates=A=yes", "--fail-swap-on=no", "--fail-swap-on=false",
+               "--healthz-bind-address=127.0.0", "--healthz-bind-address=127.0.0.1", "--event-qps=2147483648",
+               "--cpu-cfs-quota=maybe", "--pod-max-pids=-1", "--image-gc-high-threshold=85%",
+               "--node-status-update-frequency=1m30s", "--tls-cipher-suites=a,\"b", "--cluster-dns=10.100.0.10"]
+
+
+def _kubelet_flags(r: random.Random, pool: list[str]) -> str:
+    words = [f"--register-with-taints={r.choice(TAINTS)}"] + r.sample(pool, r.randint(1, 3))
+    r.shuffle(words)
+    return " ".join(words)
+
+
+def _kubelet_name(r: random.Random) -> str:
+    return f"#!/bin/bash\n{HEAD} --kubelet-extra-args '{_kubelet_flags(r, FLAG_NAMES)}'\n"
+
+
+def _kubelet_type(r: random.Random) -> str:
+    f = _kubelet_flags(r, FLAG_VALUES)
+    quote = "'" if "'" not in f else '"'
+    return f"#!/bin/bash\n{HEAD} --kubelet-extra-args {quote}{f}{quote}\n"
+
+
+GENERATORS = {"quoting": _quoting, "systemd": _systemd, "validation": _validation, "bash": _bash,
+              "kubelet-name": _kubelet_name, "kubelet-type": _kubelet_type}
+KUBELET_CLASSES = ("kubelet-name", "kubelet-type")
 
 
 def generate(n: int, seed: int = 15) -> list[Case]:
@@ -151,10 +188,55 @@ def predict(userdata: str) -> tuple[bool | str, str | None]:
     return True, value or None
 
 
+def predict_kubelet_starts(userdata: str) -> bool | str:
+    """karplint's verdict on the kubelet of the last bootstrap.sh call: it starts (True), exits at start (False)."""
+    from karplint.userdata.model import analyze
+
+    a = analyze(custom_nodeclass(userdata))
+    ba = a.last_bootstrap if a is not None else None
+    if ba is None or ba.no_kubelet:
+        return False
+    if ba.unverifiable:
+        return UNKNOWN
+    return not ba.kubelet_fails
+
+
+def real_kubelet_starts(dropin: str | None) -> bool:
+    """What the kubelet does with the drop-in the real bootstrap.sh wrote: systemd 219 (the port) parses
+    `Environment=` and splits `$KUBELET_EXTRA_ARGS` for ExecStart; the kubelet parses the words with pflag (names and
+    types from the flag table) and validates taints and labels."""
+    from karplint.userdata import kubelet as kl
+    from karplint.userdata import kubelet_flags as kf
+    from karplint.userdata import systemd219 as sd
+
+    if dropin is None:
+        return True
+    env = sd.parse_service_environment(dropin, list(range(len(dropin))))
+    if "KUBELET_EXTRA_ARGS" not in env.values:
+        return True
+    assigned = env.values["KUBELET_EXTRA_ARGS"][0]
+    rc, words, _ = sd.strv_split_quoted(assigned, relax=True)
+    if rc < 0:
+        return False  # systemd cannot split it: the exec fails
+    argv = ["".join(assigned[k] for k in w) for w in words]
+    flags = kl.parse_kubelet_args(argv)
+    if flags.positionals or flags.missing_value or kf.problems(flags, argv):
+        return False
+    for use in flags.all("register-with-taints"):
+        if use.value is not None and any(e.fatal for e in kl.parse_taints(use.value)[1]):
+            return False
+    labels = [lab for use in flags.all("node-labels") if use.value for lab in kl.parse_node_labels(use.value)]
+    return not kl.validate_node_labels(labels)
+
+
 def compare(case: Case, outcome) -> str | None:
     """None when karplint agrees with the sandbox, else why not."""
     joins, value = predict(case.userdata)
     real = (outcome.node_joins, outcome.extra_args_value() if outcome.node_joins else None)
-    if (joins, value if joins is True else None) == real:
-        return None
-    return f"karplint {(joins, value)!r} != sandbox {real!r}"
+    if (joins, value if joins is True else None) != real:
+        return f"karplint {(joins, value)!r} != sandbox {real!r}"
+    if case.klass in KUBELET_CLASSES and outcome.node_joins:
+        mine, theirs = predict_kubelet_starts(case.userdata), real_kubelet_starts(outcome.extra_args_dropin)
+        if mine != theirs:
+            return f"kubelet starts: karplint {mine!r} != drop-in + flag table {theirs!r}"
+    return None
