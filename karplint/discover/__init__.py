@@ -12,6 +12,10 @@ from pathlib import Path
 from typing import Callable
 
 EXTENSIONS = (".yaml", ".yml", ".json")
+# files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown code
+# blocks): read by karplint.readers.embedded, after a cheap check of their bytes
+EMBEDDING_EXTENSIONS = (".tf", ".tftpl", ".tpl", ".sh", ".bash", ".md", ".markdown")
+_ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".terraform", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".karplint_cache", ".hypothesis", ".cache",
@@ -310,7 +314,7 @@ def discover(
                             is_dir = False
                         if is_dir:  # a directory named *.yaml is walked, never read
                             dirs.append(entry)
-                        elif name.endswith(EXTENSIONS) or name.lower().endswith(EXTENSIONS):  # mostly no copy
+                        elif name.endswith(_ALL_EXTENSIONS) or name.lower().endswith(_ALL_EXTENSIONS):  # mostly no copy
                             files.append(name)
                         if name == ".gitignore":
                             has_gitignore = True
