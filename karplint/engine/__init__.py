@@ -462,11 +462,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 results.extend(_resolve(v, r.code, r.code) for v in r.check(file_model, _context(file_model, config)) or ())
             except Exception as exc:  # noqa: BLE001
                 results.append(_internal(r, exc, fr.documents[0], None))
-    if any(doc.fragment for doc in fr.documents):  # documentation snippets: what they leave out is not missing
-        from karplint.readers.embedded import FRAGMENT_SILENCED
+    if fr.source is not None and fr.documents and fr.documents[0].source is not fr.source:
+        from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
 
-        fragments = {_doc_key(doc) for doc in fr.documents if doc.fragment}
-        results = [x for x in results if not (x.code in FRAGMENT_SILENCED and x.doc in fragments)]
+        results = documentation_filter(results, fr.documents, _doc_key)
     summary.results = [x for x in results if x.rule not in needs_model]
     summary.needs_model = frozenset(needs_model)
     for _doc, res in resources:

@@ -36,9 +36,13 @@ _SUFFIXES = (
 )
 HOST_EXTENSIONS = tuple(s for s, _ in _SUFFIXES)
 
-# Results of these rules are dropped on documents that are documentation fragments (a Markdown block with an
-# elision `...`): what a snippet leaves out is not missing from any cluster.
-FRAGMENT_SILENCED = frozenset({"KPL103"})
+# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a required field:
+# KPL103) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts about
+# missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"), v1's
+# required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
+FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+# Blocks of one Markdown file are alternative examples, not one manifest: the same name twice is no conflict.
+DOCUMENTATION_SILENCED = frozenset({"KPL604"})
 
 # Regions per host file: a bound on the work a hostile file can cause (each region is parsed separately).
 MAX_REGIONS = 2_000
@@ -160,6 +164,19 @@ class Embedding:
         return replace(fix, edits=tuple(edits))
 
 
+def documentation_filter(results: list, documents: list, key) -> list:
+    """`results` (engine `Result`s of one file) without the verdicts that do not apply to documentation: see
+    FRAGMENT_SILENCED and DOCUMENTATION_SILENCED. `key(doc)` is the engine's document key (`Result.doc`)."""
+    docs = {key(d): d for d in documents
+            if d.source.embedding is not None and d.source.embedding.host_kind == "markdown"}
+    if not docs:
+        return results
+    fragments = {k for k, d in docs.items() if d.fragment} | \
+        {x.doc for x in results if x.code == "KPL103" and x.doc in docs}
+    return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
+        x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
+
+
 def host_span(doc, span: Span) -> Span:
     """`span` of `doc` on the file the user sees (unchanged for a plain YAML document)."""
     emb = getattr(doc.source, "embedding", None)
@@ -198,12 +215,51 @@ class Region:
     markdown: bool = False
 
 
-def _build(host: _Host, region: Region, kind: str) -> SourceFile:
+_INTERP = re.compile(r"\$\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
+_HOLE_LINE = re.compile(r"^[ \t]*\$\{[^\n]*\}[ \t]*\r?\n?$")
+
+
+def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
+    """A Terraform template line as YAML can read it when its holes would break the syntax (the second try,
+    after a syntax error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the
+    template inserts) becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow
+    mapping to YAML). Returns the new virtual length."""
+    if _HOLE_LINE.match(content) and ": " not in content and \
+            len(content) - len(content.lstrip(" ")) <= prev_indent:  # (deeper: the value of the key above)
+        emb.av.append(vlen)
+        emb.ah.append(hcs)
+        seg = content.replace("$", "#", 1)
+        parts.append(seg)
+        return vlen + len(seg)
+    pos = 0
+    for m in _INTERP.finditer(content):
+        before = content[:m.start()]
+        hole = m.group(0)
+        if before.count('"') % 2 or before.count("'") % 2:
+            continue  # already in a quoted scalar
+        q = "'" if '"' in hole else '"'
+        if q in hole:
+            continue
+        for text, h in ((content[pos:m.start()], hcs + pos), (q, hcs + m.start()), (hole, hcs + m.start()),
+                        (q, hcs + m.end())):
+            emb.av.append(vlen)
+            emb.ah.append(h)
+            parts.append(text)
+            vlen += len(text)
+        pos = m.end()
+    emb.av.append(vlen)
+    emb.ah.append(hcs + pos)
+    parts.append(content[pos:])
+    return vlen + len(content) - pos
+
+
+def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile:
     emb = Embedding(host_kind=kind)
     emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell)) if on)
     parts = ["\n" * (region.first - 1)]
     vlen = region.first - 1
     skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
+    prev_indent = -1  # indentation of the last line holding YAML (for `_masked_line`)
     prefix = None
     text = host.text
     for n in range(region.first, region.end):
@@ -240,6 +296,12 @@ def _build(host: _Host, region: Region, kind: str) -> SourceFile:
             parts.append(content[len(content) - nl:])
             vlen += nl
             continue
+        if mask and region.terraform and "${" in content and not _TF_ESCAPE.search(content):
+            vlen = _masked_line(content.replace("%{", "${"), hcs, vlen, parts, emb, prev_indent)
+            prev_indent = len(content) - len(content.lstrip(" "))
+            continue
+        if content.strip() and not content.lstrip().startswith("#"):
+            prev_indent = len(content) - len(content.lstrip(" "))
         if region.terraform and "{" in content:
             pos = 0
             for m in _TF_ESCAPE.finditer(content):
@@ -438,8 +500,14 @@ def load_host(src: SourceFile, kind: str | None = None):
         if not _is_kubernetes(vsrc.text):
             continue
         covered.append((r.first - 1, r.end + 1))
-        emb = vsrc.embedding
         got, probs = load(vsrc)
+        if r.terraform and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
+            # holes where YAML syntax cannot have them: try again with them quoted (never worse)
+            vsrc2 = _build(host, r, kind, mask=True)
+            got2, probs2 = load(vsrc2)
+            if not any(p.code == "KPL001" for p in probs2):
+                vsrc, got, probs = vsrc2, got2, probs2
+        emb = vsrc.embedding
         for p in probs:
             problems.append(Problem(p.code, p.message, emb.span(p.span, vsrc)))
         base = index
