@@ -213,6 +213,7 @@ class Region:
     terraform: bool = False  # template syntax of Terraform
     shell: bool = False  # an unquoted shell heredoc (not literal)
     markdown: bool = False
+    unterminated: str = ""  # a shell heredoc without its delimiter line: the delimiter
 
 
 _INTERP = re.compile(r"\$\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
@@ -412,12 +413,16 @@ def _shell_regions(host: _Host, first: int, end: int, outer: Region | None) -> l
             if (body.lstrip("\t") if dash else body) == marker:
                 close = k
                 break
+        missing = ""
+        if close is None and outer is None:
+            close, missing = end, marker  # bash reads a heredoc without its delimiter to the end of the file
         if close is None:
             n += 1
             continue
         # `<<-`: the shell strips every leading tab (after Terraform stripped its indentation)
         strip = _min_indent(host, n + 1, close) if dash else base
-        out.append(Region(n + 1, close, strip, " \t", terraform=bool(outer and outer.terraform), shell=not quoted))
+        out.append(Region(n + 1, close, strip, " \t", terraform=bool(outer and outer.terraform), shell=not quoted,
+                          unterminated=missing))
         n = close + 1
     return out
 
@@ -447,7 +452,8 @@ def markdown_regions(host: _Host) -> list[Region]:
                 break
         if close is None:
             close = total + 1
-        if lang in _YAML_LANGS:
+        if lang in _YAML_LANGS or (not lang and _is_kubernetes("".join(
+                host.line(k)[indent:] for k in range(n + 1, min(close, n + 200))))):
             out.append(Region(n + 1, close, indent, " \t", markdown=True))
         elif lang in _SHELL_LANGS:
             for r in _shell_regions(host, n + 1, close, Region(n + 1, close, indent)):
@@ -509,7 +515,11 @@ def load_host(src: SourceFile, kind: str | None = None):
                 vsrc, got, probs = vsrc2, got2, probs2
         emb = vsrc.embedding
         for p in probs:
-            problems.append(Problem(p.code, p.message, emb.span(p.span, vsrc)))
+            message = p.message
+            if r.unterminated and p.code == "KPL001":
+                message += (f"\nnote: the heredoc that starts on line {r.first - 1} has no `{r.unterminated}` line: "
+                            "the shell reads it to the end of the file")
+            problems.append(Problem(p.code, message, emb.span(p.span, vsrc)))
         base = index
         for d in got:
             d.index += base
