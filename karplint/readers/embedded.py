@@ -36,8 +36,8 @@ _SUFFIXES = (
 )
 HOST_EXTENSIONS = tuple(s for s, _ in _SUFFIXES)
 
-# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a required field:
-# KPL103) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts about
+# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a required part
+# of the object's top: KPL103 on `spec.x`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts about
 # missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"), v1's
 # required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
 FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
@@ -164,6 +164,16 @@ class Embedding:
         return replace(fix, edits=tuple(edits))
 
 
+# A snippet that leaves out one of these shows a part of the object (a NodePool's requirements alone); a leaf
+# missing under them (`nodeClassRef.group`) is a finding on an object that is otherwise written out.
+_STRUCTURAL = frozenset({"spec", "template", "nodeClassRef", "requirements", "subnetSelectorTerms",
+                         "securityGroupSelectorTerms", "amiSelectorTerms", "disruption"})
+
+
+def _structural(field: str) -> bool:
+    return field.count(".") <= 1 or field.rsplit(".", 1)[-1] in _STRUCTURAL
+
+
 def documentation_filter(results: list, documents: list, key) -> list:
     """`results` (engine `Result`s of one file) without the verdicts that do not apply to documentation: see
     FRAGMENT_SILENCED and DOCUMENTATION_SILENCED. `key(doc)` is the engine's document key (`Result.doc`)."""
@@ -171,8 +181,10 @@ def documentation_filter(results: list, documents: list, key) -> list:
             if d.source.embedding is not None and d.source.embedding.host_kind == "markdown"}
     if not docs:
         return results
+    # a part of the object's top is missing (`spec.template is required`, `spec.subnetSelectorTerms ...`):
+    # a snippet; a deeper field missing (`spec.template.spec.nodeClassRef.group`) is a finding on an object
     fragments = {k for k, d in docs.items() if d.fragment} | \
-        {x.doc for x in results if x.code == "KPL103" and x.doc in docs}
+        {x.doc for x in results if x.code == "KPL103" and x.doc in docs and _structural(x.message.split(" ", 1)[0])}
     return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
         x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
 
@@ -188,7 +200,8 @@ def host_span(doc, span: Span) -> Span:
 _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
-_ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>|#[ \t]*\.\.\.)[ \t]*\r?\n?$")
+_ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+_ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
 
 
 class _Host:
@@ -291,6 +304,8 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             blank = True
         elif region.markdown and _ELISION_LINE.match(content):
             blank = emb.fragment = True
+        elif region.markdown and "#" in content and _ELISION_COMMENT.match(content):
+            emb.fragment = True
         if blank:
             emb.av.append(vlen)
             emb.ah.append(hls + len(raw) - nl)
