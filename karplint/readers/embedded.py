@@ -402,9 +402,10 @@ def terraform_regions(host: _Host) -> list[Region]:
             continue
         strip = _min_indent(host, n + 1, end) if m.group(1) == "-" else 0
         r = Region(n + 1, end, strip, " \t", terraform=True)
-        out.append(r)
-        # a shell heredoc inside (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`)
-        out.extend(_shell_regions(host, n + 1, end, r))
+        # a shell script with heredocs (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`):
+        # its heredocs are the regions, not the script
+        inner = _shell_regions(host, n + 1, end, r)
+        out.extend(inner or [r])
         n = end + 1
     return out
 
