@@ -44,8 +44,10 @@ FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
 # Blocks of one Markdown file are alternative examples, not one manifest: the same name twice is no conflict.
 DOCUMENTATION_SILENCED = frozenset({"KPL604"})
 
-# Regions per host file: a bound on the work a hostile file can cause (each region is parsed separately).
+# Bounds on the work a hostile host file can cause: each region is parsed separately, from a text whose lines
+# before the region are empty (so that lines are the host's): regions parsed, and those empty lines in total.
 MAX_REGIONS = 2_000
+MAX_PADDING = 10_000_000
 
 _KARPENTER_KINDS = ("NodePool", "EC2NodeClass", "NodeClaim", "Provisioner", "AWSNodeTemplate", "AKSNodeClass")
 # `kind = "NodePool"` / `"kind" : "NodePool"` in HCL objects (kubernetes_manifest, yamlencode, jsonencode)
@@ -204,11 +206,29 @@ _ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
 _ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
 class _Host:
     def __init__(self, src: SourceFile):
         self.src = src
         self.text = src.text
         self.starts = src.line_starts()
+
+    _closers: dict | None = None
+
+    def candidates(self, marker: str, start: int):
+        """Line numbers >= start whose text, without surrounding whitespace, is `marker` (at most 8: a closing
+        line is usually the first; an index built once keeps a file of unclosed heredocs linear)."""
+        if self._closers is None:
+            self._closers = {}
+            for n in range(1, len(self.starts) + 1):
+                t = self.line(n).strip()
+                if 0 < len(t) <= 64 and _WORD.fullmatch(t):
+                    self._closers.setdefault(t, []).append(n)
+        found = self._closers.get(marker, ())
+        i = bisect.bisect_left(found, start)
+        return found[i:i + 8]
 
     def line(self, n: int) -> str:
         """Host line n (1-based) with its newline."""
@@ -267,10 +287,11 @@ def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding
     return vlen + len(content) - pos
 
 
-def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile:
+def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
+    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded)."""
     emb = Embedding(host_kind=kind)
     emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell)) if on)
-    parts = ["\n" * (region.first - 1)]
+    parts: list[str] = []  # the body; the empty lines before it are added once it is known to be wanted
     vlen = region.first - 1
     skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
     prev_indent = -1  # indentation of the last line holding YAML (for `_masked_line`)
@@ -344,10 +365,11 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
     emb.av.append(vlen)
     emb.ah.append(close_start)
     emb.prefix = prefix or ""
-    vsrc = SourceFile(path=host.src.path, text="".join(parts), abspath=host.src.abspath,
-                      encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline)
-    vsrc.embedding = emb
-    return vsrc
+    body = "".join(parts)
+    if not _is_kubernetes(body):
+        return None
+    return SourceFile(path=host.src.path, text="\n" * (region.first - 1) + body, abspath=host.src.abspath,
+                      encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline, embedding=emb)
 
 
 def _is_kubernetes(vtext: str) -> bool:
@@ -378,13 +400,10 @@ def _min_indent(host: _Host, first: int, end: int, chars: str = " \t") -> int:
     return best or 0
 
 
-def _close(host: _Host, start: int, marker: str, strip_tabs_only: bool = False, any_indent: bool = True) -> int | None:
-    for n in range(start, len(host.starts) + 1):
-        line = host.line(n).rstrip("\r\n")
-        body = line.lstrip("\t") if strip_tabs_only else (line.strip() if any_indent else line)
-        if body == marker and (any_indent or strip_tabs_only or line == marker):
-            return n
-    return None
+def _close(host: _Host, start: int, marker: str) -> int | None:
+    """The line closing a Terraform heredoc (the marker alone on a line, indentation allowed)."""
+    found = host.candidates(marker, start)
+    return found[0] if found else None
 
 
 def terraform_regions(host: _Host) -> list[Region]:
@@ -422,7 +441,9 @@ def _shell_regions(host: _Host, first: int, end: int, outer: Region | None) -> l
         dash, quoted, marker = m.group(1) == "-", bool(m.group(2) or m.group(3)), m.group(4)
         base = outer.strip if outer else 0
         close = None
-        for k in range(n + 1, end):
+        for k in host.candidates(marker, n + 1):
+            if k >= end:
+                break
             body = host.line(k).rstrip("\r\n")
             lead = len(body) - len(body.lstrip(" \t"))
             body = body[min(base, lead):]
@@ -517,17 +538,24 @@ def load_host(src: SourceFile, kind: str | None = None):
     host = _Host(src)
     index = 0
     covered: list[tuple[int, int]] = []
-    for r in found[:MAX_REGIONS]:
+    parsed = padding = 0
+    for r in found:
         vsrc = _build(host, r, kind)
-        if not _is_kubernetes(vsrc.text):
+        if vsrc is None:
             continue
+        parsed += 1
+        padding += r.first
+        if parsed > MAX_REGIONS or padding > MAX_PADDING:
+            problems.append(Problem("KPL004", f"more than {MAX_REGIONS:,} embedded YAML regions, or regions too far "
+                                    "into a long file, in one file; the rest is not checked", Span.point(r.first, 1)))
+            break
         covered.append((r.first - 1, r.end + 1))
         got, probs = load(vsrc)
         if r.terraform and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
             # holes where YAML syntax cannot have them: try again with them quoted (never worse)
             vsrc2 = _build(host, r, kind, mask=True)
-            got2, probs2 = load(vsrc2)
-            if not any(p.code == "KPL001" for p in probs2):
+            got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])
+            if vsrc2 is not None and not any(p.code == "KPL001" for p in probs2):
                 vsrc, got, probs = vsrc2, got2, probs2
         emb = vsrc.embedding
         for p in probs:
@@ -543,9 +571,6 @@ def load_host(src: SourceFile, kind: str | None = None):
             index = max(index, d.index + 1)
         index = max(index, base + 1)
         docs.extend(got)
-    if len(found) > MAX_REGIONS:
-        problems.append(Problem("KPL004", f"more than {MAX_REGIONS:,} embedded YAML regions in one file; the rest "
-                                "is not checked", Span.point(found[MAX_REGIONS].first, 1)))
     if kind == "terraform" and '"' in src.text:
         hit = hcl_notice(src, covered)
         if hit is not None:
