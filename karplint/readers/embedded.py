@@ -153,7 +153,7 @@ class Embedding:
         return Edit(h1, max(h1, h2), rep)
 
     def fix(self, fix):
-        if fix is None:
+        if fix is None or self.host_kind == "hcl":  # (fixes edit YAML, not HCL objects)
             return None
         from dataclasses import replace
 
@@ -524,6 +524,17 @@ def hcl_notice(src: SourceFile, covered: list[tuple[int, int]]):
     return None
 
 
+def _hcl_problem(what: str, span: Span, installed: bool):
+    from karplint.readers.loader import Problem
+
+    why = ("the object is not a literal `{ ... }` with apiVersion and kind keys" if installed else
+           "reading HCL objects needs the optional extra: pip install 'karplint[terraform]'")
+    return Problem("KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
+                   f"help: {why}; karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and "
+                   "templatefile() templates\nnote: the other Karpenter objects of this file are not checked either; "
+                   "one notice per file", span)
+
+
 def load_host(src: SourceFile, kind: str | None = None):
     """(documents, problems) of every Kubernetes YAML region of a host file, on host positions. One region
     with a syntax error never hides the others."""
@@ -575,12 +586,23 @@ def load_host(src: SourceFile, kind: str | None = None):
         hit = hcl_notice(src, covered)
         if hit is not None:
             what, span = hit
-            problems.append(Problem(
-                "KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
-                "help: karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and templatefile() "
-                "templates; `kubernetes_manifest` `manifest = {...}` and `yamlencode({...})` objects are not read\n"
-                "note: the other Karpenter objects of this file may not be checked either; one notice per file",
-                span))
+            from karplint.readers import hcl
+
+            if hcl.available():
+                try:
+                    objs, cut = hcl.load_objects(src, index)
+                except Exception as exc:  # noqa: BLE001 - an HCL file the grammar fails on: the notice below
+                    objs, cut = [], False
+                    problems.append(Problem("KPL009", f"Terraform HCL object with kind \"{what}\" could not be read "
+                                            f"({type(exc).__name__})", span))
+                docs.extend(objs)
+                if cut:
+                    problems.append(Problem("KPL004", f"more than {hcl.MAX_NODES:,} HCL nodes in Kubernetes objects "
+                                            "of one file; the rest is not checked", span))
+                elif not objs and not problems:
+                    problems.append(_hcl_problem(what, span, installed=True))
+            else:
+                problems.append(_hcl_problem(what, span, installed=False))
     return docs, problems
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from karplint.readers import hcl
 from karplint.testing import codes, lint
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "embedded"
@@ -18,8 +19,9 @@ EXPECTED = {
     "local-exec.tf": [("KPL705", 11, 7), ("KPL100", 22, 26)],
     # a suppression comment inside the heredoc; `${var.name}` and `$${literal}` are holes, never errors
     "suppressed.tf": [("KPL705", 7, 5), ("KPL101", 19, 23)],
-    # yamlencode({...}): not read, one notice
-    "radar-base-yamlencode.tf": [("KPL009", 8, 18)],
+    # yamlencode({...}): read with the terraform extra (the EC2NodeClass has neither role nor instanceProfile),
+    # else one notice
+    "radar-base-yamlencode.tf": [("KPL130", 83, 5)] if hcl.available() else [("KPL009", 8, 18)],
     # templatefile() templates: %{ if } directives, ${indent(8, ...)} lines, `[${x}]` in a flow sequence
     "sphtech-nodepool.tftpl": [],
     "github-runner-nodepool.tpl": [("KPL801", 1, 13)],
@@ -72,3 +74,53 @@ def test_else_branch_is_dropped():
     text = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n%{ if x }\n  name: a\n%{ else }\n"
             "  name: b\n%{ endif }\n")
     assert [f.code for f in lint({"np.yaml.tpl": text}) if f.code in ("KPL001", "KPL002")] == []
+
+
+MANIFEST = """resource "kubernetes_manifest" "nodepool" {
+  manifest = {
+    apiVersion = "karpenter.sh/v1"
+    kind       = "NodePool"
+    metadata = {
+      name = "default"
+    }
+    spec = {
+      template = {
+        spec = {
+          nodeClassRef = {
+            group = "karpenter.k8s.aws"
+            kind  = "EC2NodeClass"
+            name  = var.node_class
+          }
+          requirements = [
+            {
+              key      = "karpenter.sh/capacity-type"
+              operator = "In"
+              values   = ["spot", "on-demand"]
+            }
+          ]
+          taints = [{ key = "dedicated", value = "gpu", effect = "NoSchedul" }]
+          expireAfter = "720h"
+        }
+      }
+      disruption = {
+        consolidationPolicy = "WhenEmptyOrUnderutilized"
+        consolidateAfter    = "${var.after}"
+      }
+    }
+  }
+}
+"""
+
+
+def test_kubernetes_manifest_hcl_object():
+    pytest.importorskip("tree_sitter_hcl")
+    found = lint({"main.tf": MANIFEST})
+    assert codes(found) == [("KPL705", 8, 5), ("KPL101", 23, 66)]
+    assert all(f.fix is None for f in found)  # fixes edit YAML, never HCL
+
+
+def test_kubernetes_manifest_without_the_extra_is_a_notice(monkeypatch):
+    monkeypatch.setattr(hcl, "available", lambda: False)
+    found = lint({"main.tf": MANIFEST})
+    assert codes(found) == [("KPL009", 4, 18)]
+    assert "pip install 'karplint[terraform]'" in found[0].message
