@@ -478,6 +478,9 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     run_rules: set[str] = set()
     if reads:
         for doc, res in resources:
+            emb = doc.source.embedding
+            if emb is not None and emb.host_kind == "markdown":
+                continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
             codes = reads.match(doc, res)
             if codes:
                 run_docs.append(doc)
