@@ -281,6 +281,8 @@ def discover(
         if real in seen:
             return
         seen.add(real)
+        if chart is not None and display.lower().endswith(EMBEDDING_EXTENSIONS):
+            return  # a chart's _helpers.tpl, NOTES or README: Helm's, not manifests
         if chart is not None and _looks_like_template(abspath):
             entry = charts.setdefault(chart, (display, []))
             entry[1].append(display)
