@@ -9,7 +9,7 @@ bytes. The engine maps each verdict once, where it resolves it (`engine._resolve
 
     load_host(src) -> (docs, problems)     every region of a host file, problems already on host positions
     host_kind(path) -> str | None          "terraform", "tftemplate", "shell", "markdown" or None
-    worth_reading(kind, raw) -> bool       the cheap pre-check: no `kind` in the bytes, nothing to extract
+    worth_reading(kind, raw) -> bool       the cheap pre-check: no `apiVersion` (Terraform: `kind`), no work
 
 Terraform template syntax (https://developer.hashicorp.com/terraform/language/expressions/strings): `${...}`
 interpolations stay in the text as template holes (see `readers.templating`); a line holding only `%{ ... }`
@@ -34,12 +34,11 @@ _SUFFIXES = (
     (".tf", "terraform"), (".tftpl", "tftemplate"), (".tpl", "tftemplate"),
     (".sh", "shell"), (".bash", "shell"), (".md", "markdown"), (".markdown", "markdown"),
 )
-HOST_EXTENSIONS = tuple(s for s, _ in _SUFFIXES)
 
-# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a required part
-# of the object's top: KPL103 on `spec.x`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts about
-# missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"), v1's
-# required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
+# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a structural part:
+# see `_structural`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts
+# about missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"),
+# v1's required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
 FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
 # Blocks of one Markdown file are alternative examples, not one manifest: the same name twice is no conflict.
 DOCUMENTATION_SILENCED = frozenset({"KPL604"})
@@ -189,12 +188,6 @@ def documentation_filter(results: list, documents: list, key) -> list:
         {x.doc for x in results if x.code == "KPL103" and x.doc in docs and _structural(x.message.split(" ", 1)[0])}
     return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
         x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
-
-
-def host_span(doc, span: Span) -> Span:
-    """`span` of `doc` on the file the user sees (unchanged for a plain YAML document)."""
-    emb = getattr(doc.source, "embedding", None)
-    return span if emb is None else emb.span(span, doc.source)
 
 
 # ---------------------------------------------------------------------------------------------- regions
