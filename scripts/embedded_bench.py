@@ -6,6 +6,10 @@ The tree: per 10 files, 3 `.tf` files with `kubectl_manifest` heredocs (Karpente
 terraform-aws-modules writes them), 4 `.tf` files without Kubernetes YAML (a VPC module call, a Helm release with
 a values heredoc), 1 README.md with a yaml block, 1 shell script with a `kubectl apply` heredoc, 1 plain .yaml.
 Prints wall and CPU seconds (worker processes included) of `karplint check . --no-cache -j 1`.
+
+Measured at the commit that added it (2 shared cores, load average 3-4; CPU is the steadier number), 2000 files:
+main (reads only the 200 .yaml) 0.72 s CPU; with embedded YAML (1,200 objects in .tf/.md/.sh/.yaml) 2.96 s; the
+same 1,200 objects all as .yaml files 3.52 s; 2,000 .tf files with no Kubernetes YAML 0.10 s (main) vs 0.19 s.
 """
 
 from __future__ import annotations
