@@ -254,8 +254,7 @@ def check(
 
 def _terraform_releases(found, inputs) -> tuple:
     """Karpenter chart versions set in the run's Terraform files (helm_release, add-on inputs)."""
-    paths = [(c.display, c.abspath) for c in found.terraform_files]
-    paths += [(i.display, i.abspath) for i in inputs if i.abspath is not None and i.display.endswith(".tf")]
+    paths = [(i.display, i.abspath) for i in inputs if i.abspath is not None and i.display.endswith(".tf")]
     if not paths:
         return ()
     from karplint.engine import read_regular

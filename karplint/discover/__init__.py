@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Callable
 
 EXTENSIONS = (".yaml", ".yml", ".json")
+# files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown code
+# blocks): read by karplint.readers.embedded, after a cheap check of their bytes
+EMBEDDING_EXTENSIONS = (".tf", ".tftpl", ".tpl", ".sh", ".bash", ".md", ".markdown")
+_ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS
 # Program code that may build Karpenter manifests (CDK, cdk8s, Pulumi): not checked, only byte-scanned for a notice
 # (karplint/readers/foreign.py). Kept out of `files`.
 CODE_EXTENSIONS = (".ts", ".mts", ".cts", ".js", ".mjs", ".py", ".go", ".java", ".cs", ".kt")
-# Terraform: read before the check for the Karpenter chart version only (karplint/model/repo_version.py).
-TERRAFORM_EXTENSIONS = (".tf",)
-SIDE_EXTENSIONS = CODE_EXTENSIONS + TERRAFORM_EXTENSIONS
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".terraform", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".karplint_cache", ".hypothesis", ".cache",
@@ -46,7 +47,6 @@ class DiscoveryResult:
     helm_charts: dict[str, list[str]] = field(default_factory=dict)  # chart dir (display) -> skipped templates
     helm_templates: dict[str, str] = field(default_factory=dict)  # skipped template (display) -> its abspath
     code_files: list[Candidate] = field(default_factory=list)  # CODE_EXTENSIONS files, for notices only
-    terraform_files: list[Candidate] = field(default_factory=list)  # .tf files, for the Karpenter version only
 
 
 class MissingPath(Exception):
@@ -286,14 +286,15 @@ def discover(
         if real in seen:
             return
         seen.add(real)
+        if chart is not None and display.lower().endswith(EMBEDDING_EXTENSIONS):
+            return  # a chart's _helpers.tpl, NOTES or README: Helm's, not manifests
         if chart is not None and _looks_like_template(abspath):
             entry = charts.setdefault(chart, (display, []))
             entry[1].append(display)
             result.helm_templates[display] = abspath
             return
-        if display.endswith(SIDE_EXTENSIONS):
-            side = result.terraform_files if display.endswith(TERRAFORM_EXTENSIONS) else result.code_files
-            side.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
+        if display.endswith(CODE_EXTENSIONS):
+            result.code_files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
             return
         result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
 
@@ -324,9 +325,9 @@ def discover(
                             is_dir = False
                         if is_dir:  # a directory named *.yaml is walked, never read
                             dirs.append(entry)
-                        elif name.endswith(EXTENSIONS) or name.lower().endswith(EXTENSIONS):  # mostly no copy
+                        elif name.endswith(_ALL_EXTENSIONS) or name.lower().endswith(_ALL_EXTENSIONS):  # mostly no copy
                             files.append(name)
-                        elif name.endswith(SIDE_EXTENSIONS):
+                        elif name.endswith(CODE_EXTENSIONS):
                             files.append(name)
                         if name == ".gitignore":
                             has_gitignore = True
@@ -401,7 +402,7 @@ def discover(
                     if not follow_links and not (_inside(real_file, top_real) or _inside(real_file, root_real)):
                         problems.append(PathProblem(disp + name, _OUTSIDE.format("a file")))
                         continue
-                if chart is not None or name.endswith(SIDE_EXTENSIONS):
+                if chart is not None or name.endswith(CODE_EXTENSIONS):
                     if chart is _NOT_LOOKED_UP:
                         chart = _chart_root(full)
                     accept(disp + name, full, st, real_file, chart)

@@ -290,15 +290,44 @@ def read_input(item: InputFile, config: Config) -> bytes | FileResult:
 
 
 def parse_input(item: InputFile, raw: bytes) -> FileResult:
+    host = _host_kind(item.display)
+    if host is not None:  # YAML embedded in Terraform, templates, shell, Markdown (readers/embedded.py)
+        from karplint.readers.embedded import worth_reading
+
+        if not worth_reading(host, raw):  # the cheap pre-check: nothing to extract, nothing decoded
+            return FileResult(item.display, None)
     src = decode(item.display, raw, item.abspath)
     if isinstance(src, Problem):
         return FileResult(item.display, None, problems=[src])
     try:
-        docs, problems = load(src)
+        if host is not None:
+            from karplint.readers.embedded import load_host
+
+            docs, problems = load_host(src, host)
+        else:
+            docs, problems = load(src)
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])
     return FileResult(item.display, src, docs, problems, from_comments(src))
+
+
+def _host_kind(display: str) -> str | None:
+    if display.endswith((".yaml", ".yml", ".json")):
+        return None
+    from karplint.readers.embedded import host_kind
+
+    return host_kind(display)
+
+
+def load_any(src: SourceFile) -> tuple[list[Document], list[Problem]]:
+    """`load`, or the embedded regions of a host file (Terraform, template, shell, Markdown)."""
+    host = _host_kind(src.path)
+    if host is None:
+        return load(src)
+    from karplint.readers.embedded import load_host
+
+    return load_host(src, host)
 
 
 class _NeedsModel(BaseException):
@@ -367,8 +396,12 @@ def _doc_key(doc: Document) -> DocKey:
 
 
 def _resolve(v: Violation, code: str, rule_code: str) -> Result:
-    return Result(code, rule_code, v.doc.source.path, v.span, v.message, v.resource.ref() if v.resource else None,
-                  v.fix, v.severity, _doc_key(v.doc))
+    span, fix = v.span, v.fix
+    emb = v.doc.source.embedding
+    if emb is not None:  # a heredoc or Markdown block: positions and edits on the host file
+        span, fix = emb.span(span, v.doc.source), emb.fix(fix)
+    return Result(code, rule_code, v.doc.source.path, span, v.message, v.resource.ref() if v.resource else None,
+                  fix, v.severity, _doc_key(v.doc))
 
 
 def _internal(r: Rule, exc: BaseException, doc: Document, res: Resource | None) -> Result:
@@ -389,6 +422,11 @@ def _annotation_codes(res: Resource) -> tuple[str, ...]:
         if isinstance(ann, dict) and isinstance(ann.get(ANNOTATION), str):
             codes += split_codes(ann[ANNOTATION])
     return codes
+
+
+def _host_span(doc: Document, span: Span) -> Span:
+    emb = doc.source.embedding
+    return span if emb is None else emb.span(span, doc.source)
 
 
 def _context(model, config: Config) -> Context:
@@ -492,6 +530,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
             except Exception as exc:  # noqa: BLE001
                 results.append(_internal(r, exc, fr.documents[0], None))
     summary.version_dependent = guarded.version_read or (file_ctx is not None and file_ctx.version_read)
+    if fr.source is not None and fr.documents and fr.documents[0].source is not fr.source:
+        from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
+
+        results = documentation_filter(results, fr.documents, _doc_key)
     summary.results = [x for x in results if x.rule not in needs_model
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
@@ -499,11 +541,15 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         codes = _annotation_codes(res) if res is not None else ()
         if codes:
             summary.annotations.append(
-                (_doc_key(res.doc), Suppression(codes, res.doc.key_span(("metadata",)), "annotation")))
+                (_doc_key(res.doc), Suppression(codes, _host_span(res.doc, res.doc.key_span(("metadata",))),
+                                                "annotation")))
     run_docs: list[Document] = []
     run_rules: set[str] = set()
     if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
+            emb = doc.source.embedding
+            if emb is not None and emb.host_kind == "markdown":
+                continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
             codes = reads.match(doc, res)
             if codes:
                 run_docs.append(doc)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, TextIO
 
 from karplint.config import Config
-from karplint.engine import InputFile, Report, check, read_regular
+from karplint.engine import InputFile, Report, check, load_any, read_regular
 from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
 from karplint.readers.loader import Problem, _yaml, _yaml_text, load
@@ -111,8 +111,15 @@ def applicable(f: Finding, unsafe: bool) -> bool:
     return f.fix is not None and bool(f.fix.edits) and (f.fix.safety == "safe" or unsafe)
 
 
-def document_count(text: str) -> int | None:
-    """How many YAML documents `text` holds, or None when it does not parse."""
+def document_count(text: str, path: str | None = None) -> int | None:
+    """How many YAML documents `text` holds, or None when it does not parse (`path`: a host file such as a
+    `.tf` or `.md` counts the documents of its embedded regions)."""
+    from karplint.engine import _host_kind
+
+    if path is not None and _host_kind(path) is not None:
+        from karplint.readers.embedded import document_count as embedded_count
+
+        return embedded_count(path, text)
     try:
         return sum(1 for _ in _yaml().compose_all(_yaml_text(text)))
     except Exception:  # noqa: BLE001 - any parser failure means "does not parse"
@@ -219,7 +226,7 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
         if not any(applicable(f, unsafe) and f.file == item.display for f in report.findings):
             continue
         try:  # input problems hidden by the rule selection still make a file unfixable
-            problems = load(src)[1]
+            problems = load_any(src)[1]
         except Exception:  # noqa: BLE001
             continue
         if not any(p.code in UNFIXABLE_INPUT for p in problems):
@@ -243,8 +250,8 @@ def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
             if n == max_passes:
                 ff.error = f"fixes did not settle after {max_passes} passes"
                 continue
-            before = document_count(ff.text)
-            after = document_count(new)
+            before = document_count(ff.text, display)
+            after = document_count(new, display)
             if after is None or after != before:
                 what = "would not parse as YAML" if after is None else \
                     f"would hold {after} YAML documents instead of {before}"

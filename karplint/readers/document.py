@@ -31,6 +31,7 @@ class Document:
     nodes: dict = field(default_factory=dict, repr=False)  # full path -> NodeInfo
     base: Path = ()  # prefix inside `nodes` (items of a `kind: List` share their parent's positions)
     start: Span | None = None  # the document (or list item) as a whole
+    fragment: bool = False  # a documentation snippet with elisions (`...`): see readers.embedded
 
     @property
     def path(self) -> str:

@@ -1,0 +1,608 @@
+"""YAML embedded in other files: Terraform heredocs and templates, shell heredocs, Markdown code blocks.
+
+A host file (the bytes on disk) holds text regions that are YAML. Each region is extracted into a *virtual*
+`SourceFile` whose line N is the host's line N (the lines before the region are empty), with the host's
+indentation prefix removed (`<<-` heredocs, indented Markdown fences) and escapes undone (Terraform `$${` and
+`%%{`). The normal loader parses it; an `Embedding` attached to the virtual source maps every virtual offset
+back to the host file, so that spans (`Embedding.span`) and fix edits (`Embedding.fix`) land on the host's
+bytes. The engine maps each verdict once, where it resolves it (`engine._resolve`).
+
+    load_host(src) -> (docs, problems)     every region of a host file, problems already on host positions
+    host_kind(path) -> str | None          "terraform", "tftemplate", "shell", "markdown" or None
+    worth_reading(kind, raw) -> bool       the cheap pre-check: no `apiVersion` (Terraform: `kind`), no work
+
+Terraform template syntax (https://developer.hashicorp.com/terraform/language/expressions/strings): `${...}`
+interpolations stay in the text as template holes (see `readers.templating`); a line holding only `%{ ... }`
+directives is emptied (an `%{ else }` branch is dropped, so `if`/`else` defining the same key stay one
+definition), an inline `%{` becomes a hole; `$${` and `%%{` are the literal `${` and `%{`.
+Shell heredocs (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_07_04):
+`<<-` strips leading tabs; an unquoted delimiter expands `$VAR`, which stays a hole.
+Markdown (https://spec.commonmark.org/0.31.2/#fenced-code-blocks): the fence's indentation is removed from
+the block's lines.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from karplint.readers.source import SourceFile, Span
+
+# host kinds by file name ending (lower case); `.yaml.tpl` ends with `.tpl`
+_SUFFIXES = (
+    (".tf", "terraform"), (".tftpl", "tftemplate"), (".tpl", "tftemplate"),
+    (".sh", "shell"), (".bash", "shell"), (".md", "markdown"), (".markdown", "markdown"),
+)
+
+# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a structural part:
+# see `_structural`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts
+# about missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"),
+# v1's required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
+FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+# Blocks of one Markdown file are alternative examples, not one manifest: the same name twice is no conflict.
+DOCUMENTATION_SILENCED = frozenset({"KPL604"})
+
+# Bounds on the work a hostile host file can cause: each region is parsed separately, from a text whose lines
+# before the region are empty (so that lines are the host's): regions parsed, and those empty lines in total.
+MAX_REGIONS = 2_000
+MAX_PADDING = 10_000_000
+
+_KARPENTER_KINDS = ("NodePool", "EC2NodeClass", "NodeClaim", "Provisioner", "AWSNodeTemplate", "AKSNodeClass")
+# `kind = "NodePool"` / `"kind" : "NodePool"` in HCL objects (kubernetes_manifest, yamlencode, jsonencode)
+_HCL_KIND = re.compile(r"""(?m)^[ \t]*"?kind"?[ \t]*[=:][ \t]*"(%s)"[ \t]*,?[ \t]*(?:#.*|//.*)?\r?$"""
+                       % "|".join(_KARPENTER_KINDS))
+_K8S_API = re.compile(r"(?m)^( *)apiVersion:[ \t]*\S")
+_K8S_KIND = re.compile(r"(?m)^( *)kind:[ \t]*\S")
+_TOP_KEY = re.compile(r"(?m)^( *)[^\s#-][^:\n]*:(?:[ \t]|$)")
+
+
+def host_kind(path: str) -> str | None:
+    low = path.lower()
+    for suffix, kind in _SUFFIXES:
+        if low.endswith(suffix):
+            return kind
+    return None
+
+
+def worth_reading(kind: str, raw: bytes) -> bool:
+    """False when `raw` cannot hold an embedded Kubernetes object (nor, in Terraform, an HCL one): no work."""
+    return b"apiVersion" in raw or (kind == "terraform" and b"kind" in raw)
+
+
+# ---------------------------------------------------------------------------------------------- mapping
+
+@dataclass
+class Embedding:
+    """Where a virtual source's text comes from in its host file.
+
+    `lines`: virtual line number (= host line number) -> (virtual line start, host line start, host content
+    start: after the stripped prefix). `av`/`ah`: anchors, virtual offset -> host offset, from which the text is
+    the same up to the next anchor. `prefix`: the stripped indentation, put back after a newline an edit
+    inserts. `escape`: "terraform" (`${` and `%{` must be written `$${`/`%%{`), "shell" (an unquoted heredoc:
+    `$`, backquote and backslash are not literal; such an edit is not offered) or both, or None."""
+
+    lines: dict = field(default_factory=dict)
+    by_vstart: dict = field(default_factory=dict)
+    av: list = field(default_factory=list)
+    ah: list = field(default_factory=list)
+    prefix: str = ""
+    escape: tuple = ()
+    host_kind: str = ""
+    fragment: bool = False
+
+    def _anchor(self, v: int) -> int:
+        i = bisect.bisect_right(self.av, v) - 1
+        if i < 0:
+            return v
+        return self.ah[i] + (v - self.av[i])
+
+    def to_host(self, v: int, before_prefix: bool = False) -> int:
+        n = self.by_vstart.get(v)
+        if n is not None:
+            _vs, hls, hcs = self.lines[n]
+            return hls if before_prefix else hcs
+        return self._anchor(v)
+
+    def _column(self, line: int, h: int, fallback: int) -> int:
+        entry = self.lines.get(line)
+        return h - entry[1] + 1 if entry is not None else fallback
+
+    def span(self, span: Span, vsrc: SourceFile | None = None) -> Span:
+        """`span` (virtual) on the host file."""
+        if span.line not in self.lines:
+            return span
+        if vsrc is not None:
+            v1 = vsrc.offset_of(span.line, span.column)
+            v2 = vsrc.offset_of(span.end_line, span.end_column) if span.end_line in self.lines else None
+        else:
+            v1, v2 = span.offset, span.end_offset
+        h1 = self.to_host(v1)
+        col = self._column(span.line, h1, span.column)
+        if v2 is None or span.end_line not in self.lines:
+            return Span(span.line, col, span.line, col + 1, h1, h1 + 1)
+        h2 = self.to_host(v2)
+        return Span(span.line, col, span.end_line, self._column(span.end_line, h2, span.end_column), h1, max(h1, h2))
+
+    def _escaped(self, text: str) -> str | None:
+        if "shell" in self.escape and any(c in text for c in "$`\\"):
+            return None
+        if "terraform" in self.escape:
+            text = text.replace("${", "$${").replace("%{", "%%{")
+        return text
+
+    def edit(self, e):
+        """A fix `Edit` (virtual offsets) as an `Edit` on the host text, or None when it cannot be mapped."""
+        from karplint.findings import Edit
+
+        rep = self._escaped(e.replacement)
+        if rep is None:
+            return None
+        start_line = self.by_vstart.get(e.start)
+        end_line = self.by_vstart.get(e.end)
+        p = self.prefix
+        if start_line is not None and end_line is not None and (rep == "" or rep.endswith("\n")):
+            # whole lines: from the host line starts, every inserted line gets the prefix
+            h1, h2 = self.to_host(e.start, True), self.to_host(e.end, True)
+            rep = "".join(p + seg if seg.strip() else seg for seg in rep.splitlines(keepends=True))
+            return Edit(h1, h2, rep)
+        h1, h2 = self.to_host(e.start), self.to_host(e.end)
+        if "\n" in rep and p:
+            rep = rep.replace("\n", "\n" + p)
+        return Edit(h1, max(h1, h2), rep)
+
+    def fix(self, fix):
+        if fix is None or self.host_kind == "hcl":  # (fixes edit YAML, not HCL objects)
+            return None
+        from dataclasses import replace
+
+        edits = []
+        for e in fix.edits:
+            m = self.edit(e)
+            if m is None:
+                return None  # one edit that cannot be written in the host: no fix offered
+            edits.append(m)
+        return replace(fix, edits=tuple(edits))
+
+
+# A snippet that leaves out one of these shows a part of the object (a NodePool's requirements alone); a leaf
+# missing under them (`nodeClassRef.group`) is a finding on an object that is otherwise written out.
+_STRUCTURAL = frozenset({"spec", "template", "nodeClassRef", "requirements", "subnetSelectorTerms",
+                         "securityGroupSelectorTerms", "amiSelectorTerms", "disruption"})
+
+
+def _structural(field: str) -> bool:
+    return field.count(".") <= 1 or field.rsplit(".", 1)[-1] in _STRUCTURAL
+
+
+def documentation_filter(results: list, documents: list, key) -> list:
+    """`results` (engine `Result`s of one file) without the verdicts that do not apply to documentation: see
+    FRAGMENT_SILENCED and DOCUMENTATION_SILENCED. `key(doc)` is the engine's document key (`Result.doc`)."""
+    docs = {key(d): d for d in documents
+            if d.source.embedding is not None and d.source.embedding.host_kind == "markdown"}
+    if not docs:
+        return results
+    # a part of the object's top is missing (`spec.template is required`, `spec.subnetSelectorTerms ...`):
+    # a snippet; a deeper field missing (`spec.template.spec.nodeClassRef.group`) is a finding on an object
+    fragments = {k for k, d in docs.items() if d.fragment} | \
+        {x.doc for x in results if x.code == "KPL103" and x.doc in docs and _structural(x.message.split(" ", 1)[0])}
+    return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
+        x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
+
+
+# ---------------------------------------------------------------------------------------------- regions
+
+_TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
+_TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
+_TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
+_ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+_ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+class _Host:
+    def __init__(self, src: SourceFile):
+        self.src = src
+        self.text = src.text
+        self.starts = src.line_starts()
+
+    _closers: dict | None = None
+
+    def candidates(self, marker: str, start: int):
+        """Line numbers >= start whose text, without surrounding whitespace, is `marker` (at most 8: a closing
+        line is usually the first; an index built once keeps a file of unclosed heredocs linear)."""
+        if self._closers is None:
+            self._closers = {}
+            for n in range(1, len(self.starts) + 1):
+                t = self.line(n).strip()
+                if 0 < len(t) <= 64 and _WORD.fullmatch(t):
+                    self._closers.setdefault(t, []).append(n)
+        found = self._closers.get(marker, ())
+        i = bisect.bisect_left(found, start)
+        return found[i:i + 8]
+
+    def line(self, n: int) -> str:
+        """Host line n (1-based) with its newline."""
+        s = self.starts[n - 1]
+        e = self.starts[n] if n < len(self.starts) else len(self.text)
+        return self.text[s:e]
+
+
+@dataclass
+class Region:
+    first: int  # first body line (1-based)
+    end: int  # the line after the body (the closing marker's line), exclusive
+    strip: int  # at most this many leading whitespace characters are removed from each line
+    strip_chars: str = " \t"
+    terraform: bool = False  # template syntax of Terraform
+    shell: bool = False  # an unquoted shell heredoc (not literal)
+    markdown: bool = False
+    unterminated: str = ""  # a shell heredoc without its delimiter line: the delimiter
+
+
+_INTERP = re.compile(r"\$\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
+_HOLE_LINE = re.compile(r"^[ \t]*\$\{[^\n]*\}[ \t]*\r?\n?$")
+
+
+def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
+    """A Terraform template line as YAML can read it when its holes would break the syntax (the second try,
+    after a syntax error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the
+    template inserts) becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow
+    mapping to YAML). Returns the new virtual length."""
+    if _HOLE_LINE.match(content) and ": " not in content and \
+            len(content) - len(content.lstrip(" ")) <= prev_indent:  # (deeper: the value of the key above)
+        emb.av.append(vlen)
+        emb.ah.append(hcs)
+        seg = content.replace("$", "#", 1)
+        parts.append(seg)
+        return vlen + len(seg)
+    pos = 0
+    for m in _INTERP.finditer(content):
+        before = content[:m.start()]
+        hole = m.group(0)
+        if before.count('"') % 2 or before.count("'") % 2:
+            continue  # already in a quoted scalar
+        q = "'" if '"' in hole else '"'
+        if q in hole:
+            continue
+        for text, h in ((content[pos:m.start()], hcs + pos), (q, hcs + m.start()), (hole, hcs + m.start()),
+                        (q, hcs + m.end())):
+            emb.av.append(vlen)
+            emb.ah.append(h)
+            parts.append(text)
+            vlen += len(text)
+        pos = m.end()
+    emb.av.append(vlen)
+    emb.ah.append(hcs + pos)
+    parts.append(content[pos:])
+    return vlen + len(content) - pos
+
+
+def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
+    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded)."""
+    emb = Embedding(host_kind=kind)
+    emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell)) if on)
+    parts: list[str] = []  # the body; the empty lines before it are added once it is known to be wanted
+    vlen = region.first - 1
+    skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
+    prev_indent = -1  # indentation of the last line holding YAML (for `_masked_line`)
+    prefix = None
+    text = host.text
+    for n in range(region.first, region.end):
+        hls = host.starts[n - 1]
+        raw = host.line(n)
+        w = 0
+        while w < region.strip and w < len(raw) and raw[w] in region.strip_chars:
+            w += 1
+        hcs = hls + w
+        emb.lines[n] = (vlen, hls, hcs)
+        emb.by_vstart[vlen] = n
+        content = raw[w:]
+        if prefix is None and content.strip():
+            prefix = raw[:w]
+        nl = len(content) - len(content.rstrip("\r\n"))
+        blank = False
+        if region.terraform and "%{" in content and _TF_DIRECTIVE_LINE.match(content):
+            for m in _TF_DIRECTIVE.finditer(content):
+                word = m.group(1)
+                if word in ("if", "for"):
+                    skip_stack.append(False)
+                elif word == "else" and skip_stack:
+                    skip_stack[-1] = True
+                elif word in ("endif", "endfor") and skip_stack:
+                    skip_stack.pop()
+            blank = True
+        elif any(skip_stack):
+            blank = True
+        elif region.markdown and _ELISION_LINE.match(content):
+            blank = emb.fragment = True
+        elif region.markdown and "#" in content and _ELISION_COMMENT.match(content):
+            emb.fragment = True
+        if blank:
+            emb.av.append(vlen)
+            emb.ah.append(hls + len(raw) - nl)
+            parts.append(content[len(content) - nl:])
+            vlen += nl
+            continue
+        if mask and region.terraform and "${" in content and not _TF_ESCAPE.search(content):
+            vlen = _masked_line(content.replace("%{", "${"), hcs, vlen, parts, emb, prev_indent)
+            prev_indent = len(content) - len(content.lstrip(" "))
+            continue
+        if content.strip() and not content.lstrip().startswith("#"):
+            prev_indent = len(content) - len(content.lstrip(" "))
+        if region.terraform and "{" in content:
+            pos = 0
+            for m in _TF_ESCAPE.finditer(content):
+                emb.av.append(vlen)
+                emb.ah.append(hcs + pos)
+                seg = content[pos:m.start()].replace("%{", "${")  # an inline directive: a hole
+                parts.append(seg)
+                vlen += len(seg)
+                pos = m.start() + 1  # `$${` -> `${`, `%%{` -> `%{` (then a hole too)
+            emb.av.append(vlen)
+            emb.ah.append(hcs + pos)
+            seg = content[pos:].replace("%{", "${")
+            parts.append(seg)
+            vlen += len(seg)
+            continue
+        emb.av.append(vlen)
+        emb.ah.append(hcs)
+        parts.append(content)
+        vlen += len(content)
+    # the closing line: a line start with nothing stripped
+    close_start = host.starts[region.end - 1] if region.end - 1 < len(host.starts) else len(text)
+    emb.lines[region.end] = (vlen, close_start, close_start)
+    emb.by_vstart.setdefault(vlen, region.end)
+    emb.av.append(vlen)
+    emb.ah.append(close_start)
+    emb.prefix = prefix or ""
+    body = "".join(parts)
+    if not _is_kubernetes(body):
+        return None
+    return SourceFile(path=host.src.path, text="\n" * (region.first - 1) + body, abspath=host.src.abspath,
+                      encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline, embedding=emb)
+
+
+def _is_kubernetes(vtext: str) -> bool:
+    """apiVersion and kind at the top level (the least indentation of the text, usually none)."""
+    api = _K8S_API.search(vtext)
+    if api is None or _K8S_KIND.search(vtext) is None:
+        return False
+    indents = {len(m.group(1)) for m in _TOP_KEY.finditer(vtext)}
+    top = min(indents) if indents else 0
+    return any(len(m.group(1)) == top for m in _K8S_API.finditer(vtext)) and \
+        any(len(m.group(1)) == top for m in _K8S_KIND.finditer(vtext))
+
+
+# --- Terraform
+
+_TF_HEREDOC = re.compile(r"<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?$")
+_SH_HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(\\?)(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\3")
+
+
+def _min_indent(host: _Host, first: int, end: int, chars: str = " \t") -> int:
+    best = None
+    for n in range(first, end):
+        line = host.line(n).rstrip("\r\n")
+        if not line.strip():
+            continue
+        w = len(line) - len(line.lstrip(chars))
+        best = w if best is None else min(best, w)
+    return best or 0
+
+
+def _close(host: _Host, start: int, marker: str) -> int | None:
+    """The line closing a Terraform heredoc (the marker alone on a line, indentation allowed)."""
+    found = host.candidates(marker, start)
+    return found[0] if found else None
+
+
+def terraform_regions(host: _Host) -> list[Region]:
+    out: list[Region] = []
+    n, total = 1, len(host.starts)
+    while n <= total:
+        line = host.line(n)
+        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line else None
+        if m is None:
+            n += 1
+            continue
+        end = _close(host, n + 1, m.group(2))
+        if end is None:
+            n += 1
+            continue
+        strip = _min_indent(host, n + 1, end) if m.group(1) == "-" else 0
+        r = Region(n + 1, end, strip, " \t", terraform=True)
+        # a shell script with heredocs (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`):
+        # its heredocs are the regions, not the script
+        inner = _shell_regions(host, n + 1, end, r)
+        out.extend(inner or [r])
+        n = end + 1
+    return out
+
+
+def _shell_regions(host: _Host, first: int, end: int, outer: Region | None) -> list[Region]:
+    out: list[Region] = []
+    n = first
+    while n < end:
+        line = host.line(n)
+        m = _SH_HEREDOC.search(line) if "<<" in line else None
+        if m is None or line.lstrip().startswith("#"):
+            n += 1
+            continue
+        dash, quoted, marker = m.group(1) == "-", bool(m.group(2) or m.group(3)), m.group(4)
+        base = outer.strip if outer else 0
+        close = None
+        for k in host.candidates(marker, n + 1):
+            if k >= end:
+                break
+            body = host.line(k).rstrip("\r\n")
+            lead = len(body) - len(body.lstrip(" \t"))
+            body = body[min(base, lead):]
+            if (body.lstrip("\t") if dash else body) == marker:
+                close = k
+                break
+        missing = ""
+        if close is None and outer is None:
+            close, missing = end, marker  # bash reads a heredoc without its delimiter to the end of the file
+        if close is None:
+            n += 1
+            continue
+        # `<<-`: the shell strips every leading tab (after Terraform stripped its indentation)
+        strip = _min_indent(host, n + 1, close) if dash else base
+        out.append(Region(n + 1, close, strip, " \t", terraform=bool(outer and outer.terraform), shell=not quoted,
+                          unterminated=missing))
+        n = close + 1
+    return out
+
+
+# --- Markdown
+
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
+_YAML_LANGS = {"yaml", "yml"}
+_SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", ""}
+
+
+def markdown_regions(host: _Host) -> list[Region]:
+    out: list[Region] = []
+    n, total = 1, len(host.starts)
+    while n <= total:
+        line = host.line(n)
+        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
+        if m is None:
+            n += 1
+            continue
+        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
+        close = None
+        for k in range(n + 1, total + 1):
+            s = host.line(k).strip()
+            if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
+                close = k
+                break
+        if close is None:
+            close = total + 1
+        if lang in _YAML_LANGS or (not lang and _is_kubernetes("".join(
+                host.line(k)[indent:] for k in range(n + 1, min(close, n + 200))))):
+            out.append(Region(n + 1, close, indent, " \t", markdown=True))
+        elif lang in _SHELL_LANGS:
+            for r in _shell_regions(host, n + 1, close, Region(n + 1, close, indent)):
+                r.markdown = True
+                out.append(r)
+        n = close + 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+def regions(src: SourceFile, kind: str) -> list[Region]:
+    host = _Host(src)
+    if kind == "terraform":
+        return terraform_regions(host)
+    if kind == "tftemplate":
+        return [Region(1, len(host.starts) + 1, 0, terraform=True)]
+    if kind == "shell":
+        return _shell_regions(host, 1, len(host.starts) + 1, None)
+    if kind == "markdown":
+        return markdown_regions(host)
+    return []
+
+
+def hcl_notice(src: SourceFile, covered: list[tuple[int, int]]):
+    """The first `kind = "NodePool"` (an HCL object: kubernetes_manifest, yamlencode) outside the heredocs read."""
+    for m in _HCL_KIND.finditer(src.text):
+        line, col = src.position_of(m.start(1) - 1)
+        if not any(a <= line < b for a, b in covered):
+            return m.group(1), Span(line, col, line, col + len(m.group(1)) + 2, m.start(1) - 1, m.end(1) + 1)
+    return None
+
+
+def _hcl_problem(what: str, span: Span, installed: bool):
+    from karplint.readers.loader import Problem
+
+    why = ("the object is not a literal `{ ... }` with apiVersion and kind keys" if installed else
+           "reading HCL objects needs the optional extra: pip install 'karplint[terraform]'")
+    return Problem("KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
+                   f"help: {why}; karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and "
+                   "templatefile() templates\nnote: the other Karpenter objects of this file are not checked either; "
+                   "one notice per file", span)
+
+
+def load_host(src: SourceFile, kind: str | None = None):
+    """(documents, problems) of every Kubernetes YAML region of a host file, on host positions. One region
+    with a syntax error never hides the others."""
+    from karplint.readers.loader import Problem, load
+
+    kind = kind or host_kind(src.path)
+    docs: list = []
+    problems: list = []
+    if kind is None:
+        return docs, problems
+    found = regions(src, kind)
+    host = _Host(src)
+    index = 0
+    covered: list[tuple[int, int]] = []
+    parsed = padding = 0
+    for r in found:
+        vsrc = _build(host, r, kind)
+        if vsrc is None:
+            continue
+        parsed += 1
+        padding += r.first
+        if parsed > MAX_REGIONS or padding > MAX_PADDING:
+            problems.append(Problem("KPL004", f"more than {MAX_REGIONS:,} embedded YAML regions, or regions too far "
+                                    "into a long file, in one file; the rest is not checked", Span.point(r.first, 1)))
+            break
+        covered.append((r.first - 1, r.end + 1))
+        got, probs = load(vsrc)
+        if r.terraform and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
+            # holes where YAML syntax cannot have them: try again with them quoted (never worse)
+            vsrc2 = _build(host, r, kind, mask=True)
+            got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])
+            if vsrc2 is not None and not any(p.code == "KPL001" for p in probs2):
+                vsrc, got, probs = vsrc2, got2, probs2
+        emb = vsrc.embedding
+        for p in probs:
+            message = p.message
+            if r.unterminated and p.code == "KPL001":
+                message += (f"\nnote: the heredoc that starts on line {r.first - 1} has no `{r.unterminated}` line: "
+                            "the shell reads it to the end of the file")
+            problems.append(Problem(p.code, message, emb.span(p.span, vsrc)))
+        base = index
+        for d in got:
+            d.index += base
+            d.fragment = emb.fragment
+            index = max(index, d.index + 1)
+        index = max(index, base + 1)
+        docs.extend(got)
+    if kind == "terraform" and '"' in src.text:
+        hit = hcl_notice(src, covered)
+        if hit is not None:
+            what, span = hit
+            from karplint.readers import hcl
+
+            if hcl.available():
+                try:
+                    objs, cut = hcl.load_objects(src, index)
+                except Exception as exc:  # noqa: BLE001 - an HCL file the grammar fails on: the notice below
+                    objs, cut = [], False
+                    problems.append(Problem("KPL009", f"Terraform HCL object with kind \"{what}\" could not be read "
+                                            f"({type(exc).__name__})", span))
+                docs.extend(objs)
+                if cut:
+                    problems.append(Problem("KPL004", f"more than {hcl.MAX_NODES:,} HCL nodes in Kubernetes objects "
+                                            "of one file; the rest is not checked", span))
+                elif not objs and not problems:
+                    problems.append(_hcl_problem(what, span, installed=True))
+            else:
+                problems.append(_hcl_problem(what, span, installed=False))
+    return docs, problems
+
+
+def document_count(path: str, text: str) -> int | None:
+    """How many documents the regions of a host file's `text` hold, or None when one does not parse (for the
+    fixer's check that a fix keeps the file readable)."""
+    docs, problems = load_host(SourceFile(path=path, text=text))
+    if any(p.code == "KPL001" for p in problems):
+        return None
+    return len({d.index for d in docs})
