@@ -36,7 +36,7 @@ def test_terraform_helm_release_version_is_used_and_named(tree: Path):
     text = run_cli("check", "clusters/prod", "--no-cache", "--output-format", "concise", cwd=tree)
     assert text.stdout.splitlines()[-1].endswith(f'Checked against Karpenter 1.1.0 from helm_release "karpenter" at {PROD_TF}:9.')
     settings = run_cli("check", "clusters/prod", "--show-settings", cwd=tree)
-    assert f'karpenter version: 1.1.0 (read from helm_release "karpenter" at {PROD_TF}:9; 1 file(s))' in settings.stdout
+    assert f'karpenter version: 1.1.0 (read from helm_release "karpenter" at {PROD_TF}:9; 2 file(s))' in settings.stdout  # the .tf file is an input too
 
 
 def test_an_explicit_version_wins(tree: Path):
@@ -49,7 +49,7 @@ def test_several_versions_each_file_gets_the_nearest(tree: Path):
     code, report, stderr = run_json("check", ".", "--no-cache", cwd=tree)
     assert _got(report) == [("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]  # dev: 1.8.3 has ipPrefixCount
     assert [(v["version"], v["source"], v["files"]) for v in report["summary"]["karpenter_versions"]] == [
-        ("1.1.0", f'helm_release "karpenter" at {PROD_TF}:9', 1),
+        ("1.1.0", f'helm_release "karpenter" at {PROD_TF}:9', 2),  # nodeclass.yaml and the .tf itself
         ("1.8.3", f"HelmRelease karpenter at {DEV_HR}:2", 2),
     ]
     assert "several Karpenter versions are deployed" in stderr

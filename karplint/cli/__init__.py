@@ -202,7 +202,7 @@ def check(
 
     cfg.kustomize_patches = patch_files([*inputs, *context], read_regular)  # (before the cache: in its key)
     if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
-        cfg.terraform_releases = _terraform_releases(found, inputs)
+        cfg.terraform_releases = _terraform_releases(inputs)
 
     report_out = sys.stdout
     from karplint.engine.parallel import default_jobs
@@ -252,9 +252,10 @@ def check(
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
-def _terraform_releases(found, inputs) -> tuple:
-    """Karpenter chart versions set in the run's Terraform files (helm_release, add-on inputs)."""
-    paths = [(i.display, i.abspath) for i in inputs if i.abspath is not None and i.display.endswith(".tf")]
+def _terraform_releases(files) -> tuple:
+    """Karpenter chart versions set in the run's Terraform files (helm_release, add-on inputs); `files` have
+    `.display` and `.abspath` (discovered candidates or inputs)."""
+    paths = [(i.display, i.abspath) for i in files if i.abspath is not None and i.display.endswith(".tf")]
     if not paths:
         return ()
     from karplint.engine import read_regular
@@ -275,8 +276,11 @@ def _repository_version_lines(cfg, paths: list[str], respect_gitignore: bool, fo
                          exclude_root=cfg.root, follow_links=follow_links)
     except MissingPath:
         return None
-    evidence = list(_terraform_releases(found, [])) + read_yaml(
-        [(c.display, c.abspath) for c in found.files], read_regular, cfg.max_file_size)
+    from karplint.discover import EXTENSIONS
+
+    evidence = list(_terraform_releases(found.files)) + read_yaml(
+        [(c.display, c.abspath) for c in found.files if c.display.lower().endswith(EXTENSIONS)], read_regular,
+        cfg.max_file_size)
     if not evidence:
         return None
     chosen = assign([c.display for c in found.files], evidence)

@@ -777,23 +777,24 @@ def _nodeadm_kubelet_edits(res, ctx, a: UserDataAnalysis):
             span = part.view.span(w.start, w.end)
             if w.path in AL2_ONLY_KUBELET_FILES:
                 yield ctx.at(res, res.doc, span,
-                             f"{w.path} is AL2's kubelet configuration: the AL2023 kubelet never reads it\n{help_}\n"
-                             "note: on AL2023 nodeadm writes /etc/kubernetes/kubelet/config.json and config.json.d/ "
-                             "from the NodeConfigs, so this edit has no effect")
+                             f"AL2023 never reads AL2's kubelet configuration file\n{help_}\n"
+                             f"note: {w.path} is AL2's; on AL2023 nodeadm writes /etc/kubernetes/kubelet/"
+                             "config.json and config.json.d/ from the NodeConfigs, so this edit has no effect")
             elif w.path.startswith(NODEADM_KUBELET_FILES):
                 yield ctx.at(res, res.doc, span,
-                             f"{w.path} is modified ({w.how}) from a shell part on AL2023, where nodeadm owns it\n"
-                             f"{help_}\nnote: nodeadm writes the kubelet's config.json, its config.json.d drop-ins "
-                             "and /etc/eks/kubelet/environment from the merged NodeConfigs and starts the kubelet "
-                             "itself; an edit made beside it is overwritten or missed, or needs a restart that races "
+                             f"nodeadm's kubelet file is modified ({w.how}) from a shell part\n"
+                             f"{help_}\nnote: on AL2023 nodeadm owns {w.path}: it writes the kubelet's "
+                             "config.json, its config.json.d drop-ins and /etc/eks/kubelet/environment from the merged "
+                             "NodeConfigs and starts the kubelet itself; an edit made beside it is overwritten or missed, or needs a restart that races "
                              "with registration")
             elif w.path.startswith("/etc/systemd/system/kubelet.service"):
                 nxt = next((s for s in starts if s > w.cmd.start), len(script.text))
                 if "KUBELET_EXTRA_ARGS" in script.text[w.cmd.start:nxt]:
                     yield ctx.at(res, res.doc, span,
-                                 f"{w.path} sets KUBELET_EXTRA_ARGS, which the AL2023 kubelet never reads\n{help_}\n"
-                                 "note: AL2023's kubelet unit runs `/usr/bin/kubelet $NODEADM_KUBELET_ARGS`, the flags "
-                                 "nodeadm writes to /etc/eks/kubelet/environment; KUBELET_EXTRA_ARGS is AL2's")
+                                 f"a kubelet drop-in sets KUBELET_EXTRA_ARGS, which AL2023 never reads\n{help_}\n"
+                                 f"note: {w.path} is AL2's way; AL2023's kubelet unit runs "
+                                 "`/usr/bin/kubelet $NODEADM_KUBELET_ARGS`, the flags nodeadm writes to "
+                                 "/etc/eks/kubelet/environment")
         for cmd in kubelet_restarts(script):
             yield ctx.at(res, res.doc, part.view.span(cmd.start, cmd.end),
                          f"the kubelet is restarted from a shell part on AL2023\n{help_}\n"

@@ -395,7 +395,7 @@ spec:
 def test_al2023_shell_part_editing_kubelet_config_and_restarting_it():
     found = [f for f in ud_findings(AL2023_EDIT_RESTART) if f.code == "KPL211"]
     assert codes(found) == [("KPL211", 22, 45), ("KPL211", 23, 28), ("KPL211", 29, 5)]
-    assert "nodeadm owns it" in found[0].message and "help: put the setting in a NodeConfig" in found[0].message
+    assert "nodeadm owns" in found[0].message and "help: put the setting in a NodeConfig" in found[0].message
     assert at(AL2023_EDIT_RESTART, found[2]) == "systemctl restart kubelet"
     # a systemd drop-in that only adds ExecStartPre (no KUBELET_EXTRA_ARGS) is not reported
     assert not any(f.line == 25 for f in found)
