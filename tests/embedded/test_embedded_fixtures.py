@@ -29,7 +29,8 @@ EXPECTED = {
     "workshop-nodepool-app.sh": [("KPL801", 6, 13), ("KPL801", 40, 13), ("KPL002", 90, 7)],
     "workshop-unterminated.sh": [("KPL801", 6, 13), ("KPL001", 56, 1)],
     # Markdown: fragments (partial NodePools of a how-to) give no "required" wall; complete blocks are checked
-    "blueprints-disruption-budgets.md": [],
+    # KPL426 (info, true): a budget limited to one reason leaves the other reasons unlimited
+    "blueprints-disruption-budgets.md": [("KPL426", 127, 5), ("KPL426", 145, 5), ("KPL426", 163, 5)],
     "data-on-eks-nvme-ssd.md": [("KPL606", 23, 5), ("KPL705", 93, 1), ("KPL103", 96, 7), ("KPL103", 96, 7)],
     "data-on-eks-soci.md": [("KPL706", 11, 14), ("KPL210", 35, 5)],
 }
