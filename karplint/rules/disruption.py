@@ -293,11 +293,12 @@ def disruption_disabled_by_budget(res, ctx):
         which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
                  else "Drifted, Empty and Underutilized")
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
-                            f"budget `nodes: \"{nodes}\"` {how} blocks {which} for good\n"
+                            f"budget `nodes: \"{nodes}\"` blocks {which} for good\n"
                             + ("help: add a schedule and duration if it should only hold part of the time\n"
                                if "schedule" not in b else
                                "help: make `duration` shorter than the time between two runs of the schedule if it "
                                "should only hold part of the time\n")
+                            + ("" if "schedule" not in b else f"note: the budget is {how}\n")
                             + "note: nodes are then never consolidated or replaced on drift; expiration, interruption "
                             "and repair still apply (aws/karpenter-provider-aws#6383)")
 

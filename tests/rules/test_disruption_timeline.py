@@ -147,7 +147,7 @@ spec:
     assert codes(found) == [("KPL406", 10, 16), ("KPL406", 16, 16)]
     assert "active for 24h after each `0 0 * * *` (UTC), every minute of the week" in found[0].message
     assert "make `duration` shorter" in found[0].message
-    assert "blocks Drifted disruption forever" in found[1].message
+    assert "blocks Drifted for good" in found[1].parts[0] and "every minute of the week" in found[1].message
 
 
 def test_expiration_and_forgotten_reasons():
