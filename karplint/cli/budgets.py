@@ -129,7 +129,7 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
     from karplint.engine import InputFile, load_input
     from karplint.report import escape
 
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)  # (an error message is one line, never wrapped)
     start = REFERENCE_WEEK
     if week:
         try:

@@ -148,9 +148,10 @@ def budget_window_not_exclusive(res, ctx):
                    "window, or an always-on budget (e.g. `nodes: \"10%\"`) to cap it at all times")
         yield ctx.violation(
             res, BUDGETS + (b.index, "schedule"),
-            f"budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}; the rest of the "
-            f"time {'they are' if len(open_reasons) > 1 or names.startswith('every') else names + ' is'} unlimited\n"
+            f"outside this budget's window, {names} {'are' if len(open_reasons) > 1 or names.startswith('every') else 'is'}"
+            " unlimited\n"
             f"{fix}\n"
+            f"note: budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}\n"
             f"note: {_first_window(b)}{_hours(unlimited)} of the 168h week have no active budget for "
             f"{'any method' if reason == 'all' else reason} (first unlimited stretch: "
             f"{clock(first.start)}–{clock(first.end)} UTC), and then Karpenter may disrupt every node of the "
@@ -212,12 +213,12 @@ def consolidate_after_exceeds_expire_after(res, ctx):
     shown = res.get(EXPIRE) or f"{format_seconds(expire)} (the default)"
     yield ctx.violation(
         res, DISRUPTION + ("consolidateAfter",),
-        f"consolidateAfter {res.get(DISRUPTION + ('consolidateAfter',))} is not shorter than expireAfter {shown}: "
-        "no node of this pool lives long enough to be consolidated\n"
+        f"consolidateAfter {res.get(DISRUPTION + ('consolidateAfter',))} is not shorter than expireAfter {shown}\n"
         "help: lower consolidateAfter well below expireAfter, or write `consolidateAfter: Never` if consolidation "
         "should be off\n"
         "note: consolidateAfter counts from the last pod scheduled to or removed from the node, expireAfter from its "
-        "launch (https://karpenter.sh/docs/concepts/disruption/)")
+        "launch, so no node of this pool lives long enough to be consolidated "
+        "(https://karpenter.sh/docs/concepts/disruption/)")
 
 
 @rule("KPL424", "auto-mode-node-lifetime", category="disruption", severity="warning",
@@ -241,19 +242,20 @@ def auto_mode_node_lifetime(res, ctx):
         what = "`Never`" if expire == float("inf") else f"{raw}"
         yield ctx.violation(
             res, EXPIRE,
-            f"expireAfter {what} is beyond EKS Auto Mode's 21-day (504h) node lifetime: Auto Mode terminates the "
-            "instance first\n"
+            f"expireAfter {what} is beyond EKS Auto Mode's 21-day (504h) node lifetime\n"
             "help: set expireAfter to at most 504h minus terminationGracePeriod (e.g. 480h with the 24h default), so "
             "nodes are drained by Karpenter's expiration and not cut off\n"
-            "note: \"nodes launched by EKS Auto Mode have a maximum lifetime of 21 days (which you can reduce)\" "
+            "note: Auto Mode terminates the instance first: \"nodes launched by EKS Auto Mode have a maximum "
+            "lifetime of 21 days (which you can reduce)\" "
             "(https://docs.aws.amazon.com/eks/latest/userguide/automode.html)")
     elif expire + tgp > limit:
         yield ctx.violation(
             res, EXPIRE,
-            f"expireAfter {raw} plus terminationGracePeriod {tgp_shown} exceeds EKS Auto Mode's 21-day (504h) node "
-            "lifetime: a drain that starts at expiry can be cut off\n"
+            "expireAfter plus terminationGracePeriod exceeds EKS Auto Mode's 21-day (504h) node lifetime\n"
             f"help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter "
             f"{format_seconds(limit - tgp)})\n"
+            f"note: expireAfter {raw} plus terminationGracePeriod {tgp_shown}: a drain that starts at expiry can "
+            "be cut off\n"
             "note: Auto Mode terminates instances at 21 days (https://docs.aws.amazon.com/eks/latest/userguide/"
             "automode.html) and gives NodeClaims a 24h terminationGracePeriod when the NodePool sets none "
             "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
@@ -471,9 +473,10 @@ def expiration_ignores_budgets(res, ctx):
     index = next(b.index for b in budgets if b.blocks)
     yield ctx.violation(
         res, BUDGETS + (index, "nodes"),
-        f"budgets block Drifted, Empty and Underutilized {when}, but {shown} still replaces nodes then\n"
+        f"budgets block every reason {when.split(' (first')[0]}, but {shown} still replaces nodes then\n"
         "help: if nodes must not be replaced in that window, set `expireAfter: Never` (and rely on drift inside "
         "the allowed window) or plan expirations around it\n"
+        f"note: Drifted, Empty and Underutilized are blocked {when}\n"
         "note: since v1.0 expiration is forceful and not limited by disruption budgets, only by "
         "terminationGracePeriod and PodDisruptionBudgets (https://karpenter.sh/docs/concepts/disruption/#expiration; "
         "aws/karpenter-provider-aws#6980, kubernetes-sigs/karpenter#1590)")
@@ -517,11 +520,10 @@ def tgp_not_shorter_than_expire_after(res, ctx):
         return
     yield ctx.violation(
         res, TGP,
-        f"terminationGracePeriod {res.get(TGP)} is not shorter than expireAfter {res.get(EXPIRE)}: a node can spend "
-        "longer draining than serving\n"
+        f"terminationGracePeriod {res.get(TGP)} is not shorter than expireAfter {res.get(EXPIRE)}\n"
         "help: keep terminationGracePeriod a fraction of expireAfter (e.g. expireAfter 168h with "
         "terminationGracePeriod 1h-24h)\n"
-        "note: an expired node is cordoned and drained for up to terminationGracePeriod while pods blocked by "
+        "note: a node can spend longer draining than serving: an expired node is cordoned and drained for up to terminationGracePeriod while pods blocked by "
         "PodDisruptionBudgets or do-not-disrupt stay; its replacement expires in turn before that drain ends, so "
         "draining nodes pile up, each paid for (a node lives up to expireAfter + terminationGracePeriod: "
         "https://karpenter.sh/docs/concepts/disruption/#terminationgraceperiod; kubernetes-sigs/karpenter#1842)")
@@ -573,9 +575,10 @@ def auto_mode_requirement(res, ctx):
         if key in AUTO_MODE_LABELS:
             yield ctx.violation(
                 res, path,
-                f"`{key}` is a label of self-managed Karpenter; EKS Auto Mode's is `{AUTO_MODE_LABELS[key]}`\n"
+                f"`{key}` is not an EKS Auto Mode label\n"
                 f"help: write `key: {AUTO_MODE_LABELS[key]}`\n"
-                "note: Auto Mode labels its EC2 managed instances with eks.amazonaws.com/ keys, so this requirement "
+                f"note: `{key}` is a label of self-managed Karpenter; Auto Mode labels its EC2 managed instances "
+                "with eks.amazonaws.com/ keys, so this requirement "
                 "does not select instance types as intended "
                 "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html; "
                 "awsdocs/amazon-eks-user-guide#1250 fixed the same mistake in AWS's own example)")

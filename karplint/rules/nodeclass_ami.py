@@ -136,8 +136,9 @@ def windows_ami_under_custom(res, ctx):
         return
     yield ctx.violation(
         res, path,
-        f"{what} under amiFamily Custom, which Karpenter treats as Linux\n"
+        f"a {found} image under amiFamily Custom, which Karpenter treats as Linux\n"
         f"help: use `amiFamily: {found}` (or `alias: {ALIAS_FOR.get(found, 'windows2022@latest')}`) with the image\n"
+        f"note: {what}\n"
         "note: Custom nodes get `kubernetes.io/os=linux` and no windows-build label "
         "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go getOS): pods selecting Windows never make "
         "this pool launch a node, and Linux pods are placed on the Windows nodes it launches")
@@ -158,8 +159,7 @@ def custom_eks_ami_without_userdata(res, ctx):
     i, field, found = hit
     yield ctx.violation(
         res, TERMS + (i, field),
-        f"amiSelectorTerms[{i}].{field} selects an EKS {found} AMI under amiFamily Custom without userData: the "
-        "node boots without joining the cluster\n"
+        f"an EKS {found} AMI under amiFamily Custom without userData never joins the cluster\n"
         f"help: use `amiFamily: {found}` (Karpenter then renders the bootstrap for that AMI), or write userData "
         f"that bootstraps it ({READS[_base(found)]})\n"
         "note: with Custom, Karpenter passes spec.userData verbatim and renders nothing else "
@@ -210,10 +210,11 @@ def bottlerocket_os_volume_only(res, ctx):
                     else "")
     yield ctx.violation(
         res, path,
-        f"{BOTTLEROCKET_OS_DEVICE} of {size} enlarges Bottlerocket's OS volume; container storage stays on "
-        f"{BOTTLEROCKET_DATA_DEVICE}, which this mapping leaves at the image's default size\n"
+        f"{BOTTLEROCKET_OS_DEVICE} of {size} enlarges Bottlerocket's OS volume, not container storage\n"
         f"help: size {BOTTLEROCKET_DATA_DEVICE} instead (e.g. `deviceName: {BOTTLEROCKET_DATA_DEVICE}` with "
         f"`volumeSize: {size}`) and keep {BOTTLEROCKET_OS_DEVICE} small (Karpenter's default is 4Gi)\n"
+        f"note: container storage stays on {BOTTLEROCKET_DATA_DEVICE}, which this mapping leaves at the image's "
+        "default size\n"
         "note: Bottlerocket keeps images, container layers, logs and emptyDir on the data volume; the OS volume "
         "is not used for them" + overestimate + " (aws/karpenter-provider-aws pkg/providers/amifamily/"
         "bottlerocket.go DefaultBlockDeviceMappings, EphemeralBlockDevice; bottlerocket-os/bottlerocket#4663)")

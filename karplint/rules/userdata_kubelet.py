@@ -186,14 +186,15 @@ def kubelet_flag_not_in_version(res, ctx):
             span = site.span_of(use.index, 0, len(raw) + 2)
             hist = (av.entry or {}).get("history", "")
             if minor is not None:
-                msg = (f"`--{use.name}` does not exist in Kubernetes {minor} ({av.why}): the kubelet exits at start\n"
+                msg = (f"`--{use.name}` does not exist in Kubernetes {minor}: the kubelet exits at start\n"
                        "help: remove the flag (or move the setting to the kubelet configuration file)\n"
+                       f"note: {av.why}\n"
                        f"note: the kubelet stops with `failed to parse kubelet flag: unknown flag: --{raw}`; "
                        f"source: {hist}")
                 yield ctx.at(res, res.doc, span, msg)
             else:
-                msg = (f"`--{use.name}` does not exist in Kubernetes {_range(av.missing_in)} ({av.why}): on those "
-                       "versions the kubelet exits at start\n"
+                msg = (f"`--{use.name}` does not exist in Kubernetes {_range(av.missing_in)}\n"
                        "help: set `[cluster] kubernetes-version` so karplint can tell, or remove the flag\n"
+                       f"note: {av.why}; on those versions the kubelet exits at start\n"
                        f"note: source: {hist}")
                 yield ctx.at(res, res.doc, span, msg, severity="warning")

@@ -20,8 +20,9 @@ def test_window_bad():
     found = run("window_bad.yaml", "KPL420")
     assert codes(found) == [("KPL420", 11, 9), ("KPL420", 31, 9), ("KPL420", 48, 9)]
     first, drift, beta = (f.message for f in found)
-    assert first.splitlines()[0] == ('budget `nodes: "20%"` limits Drifted, Empty, Underutilized only for 4h after '
-                                     'each `0 2 * * *` (UTC); the rest of the time they are unlimited')
+    assert first.splitlines()[0] == "outside this budget's window, Drifted, Empty, Underutilized are unlimited"
+    assert ('note: budget `nodes: "20%"` limits Drifted, Empty, Underutilized only for 4h after each `0 2 * * *` '
+            '(UTC)') in first
     assert '`{nodes: "0", schedule: "0 6 * * *", duration: 20h}`' in first
     assert "140h of the 168h week" in first and "Mon 00:00–Mon 02:00 UTC" in first
     assert "Drifted is unlimited" in drift.splitlines()[0]
@@ -76,7 +77,7 @@ def test_durations_bad():
     found = run("durations_bad.yaml", "KPL42")
     assert codes(found) == [("KPL423", 8, 23), ("KPL422", 11, 20), ("KPL423", 22, 23), ("KPL424", 35, 20),
                             ("KPL424", 46, 20), ("KPL427", 59, 31), ("KPL428", 72, 16), ("KPL428", 75, 16)]
-    assert "EKS Auto Mode's is `eks.amazonaws.com/instance-category`" in found[6].message
+    assert "help: write `key: eks.amazonaws.com/instance-category`" in found[6].message
     assert "never launches the instance sizes this requirement allows (t3.small, t3a.small)" in found[7].message
     assert "terminationGracePeriod 24h is not shorter than expireAfter 24h" in found[5].message
     assert "expireAfter 720h (the default)" in found[2].message
@@ -153,8 +154,9 @@ spec:
 def test_expiration_and_forgotten_reasons():
     found = run("budgets_reasons.yaml", "KPL425")
     assert codes(found) == [("KPL425", 11, 16)]
-    assert ("budgets block Drifted, Empty and Underutilized 40h a week (first: Mon 09:00–Mon 17:00 UTC), but the "
-            "default expireAfter 720h still replaces nodes then") in found[0].message
+    assert found[0].parts[0] == "budgets block every reason 40h a week, but the default expireAfter 720h still replaces nodes then"
+    assert ("note: Drifted, Empty and Underutilized are blocked 40h a week (first: Mon 09:00–Mon 17:00 UTC)"
+            in found[0].message)
     assert run("budgets_reasons.yaml", "KPL425", karpenter_version="0.37.7") == []  # budgets limited expiration
     found = run("budgets_reasons.yaml", "KPL426")
     assert codes(found) == [("KPL426", 27, 5)]
@@ -181,5 +183,5 @@ def test_reported_configurations():
     noon = next(f for f in found if f.resource["name"] == "aws-8290")
     assert "first window: Mon 12:00–Mon 15:00 UTC" in noon.message
     # Empty is limited at all times by its own budget: only the other two are open outside the window
-    assert drift.message.startswith('budget `nodes: "35%"` limits Drifted, Underutilized only for 4h after each '
-                                    '`0 1 * * mon` (UTC); the rest of the time they are unlimited')
+    assert drift.parts[0] == "outside this budget's window, Drifted, Underutilized are unlimited"
+    assert 'budget `nodes: "35%"` limits Drifted, Underutilized only for 4h after each `0 1 * * mon` (UTC)' in drift.message
