@@ -123,10 +123,8 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
 
     from rich.console import Console
 
-    from karplint.config import Config
+    from karplint.cli.inputs import load_model
     from karplint.disruption.budgets import REFERENCE_WEEK
-    from karplint.discover import MissingPath, discover
-    from karplint.engine import InputFile, load_input
     from karplint.report import escape
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # (an error message is one line, never wrapped)
@@ -138,22 +136,9 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
             err.print(f"karplint budgets: --week: {escape.name(week)!r} is not a date (YYYY-MM-DD)", markup=False)
             return 2
         start = day - timedelta(days=day.weekday())  # the Monday of that week, 00:00 UTC
-    try:
-        found = discover([p for p in paths if p != "-"])
-    except MissingPath as exc:
-        err.print(f"karplint budgets: {escape.name(str(exc.args[0]))}: no such file or directory", markup=False)
+    model = load_model(paths, err, "budgets")
+    if model is None:
         return 2
-    inputs = [InputFile(c.display, c.abspath) for c in found.files]
-    if "-" in paths:
-        inputs.append(InputFile("-", None, sys.stdin.buffer.read()))
-    config = Config()
-    model = Model()
-    for item in inputs:
-        result = load_input(item, config)
-        for problem in result.problems:
-            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message}"),
-                      markup=False)
-        model.add(result.documents)
     pools = _pools(model, nodepool)
     if not pools:
         err.print("karplint budgets: no NodePool" + (f" named {escape.name(nodepool)!r}" if nodepool else "")

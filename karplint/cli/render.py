@@ -91,17 +91,12 @@ def render_model(model: Model, console, *, nodeclass: str | None = None, nodepoo
 def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: str | None = None,
                    karpenter_version: str | None = None, console=None) -> int:
     """Load `paths` (files, directories, `-` for stdin) and render; returns the exit code."""
-    import sys
-
     from rich.console import Console
 
-    from karplint.config import Config
-    from karplint.discover import MissingPath, discover
-    from karplint.engine import InputFile, load_input
-    from karplint.report import escape
+    from karplint.cli.inputs import load_model
 
     console = console or Console(highlight=False, soft_wrap=True)  # no wrapping: long lines stay greppable
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     version = None
     if karpenter_version:
         try:
@@ -109,20 +104,7 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
         except ValueError as exc:
             err.print(f"karplint render: --karpenter-version: {exc}", markup=False)
             return 2
-    try:
-        found = discover([p for p in paths if p != "-"])
-    except MissingPath as exc:
-        err.print(f"karplint render: {exc.args[0]}: no such file or directory", markup=False)
+    model = load_model(paths, err, "render")
+    if model is None:
         return 2
-    inputs = [InputFile(c.display, c.abspath) for c in found.files]
-    if "-" in paths:
-        inputs.append(InputFile("-", None, sys.stdin.buffer.read()))
-    config = Config()
-    model = Model()
-    for item in inputs:
-        result = load_input(item, config)
-        for problem in result.problems:
-            err.print(escape.name(f"{item.display}:{problem.span.line}:{problem.span.column}: {problem.message.split(chr(10))[0]}"),
-                      markup=False)
-        model.add(result.documents)
     return render_model(model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version)
