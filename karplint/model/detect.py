@@ -280,23 +280,55 @@ def _exact(text: Any) -> Version | None:
     return Version(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
 
 
-def _scan_karpenter(model: Model) -> DeployedVersion | None:
-    seen: list[tuple[Version, str]] = []
+@dataclass(frozen=True)
+class KarpenterRelease:
+    """One place where the run installs an exact Karpenter release."""
+    version: Version
+    where: str  # as messages name it: `HelmRelease flux-system/karpenter (file)`, `controller image of ...`
+    what: str  # short, for summaries: `HelmRelease karpenter`, `Chart.yaml`, `Karpenter controller image`
+    doc: Document
+    path: tuple  # where the version is written in `doc` (() for the whole install document)
+
+
+def karpenter_releases(model: Model) -> list[KarpenterRelease]:
+    """Every exact Karpenter release the run installs: chart installs (Flux, Argo CD, Chart.yaml) of the karpenter
+    chart, then Deployments running the controller image."""
+    out: list[KarpenterRelease] = []
     for inst in _helm_installs(model):
-        if inst.chart in KARPENTER_CHARTS:
-            v = _exact(inst.version)
-            if v is not None:
-                seen.append((v, inst.where))
+        v = _exact(inst.version) if inst.chart in KARPENTER_CHARTS else None
+        if v is not None:
+            what = f"{inst.res.kind} {inst.res.name or '<unnamed>'}" if inst.res is not None else "Chart.yaml"
+            out.append(KarpenterRelease(v, inst.where, what, inst.doc, () if inst.res is not None
+                                        else _chart_version_path(inst)))
     for res in model.workloads():
         if res.kind != "Deployment":
             continue
         spec = res.get(("spec", "template", "spec"))
         if not isinstance(spec, dict):
             continue
-        for c in _containers(spec):
-            m = _KARPENTER_IMAGE.search(c.get("image") or "") if isinstance(c.get("image"), str) else None
-            if m:
-                seen.append((Version.parse(m.group(1)), f"controller image of {_describe(res)}"))
+        for key in ("containers", "initContainers"):
+            items = spec.get(key)
+            for i, c in enumerate(items if isinstance(items, list) else ()):
+                image = c.get("image") if isinstance(c, dict) else None
+                m = _KARPENTER_IMAGE.search(image) if isinstance(image, str) else None
+                if m:
+                    out.append(KarpenterRelease(Version.parse(m.group(1)), f"controller image of {_describe(res)}",
+                                                "Karpenter controller image", res.doc,
+                                                ("spec", "template", "spec", key, i, "image")))
+    return out
+
+
+def _chart_version_path(inst: ChartInstall) -> tuple:
+    deps = inst.doc.data.get("dependencies") if isinstance(inst.doc.data, dict) else None
+    if isinstance(deps, list):
+        for i, dep in enumerate(deps):
+            if isinstance(dep, dict) and dep.get("name") == inst.chart:
+                return ("dependencies", i, "version")
+    return ("appVersion",)
+
+
+def _scan_karpenter(model: Model) -> DeployedVersion | None:
+    seen = [(r.version, r.where) for r in karpenter_releases(model)]
     if not seen:
         return None
     return DeployedVersion(seen[0][0], seen[0][1], seen)

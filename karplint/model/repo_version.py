@@ -55,43 +55,13 @@ def exact(text) -> str | None:
 # ------------------------------------------------------------------------------------------------ YAML
 
 def yaml_evidence(docs) -> list[Evidence]:
-    """Karpenter releases the documents of one file install (see `karplint.model.detect`)."""
+    """Karpenter releases the documents of one file install (`karplint.model.detect.karpenter_releases`)."""
     from karplint.model import Model
-    from karplint.model.detect import KARPENTER_CHARTS, _KARPENTER_IMAGE, _containers, _helm_installs
+    from karplint.model.detect import karpenter_releases
 
     model = Model()
     model.add(docs)
-    out: list[Evidence] = []
-    for inst in _helm_installs(model):
-        v = exact(inst.version) if inst.chart in KARPENTER_CHARTS else None
-        if v is not None:
-            if inst.res is not None:
-                what, line = f"{inst.res.kind} {inst.res.name or '<unnamed>'}", inst.doc.span(()).line
-            else:
-                what, line = "Chart.yaml", _chart_line(inst)
-            out.append(Evidence(v, inst.doc.path, line, what))
-    for res in model.workloads():
-        if res.kind != "Deployment":
-            continue
-        spec = res.get(("spec", "template", "spec"))
-        if not isinstance(spec, dict):
-            continue
-        for i, c in enumerate(_containers(spec)):
-            image = c.get("image")
-            m = _KARPENTER_IMAGE.search(image) if isinstance(image, str) else None
-            if m:
-                line = res.doc.span(("spec", "template", "spec", "containers", i, "image")).line
-                out.append(Evidence(exact(m.group(1)), res.doc.path, line, "Karpenter controller image"))
-    return out
-
-
-def _chart_line(inst) -> int:
-    deps = inst.doc.data.get("dependencies") if isinstance(inst.doc.data, dict) else None
-    if isinstance(deps, list):
-        for i, dep in enumerate(deps):
-            if isinstance(dep, dict) and dep.get("name") == inst.chart:
-                return inst.doc.span(("dependencies", i, "version")).line
-    return inst.doc.span(("appVersion",)).line
+    return [Evidence(str(r.version), r.doc.path, r.doc.span(r.path).line, r.what) for r in karpenter_releases(model)]
 
 
 # ------------------------------------------------------------------------------------------------ Terraform
