@@ -49,17 +49,20 @@ def simulate_pools(model: Model, catalog: Catalog,
     return out
 
 
-def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable[[Pod], bool] | None = None) \
-        -> list[WorkloadResult]:
+def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable[[Pod], bool] | None = None,
+                       related: Callable[[Resource, Resource], bool] | None = None) -> list[WorkloadResult]:
+    """Verdicts for every workload (DaemonSets excepted) on every NodePool. `related(nodepool, daemonset)`
+    says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
     ds = daemons(pods)
+    per_pool = [[d for d in ds if related is None or related(sim.nodepool, d.pod.res)] for sim in pools]
     out = []
     for pod in pods:
         if pod.res.kind == "DaemonSet":
             continue  # Karpenter does not provision for DaemonSet pods
         if only is not None and not only(pod):
             continue
-        verdicts = [host(pod, sim, ds) for sim in pools]
+        verdicts = [host(pod, sim, per_pool[i]) for i, sim in enumerate(pools)]
         verdicts.sort(key=lambda v: (v.ok is not True, -v.stage, v.pool))
         out.append(WorkloadResult(pod, verdicts))
     return out

@@ -181,6 +181,14 @@ def _value_findings(sim, catalog) -> Iterator[tuple]:
                 yield src, j, str(v), found[0], found[1]
 
 
+def _has_unknown_values(sim, catalog) -> bool:
+    """A value the catalog does not know but that may be a real new type: whatever it adds cannot be told."""
+    memo = sim.memo.get("unknown_values")
+    if memo is None:
+        memo = sim.memo["unknown_values"] = any(kind == "unknown" for *_, kind, _m in _value_findings(sim, catalog))
+    return memo
+
+
 # ------------------------------------------------------------------------------------------ KPL901
 
 def _single_key_explained(sim, key: str, catalog) -> bool:
@@ -206,7 +214,7 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
 
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
-        if sim.unknown or sim.compatible:
+        if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
             continue
         why = explain_empty(sim)
         if why is None or not why.keys:
@@ -286,14 +294,12 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
     if not _pools_with_requirements(model):
         return
     catalog, pools = _simulation(model, ctx)
-    labels = set(catalog.label_keys())
     for sim in pools:
-        if sim.unknown or not sim.compatible:
+        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
             continue
+        some_type = sim.type_reqs[sim.compatible[0].name]
         for src in sim.sources:
-            if src.label or src.key not in labels or src.requirement.operator() != "In":
-                continue
-            if src.key in (OS, ARCH) and not sim.facts.ami_family:
+            if src.label or not some_type.has(src.key) or src.requirement.operator() != "In":
                 continue
             # Types that every other key lets through: the values of this key they carry are alive.
             alive = set()
@@ -344,7 +350,7 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
         return
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
-        if sim.unknown or not sim.compatible:
+        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
             continue
         for key, (wanted, have) in sorted(sim.min_values_short.items()):
             req = sim.requirements.get(key)
@@ -377,6 +383,24 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
     return isinstance(spec, dict) and any(k in spec for k in ("nodeSelector", "affinity", "tolerations"))
 
 
+def _related(np: Resource, res: Resource) -> bool:
+    """Files in the same directory, or one's directory inside the other's."""
+    import posixpath
+    a, b = posixpath.dirname(str(np.doc.path)), posixpath.dirname(str(res.doc.path))
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
+
+
+def _selected_pool_names(pod) -> set[str] | None:
+    """The NodePool names a pod's every alternative restricts itself to (None: not restricted by name)."""
+    out: set[str] = set()
+    for term in pod.terms or []:
+        r = term.by_key.get("karpenter.sh/nodepool")
+        if r is None or r.complement:
+            return None
+        out |= set(r.values)
+    return out if pod.terms else None
+
+
 def _targeting(pod, pools) -> str | None:
     """'error' when the pod selects Karpenter-only labels, 'warning' when it selects or tolerates what a
     NodePool of the run sets, else None (it may run on capacity Karpenter does not manage)."""
@@ -407,18 +431,28 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     from karplint.provisioning.simulate import simulate_workloads
 
     catalog, pools = _simulation(model, ctx)
-    if not pools or any(sim.unknown for sim in pools):
+    if not pools:
         return
-    for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None):
+    for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
+                                     related=_related):
         if result.hostable is not False:
             continue
-        level = _targeting(result.pod, pools)
+        # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
+        mine = [sim for sim in pools if _related(sim.nodepool, result.pod.res)]
+        if not mine or any(sim.unknown for sim in mine):
+            continue
+        names = {sim.name for sim in mine}
+        wanted = _selected_pool_names(result.pod)
+        if wanted is not None and not wanted & names:
+            continue  # selects NodePools defined elsewhere
+        level = _targeting(result.pod, mine)
         if level is None:
             continue
         res = result.pod.res
-        reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in result.verdicts[:4])
-        more = f"; and {len(result.verdicts) - 4} more" if len(result.verdicts) > 4 else ""
-        closest = result.verdicts[0]
+        verdicts = [v for v in result.verdicts if v.pool in names]
+        reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
+        more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
+        closest = verdicts[0]
         yield ctx.violation(
             res, ("metadata", "name"),
             f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
