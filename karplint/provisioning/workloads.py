@@ -275,6 +275,7 @@ class Verdict:
     stage: int = 4  # index into STAGES of the first failure (4 when ok)
     reason: str = ""
     types: list[str] = field(default_factory=list)  # types that can host it
+    nodepool: Resource | None = None
 
 
 def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=frozenset()) -> list[str]:
@@ -284,7 +285,7 @@ def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=froze
 
 def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
     """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it."""
-    v = Verdict(sim.name, None)
+    v = Verdict(sim.name, None, nodepool=sim.nodepool)
     if sim.unknown or pod.unknown or pod.terms is None:
         v.reason = sim.unknown or pod.unknown or "cannot tell"
         return v

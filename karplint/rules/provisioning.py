@@ -435,13 +435,15 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         return
     for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
                                      related=_related):
-        if result.hostable is not False:
-            continue
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
         mine = [sim for sim in pools if _related(sim.nodepool, result.pod.res)]
         if not mine or any(sim.unknown for sim in mine):
             continue
         names = {sim.name for sim in mine}
+        ids = {id(sim.nodepool) for sim in mine}
+        verdicts = [v for v in result.verdicts if id(v.nodepool) in ids]
+        if any(v.ok is not False for v in verdicts):
+            continue
         wanted = _selected_pool_names(result.pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
@@ -449,7 +451,6 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         if level is None:
             continue
         res = result.pod.res
-        verdicts = [v for v in result.verdicts if v.pool in names]
         reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
         more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
         closest = verdicts[0]
