@@ -290,7 +290,7 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
         v.reason = sim.unknown or pod.unknown or "cannot tell"
         return v
     if not sim.types:
-        v.ok, v.stage, v.reason = False, 0, f"NodePool `{sim.name}` launches no instance type"
+        v.ok, v.stage, v.reason = False, -1, f"NodePool `{sim.name}` launches no instance type"
         return v
     blocked = blocking_taints(sim, pod.tolerations)
     if blocked:
@@ -340,8 +340,10 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
         resource = max(sorted(short), key=short.get) if short else "resources"
         largest = _largest(compat, resource)
         need_s = quantity.show(resource, pod.requests.get(resource, 0)) if resource in pod.requests else "?"
-        cand = (3, f"requests {resource} {need_s} (plus DaemonSets), more than any of its {len(compat)} "
-                   f"compatible instance types offers" + (f" (largest: {largest})" if largest else ""))
+        extra = max((o[0].get(resource, 0) for o in overhead.values() if o), default=0)
+        plus = f" plus {quantity.show(resource, extra)} for DaemonSets" if extra else ""
+        cand = (3, f"requests {resource} {need_s}{plus}, more than any of its {len(compat)} compatible instance "
+                   "types offers" + (f" (largest: {largest})" if largest else ""))
         if resource == "host port":
             cand = (3, "a DaemonSet on its nodes uses the same host port")
         best = cand if best is None or cand[0] > best[0] else best
