@@ -110,6 +110,26 @@ def type_requirements(it: InstanceType, labels: tuple[str, ...], facts: NodeClas
     return reqs
 
 
+def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, Requirements]:
+    """`type_requirements` of every catalog type, shared by the NodePools whose node classes agree on what
+    matters (AMI family, reservations): kept on the catalog object, which lives as long as the process."""
+    memo = catalog.__dict__.setdefault("_type_requirements", {})
+    key = (facts.ami_family if facts.ami_family in WINDOWS_BUILDS or facts.ami_family in LINUX_FAMILIES else None,
+           facts.reservations)
+    found = memo.get(key)
+    if found is None:
+        labels = tuple(catalog.label_keys())
+        shared: dict[tuple, Requirement] = {}  # one object per (key, values): most are common to many types
+        found = {}
+        for it in catalog.types.values():
+            reqs = type_requirements(it, labels, facts)
+            for k, r in reqs.by_key.items():
+                reqs.by_key[k] = shared.setdefault((k, r.complement, r.values), r)
+            found[it.name] = reqs
+        memo[key] = found
+    return found
+
+
 @dataclass
 class Source:
     """One requirement as written: where it is and what it says."""
@@ -232,12 +252,23 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     taints = np.get(("spec", "template", "spec", "taints"))
     sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
 
-    labels = tuple(catalog.label_keys())
+    sim.type_reqs = all_type_requirements(catalog, facts)
+    verdicts: dict[tuple, bool] = {}  # (key, the type's requirement on it) -> passes; types share values
+    pool_keys = sorted(reqs.by_key)
     for it in catalog.types.values():
-        treqs = type_requirements(it, labels, facts)
-        sim.type_reqs[it.name] = treqs
-        bad = tuple(sorted(k for k in treqs.by_key.keys() & reqs.by_key.keys()
-                           if not _key_ok(treqs.by_key[k], reqs.by_key[k])))
+        treqs = sim.type_reqs[it.name]
+        bad = []
+        for k in pool_keys:
+            tr = treqs.by_key.get(k)
+            if tr is None:
+                continue
+            memo_key = (k, tr.complement, tr.values, tr.gte, tr.lte)
+            ok = verdicts.get(memo_key)
+            if ok is None:
+                ok = verdicts[memo_key] = _key_ok(tr, reqs.by_key[k])
+            if not ok:
+                bad.append(k)
+        bad = tuple(bad)
         if bad:
             sim.rejected_by[it.name] = bad
         else:
@@ -246,7 +277,7 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     for key, req in reqs.by_key.items():
         if req.min_values is None:
             continue
-        if key not in labels and key != CAPACITY_TYPE:
+        if key not in catalog.label_keys() and key != CAPACITY_TYPE:
             continue  # values the catalog does not know (zones...): cannot tell
         distinct = set()
         for it in sim.compatible:

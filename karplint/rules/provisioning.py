@@ -138,13 +138,20 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         if other != key and value in _catalog_values(catalog, other):
             fix = f"; use `{other}`" if other != ARCH else ""
             return "wrong", f"`{value}` is an {_what(other)}, not an {_what(key)}{fix}"
+    near = None
     if key == TYPE and "." in value:
         family, _, size = value.partition(".")
-        if family in _catalog_values(catalog, FAMILY) and size not in _catalog_values(catalog, SIZE):
-            near = _nearest(size, _catalog_values(catalog, SIZE))
-            if near:
-                return "misspelt", f"`{value}` matches no instance type; did you mean `{family}.{near}`?"
-    near = _nearest(value, known)
+        families, sizes = _catalog_values(catalog, FAMILY), _catalog_values(catalog, SIZE)
+        if family in families and size not in sizes:
+            near_size = _nearest(size, sizes)
+            if near_size:
+                return "misspelt", f"`{value}` matches no instance type; did you mean `{family}.{near_size}`?"
+        elif family not in families and size in sizes:
+            near_family = _nearest(family, families)
+            if near_family and f"{near_family}.{size}" in known and not _well_formed(FAMILY, family):
+                near = f"{near_family}.{size}"
+    elif key != TYPE:
+        near = _nearest(value, known)
     if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
         return "misspelt", f"`{value}` matches no {_what(key)}; did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
@@ -231,9 +238,9 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
         family = f" under {sim.facts.ami_family}" if sim.facts.ami_family else ""
         yield ctx.violation(
             sim.nodepool, anchor.path,
-            f"NodePool `{sim.name}` can launch no instance type: {shown} leave none of the {len(catalog.types)} "
-            f"known types{family}{help_}\n{_NO_LAUNCH_NOTE}\nnote: instance types from the bundled catalog "
-            f"({_catalog_date(catalog)})",
+            f"NodePool `{sim.name}` can launch no instance type{help_}\n"
+            f"note: {shown} together leave none of the {len(catalog.types)} instance types of the bundled catalog "
+            f"({_catalog_date(catalog)}){family}\n{_NO_LAUNCH_NOTE}",
             on="key" if anchor.label else "value")
 
 
@@ -316,10 +323,11 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                     continue
                 others = _cover(sim, src.key, v)
                 by = ", ".join(s.text for s in sim.sources if s.key in others)
-                yield ctx.violation(sim.nodepool, src.path + ("values", j),
-                                    f"`{v}` can never be launched by NodePool `{sim.name}`: {by or 'other requirements'} "
-                                    f"exclude every instance type with {src.key} `{v}`\n"
-                                    "help: remove the value, or relax the other requirement")
+                yield ctx.violation(
+                    sim.nodepool, src.path + ("values", j),
+                    f"`{v}` can never be launched: the NodePool's other requirements exclude it\n"
+                    f"help: remove `{v}`, or relax {by or 'the other requirements'}\n"
+                    f"note: no instance type with {src.key} `{v}` passes them (NodePool `{sim.name}`)")
 
 
 def _cover(sim, key: str, value: str) -> list[str]:
@@ -365,8 +373,8 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
             shown = ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
             yield ctx.violation(
                 sim.nodepool, src.path + ("minValues",),
-                f"`{key}` minValues is {wanted}, but the instance types NodePool `{sim.name}` allows have "
-                f"{have} distinct value(s) ({shown})\nhelp: lower minValues or widen the requirements\n"
+                f"minValues {wanted} cannot be met: {have} distinct value(s) of `{key}` remain ({shown})\n"
+                f"help: lower minValues or widen the requirements of NodePool `{sim.name}`\n"
                 "note: with the default minValuesPolicy Strict, Karpenter launches nothing from this NodePool "
                 "(\"minValues requirement is not met\"); BestEffort relaxes it", on="key")
 
