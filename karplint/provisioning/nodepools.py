@@ -73,7 +73,8 @@ def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) ->
             unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
         if "maxPods" in kubelet or "podsPerCore" in kubelet:
             unknown.add("pods")
-    if ami_family != "AL2023" or nc.get(("spec", "blockDeviceMappings")) is not None:
+    if ami_family != "AL2023" or nc.get(("spec", "blockDeviceMappings")) is not None or \
+            nc.get(("spec", "instanceStorePolicy")) is not None:
         unknown.add("ephemeral-storage")
     if ami_family is None or ami_family == "Custom" or ami_family in WINDOWS_BUILDS:
         unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
@@ -249,10 +250,19 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
         reqs.add(s.requirement)
     reqs.add(Requirement.new("karpenter.sh/nodepool", "In", [name]))
     sim.requirements = reqs
+    kubelet = np.get(("spec", "template", "spec", "kubelet"))  # v1beta1: kubelet settings on the NodePool
+    if isinstance(kubelet, dict) and kubelet:
+        from dataclasses import replace
+        sim.facts = facts = replace(facts, unknown_resources=facts.unknown_resources | {
+            "cpu", "memory", "ephemeral-storage", "pods"})
     taints = np.get(("spec", "template", "spec", "taints"))
     sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
 
     sim.type_reqs = all_type_requirements(catalog, facts)
+    listed = catalog.__dict__.get("_resources")
+    if listed is None:
+        listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
+    sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
     verdicts: dict[tuple, bool] = {}  # (key, the type's requirement on it) -> passes; types share values
     pool_keys = sorted(reqs.by_key)
     for it in catalog.types.values():

@@ -329,7 +329,8 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
             if pod.host_ports & extra[1]:
                 short["host port"] = short.get("host port", 0) + 1
                 continue
-            missing = _missing(_add(pod.requests, extra[0]), allocatable(it), sim.facts.unknown_resources)
+            missing = _missing(_add(pod.requests, extra[0]), allocatable(it),
+                               sim.facts.unknown_resources | _unlisted(pod.requests, sim))
             if not missing:
                 fitting.append(it.name)
             for k in missing:
@@ -349,6 +350,13 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
         best = cand if best is None or cand[0] > best[0] else best
     v.ok, v.stage, v.reason = False, best[0], best[1]
     return v
+
+
+def _unlisted(requests: dict, sim: PoolSimulation) -> frozenset:
+    """Resources the catalog lists for no instance type (device plugins, hugepages, NodeOverlay capacity):
+    cannot tell."""
+    listed = sim.memo.get("listed_resources", frozenset())
+    return frozenset(k for k in requests if k not in listed)
 
 
 def _largest(types, resource: str) -> str | None:

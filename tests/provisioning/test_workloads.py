@@ -107,3 +107,8 @@ def test_labels_derived_from_a_name():
     got = labels_from_name("c7gn.16xlarge")
     assert got["karpenter.k8s.aws/instance-family"] == "c7gn" and got["karpenter.k8s.aws/instance-size"] == "16xlarge"
     assert got["karpenter.k8s.aws/instance-category"] == "c" and got["karpenter.k8s.aws/instance-generation"] == "7"
+
+
+def test_resources_no_instance_type_lists_cannot_be_told():
+    v = _verdict("  containers: [{name: a, resources: {limits: {hugepages-2Mi: 1Gi, example.com/fuse: 1}}}]\n")
+    assert v.ok is True
