@@ -28,6 +28,7 @@ ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/i
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
                           "karpenter.k8s.aws/instance-category")
 WINDOWS_BUILD = "node.kubernetes.io/windows-build"
+NODECLASS_KEYS = frozenset({OS, WINDOWS_BUILD, "karpenter.sh/capacity-type"})
 # Keys whose values are names the catalog lists (checked value by value), and integer-valued keys (MiB, Mbps...).
 NAMED_KEYS = (TYPE, FAMILY, SIZE, CATEGORY, ARCH, "karpenter.k8s.aws/instance-cpu-manufacturer",
               "karpenter.k8s.aws/instance-hypervisor", "karpenter.k8s.aws/instance-gpu-name",
@@ -306,8 +307,9 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
             continue
         some_type = sim.type_reqs[sim.compatible[0].name]
         for src in sim.sources:
-            if src.label or not some_type.has(src.key) or src.requirement.operator() != "In":
-                continue
+            if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
+                    src.key in NODECLASS_KEYS:
+                continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
             # Types that every other key lets through: the values of this key they carry are alive.
             alive = set()
             for name, keys in sim.rejected_by.items():
