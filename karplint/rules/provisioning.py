@@ -10,7 +10,9 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
   (`karpenter.sh/nodepool`, `karpenter.sh/capacity-type`, `karpenter.k8s.aws/*`);
 - warning: it selects a custom label that a NodePool of the run sets, or tolerates a taint a NodePool of the run
   sets (it was written for those pools);
-- nothing otherwise, and nothing when any NodePool of the run cannot be simulated.
+- nothing otherwise, and nothing when any NodePool of the run cannot be simulated;
+- with `[tool.karplint.cluster] karpenter-only = true` (the checked NodePools are the cluster's only capacity),
+  an error for every workload with node constraints or tolerations (the only ones read, for speed).
 """
 
 from __future__ import annotations
@@ -457,7 +459,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         wanted = _selected_pool_names(result.pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
-        level = _targeting(result.pod, mine)
+        level = "error" if ctx.cluster.get("karpenter-only") is True else _targeting(result.pod, mine)
         if level is None:
             continue
         res = result.pod.res

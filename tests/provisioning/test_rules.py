@@ -112,3 +112,12 @@ def test_a_run_without_requirements_never_loads_the_catalog():
             "print('karplint.provisioning.catalog' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_karpenter_only_cluster_judges_every_workload():
+    text = (FIXTURES / "workloads.yaml").read_text()
+    plain = [f for f in lint({"w.yaml": text}) if f.code == "KPL910"]
+    assert "elsewhere" not in " ".join(f.message for f in plain)
+    strict = [f for f in lint({"w.yaml": text}, config={"cluster": {"karpenter-only": True}}) if f.code == "KPL910"]
+    assert codes(strict) == [("KPL910", 46, 9), ("KPL910", 82, 9), ("KPL910", 94, 9), ("KPL910", 117, 9)]
+    assert {f.severity for f in strict} == {"error"}
