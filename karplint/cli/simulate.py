@@ -93,9 +93,7 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     pools = []
     for sim in run.pools:
         entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
-                                 "line": sim.nodepool.doc.key_span(("metadata",)).line
-                                 if sim.nodepool.get(("metadata",)) is not None else 1,
-                                 "ami_family": sim.facts.ami_family}
+                                 "line": _line(sim.nodepool), "ami_family": sim.facts.ami_family}
         if sim.unknown:
             entry["unknown"] = sim.unknown
         else:
@@ -123,6 +121,11 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
             "workloads": workloads, "problems": problems}
 
 
+def _line(res) -> int:
+    name = res.get(("metadata", "name"))
+    return res.doc.key_span(("metadata", "name")).line if name is not None else res.doc.span(()).line
+
+
 def _range(pair) -> str:
     return "-" if not pair else (pair[0] if pair[0] == pair[1] else f"{pair[0]}-{pair[1]}")
 
@@ -141,9 +144,9 @@ def render_text(data: dict, out, color: bool) -> None:
     out.write("\nNodePools\n")
     for p in data["nodepools"]:
         if "unknown" in p:
-            out.write(f"  {e(p['name'])}\tcannot tell: {e(p['unknown'])}\n")
+            out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\tcannot tell: {e(p['unknown'])}\n")
             continue
-        out.write(f"  {e(p['name'])}\t{p['instance_types']} types\tfamilies: {e(_short(p['families']))}\t"
+        out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\t{p['instance_types']} types\tfamilies: {e(_short(p['families']))}\t"
                   f"sizes: {e(_short(p['sizes']))}\tcpu: {_range(p['cpu'])}\tmemory: {_range(p['memory'])}\t"
                   f"arch: {','.join(p['arch']) or '-'}\tcapacity: {','.join(p['capacity_types']) or '-'}\n")
         if p.get("emptied_by"):
@@ -198,7 +201,7 @@ def _render_rich(data: dict, out, color: bool) -> None:
         for k, mv in (p.get("min_values_short") or {}).items():
             notes += f" minValues {mv['min_values']} on {k}: {mv['distinct']} distinct"
         count = Text(str(p["instance_types"]), style="bold red" if p["instance_types"] == 0 else "bold green")
-        t.add_row(Text(e(p["name"])), count, Text(e(_short(p["families"]))), Text(e(_short(p["sizes"]))),
+        t.add_row(Text(e(p["name"])) + Text(f"\n{e(p['file'])}:{p['line']}", style="dim"), count, Text(e(_short(p["families"]))), Text(e(_short(p["sizes"]))),
                   _range(p["cpu"]), _range(p["memory"]), ",".join(p["arch"]), ",".join(p["capacity_types"]),
                   Text(e(notes)))
     console.print(t)

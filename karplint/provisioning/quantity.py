@@ -38,8 +38,12 @@ def parse(value) -> Fraction | None:
 def show(resource: str, amount: Fraction) -> str:
     """A readable quantity: cpu in cores or millicores, memory-like in Mi/Gi, counts as integers."""
     if resource == "cpu":
-        return f"{float(amount):g}" if amount.denominator == 1 or amount >= 10 else f"{int(amount * 1000)}m"
+        if amount < 10 and amount.denominator != 1:
+            return f"{int(amount * 1000)}m"
+        return f"{float(amount):.4g}" if amount < 1000 else f"{float(amount):.0f}"
     if resource in ("memory", "ephemeral-storage"):
         gi = amount / 2**30
-        return f"{float(gi):.4g}Gi" if gi >= 1 else f"{int(amount / 2**20)}Mi"
+        if gi < 1:
+            return f"{int(amount / 2**20)}Mi"
+        return f"{float(gi):.4g}Gi" if gi < 1000 else f"{float(gi):.0f}Gi"
     return f"{float(amount):g}"

@@ -29,7 +29,7 @@ def test_json():
 def test_text_in_a_pipe():
     out = _run("tests/fixtures/provisioning/empty.yaml")
     assert out.returncode == 0, out.stderr
-    assert "arm\t0 types" in out.stdout
+    assert "arm (tests/fixtures/provisioning/empty.yaml:4)\t0 types" in out.stdout
     assert ("emptied by: karpenter.k8s.aws/instance-family, kubernetes.io/arch; c5.large passes without "
             "kubernetes.io/arch") in out.stdout
 
