@@ -17,8 +17,10 @@ def parse(value) -> Fraction | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return Fraction(value)
+        return Fraction(value) if abs(value) <= 10**30 else None
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or abs(value) > 1e30:
+            return None
         return Fraction(str(value))
     if not isinstance(value, str) or len(value) > 40:
         return None

@@ -159,12 +159,14 @@ def pod_terms(spec: dict) -> list[Requirements] | None:
 
 def _host_ports(spec: dict) -> frozenset[tuple[str, int]]:
     out = set()
-    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+    containers = [c for key in ("containers", "initContainers") if isinstance(spec.get(key), list)
+                  for c in spec[key]]
+    for c in containers:
         ports = c.get("ports") if isinstance(c, dict) else None
         for p in ports if isinstance(ports, list) else []:
             if isinstance(p, dict) and isinstance(p.get("hostPort"), int) and p["hostPort"] > 0:
                 ip = p.get("hostIP") or "0.0.0.0"
-                out.add((f"{ip}/{p.get('protocol') or 'TCP'}", p["hostPort"]))
+                out.add((f"{ip}/{p.get('protocol') or 'TCP'}", p["hostPort"]) if isinstance(ip, str) else ("?", p["hostPort"]))
     return frozenset(out)
 
 

@@ -112,3 +112,25 @@ def test_labels_derived_from_a_name():
 def test_resources_no_instance_type_lists_cannot_be_told():
     v = _verdict("  containers: [{name: a, resources: {limits: {hugepages-2Mi: 1Gi, example.com/fuse: 1}}}]\n")
     assert v.ok is True
+
+
+def test_odd_quantities_are_unknown():
+    assert quantity.parse(float("inf")) is None and quantity.parse(float("nan")) is None
+    assert quantity.parse(10**40) is None and quantity.parse("1e400") is None
+
+
+def test_malformed_manifests_end_in_cannot_tell(tmp_path):
+    text = POOL + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [1, {key: [x]}]
+  overhead: {cpu: [1]}
+  initContainers: "x"
+  containers:
+    - resources: {requests: {cpu: .inf}}
+    - ports: [{hostPort: "80"}, {hostPort: 80, protocol: [x]}]
+"""
+    run = simulate(_model(text), load())
+    assert run.workloads[0].hostable is None
