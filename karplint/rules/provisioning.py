@@ -443,8 +443,9 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     from karplint.provisioning.simulate import simulate_workloads
 
     catalog, pools = _simulation(model, ctx)
-    if not pools:
-        return
+    from karplint.provisioning.simulate import MAX_POOLS
+    if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
+        return  # beyond the bound some NodePools were not simulated: any of them might host the workload
     for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
                                      related=_related):
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
