@@ -60,7 +60,7 @@ def test_dead_values_and_min_values():
 
 
 def test_workloads_no_nodepool_can_host():
-    found = _lint("workloads.yaml")
+    found = _lint("workloads/workloads.yaml")
     assert codes(found) == [("KPL910", 46, 9), ("KPL910", 82, 9), ("KPL910", 94, 9)]
     too_big, untolerated, gpu = found
     assert too_big.severity == "error" and untolerated.severity == "warning" and gpu.severity == "error"
@@ -72,7 +72,7 @@ def test_workloads_no_nodepool_can_host():
 
 
 def test_workloads_of_unrelated_directories_are_not_judged():
-    text = (FIXTURES / "workloads.yaml").read_text()
+    text = (FIXTURES / "workloads" / "workloads.yaml").read_text()
     pool, _, rest = text.partition("---\n")
     found = lint({"a/pool.yaml": pool, "b/apps.yaml": rest})
     assert not [f for f in found if f.code == "KPL910"]
@@ -82,12 +82,12 @@ def test_workloads_of_unrelated_directories_are_not_judged():
 
 
 def test_templated_pools_say_nothing():
-    found = [f for f in lint({"np.yaml": (FIXTURES / "dead.yaml").read_text()}) if f.code == "KPL901"]
+    found = [f for f in lint({"np.yaml": (FIXTURES / "templated" / "templated.yaml").read_text()}) if f.code == "KPL901"]
     assert found == []  # `templated` has a Helm value: cannot tell
 
 
 def test_selecting_a_nodepool_defined_elsewhere_is_not_judged():
-    text = (FIXTURES / "workloads.yaml").read_text().replace("karpenter.sh/nodepool: general",
+    text = (FIXTURES / "workloads" / "workloads.yaml").read_text().replace("karpenter.sh/nodepool: general",
                                                              "karpenter.sh/nodepool: other")
     assert not [f for f in lint({"w.yaml": text}) if f.code == "KPL910" and "too-big" in f.message]
 
@@ -115,7 +115,7 @@ def test_a_run_without_requirements_never_loads_the_catalog():
 
 
 def test_karpenter_only_cluster_judges_every_workload():
-    text = (FIXTURES / "workloads.yaml").read_text()
+    text = (FIXTURES / "workloads" / "workloads.yaml").read_text()
     plain = [f for f in lint({"w.yaml": text}) if f.code == "KPL910"]
     assert "elsewhere" not in " ".join(f.message for f in plain)
     strict = [f for f in lint({"w.yaml": text}, config={"cluster": {"karpenter-only": True}}) if f.code == "KPL910"]

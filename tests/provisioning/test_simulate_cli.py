@@ -15,7 +15,7 @@ def _run(*args: str, cwd=REPO):
 
 
 def test_json():
-    out = _run("tests/fixtures/provisioning/workloads.yaml", "--output-format", "json")
+    out = _run("tests/fixtures/provisioning/workloads/workloads.yaml", "--output-format", "json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     pool = data["nodepools"][0]
