@@ -62,6 +62,8 @@ CLUSTER_KEYS: dict[str, tuple[type, str]] = {
     "node-repair": (bool, "whether Karpenter's NodeRepair feature gate is enabled"),
     "kubernetes-version": (str, "the cluster's Kubernetes minor version, e.g. \"1.31\""),
     "nodeclasses": (list, "EC2NodeClasses defined outside the checked files (Terraform, another repository)"),
+    "karpenter-only": (bool, "all nodes come from the checked NodePools (no managed node groups, Fargate or "
+                             "NodePools defined elsewhere): KPL910 judges every workload"),
 }
 
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "karpenter" / "instance-types"
+SHARED = Path(os.environ.get("KARPLINT_SHARED", REPO.parent / "shared")) / "karpenter" / "instance-types"
 SOURCE = "instance-types-v1.14.md"
 OUT = REPO / "karplint" / "provisioning" / "instance_types.json"
 

@@ -98,6 +98,27 @@ def check(
               fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
 
 
+@app.command("simulate")
+def simulate_cmd(
+    paths: List[str] = typer.Argument(None, help="Files or directories to simulate (default: .)."),
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
+                                               help="text (tables on a terminal) or json."),
+    instance_types: Optional[str] = typer.Option(
+        None, "--instance-types", help="JSON file of instance types to add to the bundled catalog "
+                                       "({name: {labels: {...}, allocatable: {...}}})."),
+    config: Optional[str] = typer.Option(None, "--config", help="Configuration file (.karplint.toml or pyproject.toml)."),
+    color: Optional[ColorChoice] = typer.Option(None, "--color", help="Colour: auto, always or never."),
+) -> None:
+    """Simulate Karpenter offline: the instance types each NodePool can launch, the NodePools each workload can
+    run on (or why none can)."""
+    from karplint.cli.simulate import main as simulate_main
+
+    if output_format not in (OutputFormat.text, OutputFormat.json):
+        _die(f"karplint simulate: --output-format {output_format.value} is not supported here (text or json)")
+    raise typer.Exit(simulate_main(list(paths or []), output_format.value, instance_types, config,
+                                   use_color(color, sys.stdout)))
+
+
 @app.command("rules")
 def rules_cmd(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",

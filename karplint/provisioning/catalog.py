@@ -8,6 +8,7 @@ Loaded on first use only: a run without NodePools never reads it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +30,10 @@ class InstanceType:
 class Catalog:
     types: dict[str, InstanceType]
     source: dict[str, str]
+    labels: tuple[str, ...] = ()  # every label key the catalog gives values for
+
+    def label_keys(self) -> tuple[str, ...]:
+        return self.labels
 
     def values(self, label: str) -> set[str]:
         """Every value `label` takes across the catalog (e.g. all instance families)."""
@@ -46,4 +51,53 @@ def load() -> Catalog:
             {k: v for k, v in zip(labels, label_values) if v is not None},
             {k: v for k, v in zip(resources, resource_values) if v is not None},
         )
-    return Catalog(types, data["source"])
+    return Catalog(types, data["source"], tuple(labels))
+
+
+# aws/karpenter-provider-aws pkg/providers/instancetype/types.go `instanceTypeScheme`: category, generation.
+_SCHEME = re.compile(r"(^[a-z]+)(\-[0-9]+tb)?([0-9]+).*\.")
+
+
+def labels_from_name(name: str) -> dict[str, str]:
+    """The labels Karpenter derives from an instance type's name (`computeRequirements`: family and size split
+    at the dot, category and generation from `instanceTypeScheme`)."""
+    out = {"node.kubernetes.io/instance-type": name, "kubernetes.io/os": "linux"}
+    family, dot, size = name.partition(".")
+    if dot:
+        out["karpenter.k8s.aws/instance-family"] = family
+        out["karpenter.k8s.aws/instance-size"] = size
+        out["karpenter.k8s.aws/instance-capability-flex"] = "true" if "-flex" in family else "false"
+    m = _SCHEME.match(name)
+    if m:
+        out["karpenter.k8s.aws/instance-category"] = m.group(1)
+        out["karpenter.k8s.aws/instance-generation"] = m.group(3)
+    return out
+
+
+class ExtraTypesError(ValueError):
+    pass
+
+
+def extend(base: Catalog, extra) -> Catalog:
+    """`base` plus instance types the bundled catalog does not know yet (config option `instance-types`, or the
+    JSON file of `karplint simulate --instance-types`): `{name: {"labels": {...}, "allocatable": {...}}}`.
+    Labels derivable from the name are filled in; `kubernetes.io/arch` and `allocatable` cpu/memory/pods should
+    be given (missing resources read as unknown: such a type is never called too small)."""
+    if not extra:
+        return base
+    if not isinstance(extra, dict) or len(extra) > 10_000:
+        raise ExtraTypesError("instance types must be a table of at most 10000 `name = {labels, allocatable}`")
+    types = dict(base.types)
+    for name, spec in extra.items():
+        if not isinstance(name, str) or not isinstance(spec, dict):
+            raise ExtraTypesError(f"instance type `{name}`: expected a table with `labels` and `allocatable`")
+        labels, alloc = spec.get("labels", {}), spec.get("allocatable", {})
+        if not isinstance(labels, dict) or not isinstance(alloc, dict):
+            raise ExtraTypesError(f"instance type `{name}`: `labels` and `allocatable` must be tables")
+        merged = labels_from_name(name)
+        merged.update({str(k): str(v) for k, v in labels.items()})
+        types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()})
+    keys = set(base.labels)
+    for t in types.values():
+        keys.update(t.labels)
+    return Catalog(types, dict(base.source, extended=str(len(extra))), tuple(sorted(keys)))

@@ -1,0 +1,244 @@
+"""`karplint simulate PATH`: what Karpenter would do with the configuration, offline.
+
+Per NodePool: how many instance types of the catalog it can launch (families, sizes, cpu and memory range,
+architectures, capacity types) or why none; per workload: which NodePools can host one of its pods, or why none
+can, closest miss first. Rich tables on a terminal, plain lines in a pipe, JSON with `--output-format json`.
+Everything printed from the checked tree goes through `karplint.report.escape`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from karplint.report import escape
+
+
+class SimulateError(Exception):
+    pass
+
+
+def _model(paths: list[str], max_file_size: int, root: str | None = None):
+    from karplint.discover import MissingPath, discover
+    from karplint.engine import InputFile, parse_input, read_regular
+    from karplint.model import Model
+
+    try:
+        found = discover(paths or ["."], exclude_root=root)
+    except MissingPath as exc:
+        raise SimulateError(str(exc)) from exc
+    model = Model()
+    problems = []
+    for cand in found.files:
+        try:
+            raw = read_regular(cand.abspath, max_file_size)
+        except OSError as exc:
+            problems.append(f"{cand.display}: {exc}")
+            continue
+        if len(raw) > max_file_size:
+            problems.append(f"{cand.display}: larger than {max_file_size} bytes, not read")
+            continue
+        fr = parse_input(InputFile(cand.display, cand.abspath), raw)
+        model.add(fr.documents or [])
+    return model, problems
+
+
+def _catalog(instance_types: str | None, config_types: dict | None):
+    from karplint.provisioning.catalog import ExtraTypesError, extend, load
+
+    cat = load()
+    try:
+        if config_types:
+            cat = extend(cat, config_types)
+        if instance_types:
+            with open(instance_types, "rb") as fh:
+                raw = fh.read(50 * 1024 * 1024 + 1)
+            if len(raw) > 50 * 1024 * 1024:
+                raise SimulateError(f"{instance_types}: larger than 50 MiB")
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise SimulateError(f"{instance_types}: not JSON ({exc})") from exc
+            cat = extend(cat, data)
+    except ExtraTypesError as exc:
+        raise SimulateError(f"{instance_types or 'configuration'}: {exc}") from exc
+    except OSError as exc:
+        raise SimulateError(f"{instance_types}: {exc.strerror or exc}") from exc
+    return cat
+
+
+def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
+    """The simulation as plain data (what `--output-format json` prints)."""
+    from karplint.provisioning.nodepools import NodeClassFacts, nodeclass_facts
+    from karplint.provisioning.simulate import simulate
+    from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
+
+    max_size = getattr(config, "max_file_size", 5 * 1024 * 1024)
+    options = getattr(config, "options", {}) or {}
+    model, problems = _model(paths, max_size, getattr(config, "root", None))
+    catalog = _catalog(instance_types, options.get("instance-types"))
+    by_name = nodeclasses_by_name(model)
+
+    def facts_for(np):
+        nc = resolve_nodeclass(np, by_name) if by_name else None
+        if nc is None:
+            return NodeClassFacts()
+        family, path = ami_family(nc)
+        return nodeclass_facts(nc, family, path)
+
+    from karplint.provisioning.nodepools import explain_empty
+
+    run = simulate(model, catalog, facts_for)
+    pools = []
+    for sim in run.pools:
+        entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
+                                 "line": _line(sim.nodepool), "ami_family": sim.facts.ami_family}
+        if sim.unknown:
+            entry["unknown"] = sim.unknown
+        else:
+            entry.update(sim.summary())
+            entry["removed_by"] = {s.text: sim.removed_by(s.key) for s in sim.sources}
+            if sim.min_values_short:
+                entry["min_values_short"] = {k: {"min_values": a, "distinct": b}
+                                             for k, (a, b) in sim.min_values_short.items()}
+            why = explain_empty(sim)
+            if why is not None:
+                entry["emptied_by"] = list(why.keys)
+                entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
+        pools.append(entry)
+    workloads = []
+    for w in run.workloads:
+        res = w.pod.res
+        workloads.append({
+            "kind": res.kind, "name": res.name, "namespace": res.namespace, "file": str(res.doc.path),
+            "hostable": w.hostable,
+            "requests": {k: str(v) for k, v in sorted((w.pod.requests or {}).items())} if w.pod.requests else None,
+            "nodepools": [{"nodepool": v.pool, "ok": v.ok, "reason": v.reason or None,
+                           "instance_types": len(v.types)} for v in w.verdicts],
+        })
+    return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
+            "workloads": workloads, "problems": problems}
+
+
+def _line(res) -> int:
+    name = res.get(("metadata", "name"))
+    return res.doc.key_span(("metadata", "name")).line if name is not None else res.doc.span(()).line
+
+
+def _range(pair) -> str:
+    return "-" if not pair else (pair[0] if pair[0] == pair[1] else f"{pair[0]}-{pair[1]}")
+
+
+def _short(items: list[str], n: int = 6) -> str:
+    return ", ".join(items[:n]) + (f" +{len(items) - n}" if len(items) > n else "")
+
+
+def render_text(data: dict, out, color: bool) -> None:
+    e = escape.line
+    if _isatty(out):
+        _render_rich(data, out, color)
+        return
+    out.write(f"catalog: {data['instance_types_known']} instance types ({e(str(data['catalog'].get('version')))}, "
+              f"{e(str(data['catalog'].get('repo')))}@{e(str(data['catalog'].get('commit', ''))[:8])})\n")
+    out.write("\nNodePools\n")
+    for p in data["nodepools"]:
+        if "unknown" in p:
+            out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\tcannot tell: {e(p['unknown'])}\n")
+            continue
+        out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\t{p['instance_types']} types\tfamilies: {e(_short(p['families']))}\t"
+                  f"sizes: {e(_short(p['sizes']))}\tcpu: {_range(p['cpu'])}\tmemory: {_range(p['memory'])}\t"
+                  f"arch: {','.join(p['arch']) or '-'}\tcapacity: {','.join(p['capacity_types']) or '-'}\n")
+        if p.get("emptied_by"):
+            ex = p["example"]
+            out.write(f"    emptied by: {e(', '.join(p['emptied_by']))}"
+                      + (f"; {e(ex['instance_type'])} passes without {e(', '.join(ex['passes_without']))}"
+                         if ex.get("instance_type") else "") + "\n")
+        for k, mv in (p.get("min_values_short") or {}).items():
+            out.write(f"    minValues {mv['min_values']} on {e(k)}: only {mv['distinct']} distinct value(s)\n")
+    out.write("\nWorkloads\n")
+    for w in data["workloads"]:
+        verdict = {True: "ok", False: "NO NODEPOOL", None: "cannot tell"}[w["hostable"]]
+        out.write(f"  {e(w['kind'])}/{e(str(w['name']))}\t{verdict}\n")
+        for v in w["nodepools"]:
+            state = {True: f"can host ({v['instance_types']} types)", False: "no", None: "cannot tell"}[v["ok"]]
+            reason = f": {e(v['reason'])}" if v["reason"] else ""
+            out.write(f"    {e(v['nodepool'])}\t{state}{reason}\n")
+    for p in data["problems"]:
+        out.write(f"warning: {e(p)}\n")
+
+
+def _isatty(out) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _render_rich(data: dict, out, color: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    e = escape.line
+    console = Console(file=out, color_system="auto" if color else None, highlight=False)
+    src = data["catalog"]
+    console.print(Text(f"Instance-type catalog: {data['instance_types_known']} types "
+                       f"({e(str(src.get('version')))}, {e(str(src.get('repo')))}@{e(str(src.get('commit', ''))[:8])})"))
+    t = Table(title="NodePools", title_justify="left")
+    for col in ("NodePool", "types", "families", "sizes", "cpu", "memory", "arch", "capacity", "notes"):
+        t.add_column(col, overflow="fold")
+    for p in data["nodepools"]:
+        if "unknown" in p:
+            t.add_row(Text(e(p["name"])), "?", "", "", "", "", "", "", Text(f"cannot tell: {e(p['unknown'])}"))
+            continue
+        notes = ""
+        if p.get("emptied_by"):
+            ex = p["example"]
+            notes = f"emptied by {', '.join(p['emptied_by'])}" + (
+                f"; {ex['instance_type']} passes without {', '.join(ex['passes_without'])}" if ex.get("instance_type")
+                else "")
+        for k, mv in (p.get("min_values_short") or {}).items():
+            notes += f" minValues {mv['min_values']} on {k}: {mv['distinct']} distinct"
+        count = Text(str(p["instance_types"]), style="bold red" if p["instance_types"] == 0 else "bold green")
+        t.add_row(Text(e(p["name"])) + Text(f"\n{e(p['file'])}:{p['line']}", style="dim"), count, Text(e(_short(p["families"]))), Text(e(_short(p["sizes"]))),
+                  _range(p["cpu"]), _range(p["memory"]), ",".join(p["arch"]), ",".join(p["capacity_types"]),
+                  Text(e(notes)))
+    console.print(t)
+    w = Table(title="Workloads", title_justify="left")
+    for col in ("workload", "can run on", "why not (closest first)"):
+        w.add_column(col, overflow="fold")
+    for item in data["workloads"]:
+        hosts = [v["nodepool"] for v in item["nodepools"] if v["ok"]]
+        misses = [f"{v['nodepool']}: {v['reason']}" for v in item["nodepools"] if v["ok"] is not True][:3]
+        style = {True: "green", False: "bold red", None: "yellow"}[item["hostable"]]
+        w.add_row(Text(e(f"{item['kind']}/{item['name']}")),
+                  Text(e(", ".join(hosts)) or ("none" if item["hostable"] is False else "?"), style=style),
+                  Text(e("; ".join(misses))))
+    console.print(w)
+    for p in data["problems"]:
+        console.print(Text(f"warning: {e(p)}", style="yellow"))
+
+
+def main(paths: list[str], output_format: str, instance_types: str | None, config_path: str | None,
+         color: bool) -> int:
+    from pathlib import Path
+
+    from karplint.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config_path, Path(paths[0] if paths else ".").resolve())
+    except ConfigError as exc:
+        sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
+        return 2
+    try:
+        data = run_simulation(paths, instance_types, cfg)
+    except SimulateError as exc:
+        sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
+        return 2
+    if output_format == "json":
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    else:
+        render_text(data, sys.stdout, color)
+    return 0
+

@@ -1,0 +1,384 @@
+"""Which catalog instance types a NodePool can launch, and what each of its requirements removed.
+
+Follows kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:
+- `pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go` `NewNodeClaimTemplate`: the template's
+  requirements (with minValues), then its labels plus `karpenter.sh/nodepool` and the node class label, as `In`
+  requirements, all added into one `Requirements`.
+- `pkg/controllers/provisioning/scheduling/scheduler.go` `NewScheduler`: each NodePool's instance types are
+  filtered once with `filterInstanceTypesByRequirements` for an empty pod; a NodePool left with none is skipped
+  ("nodepool requirements filtered out all instance types").
+- `pkg/controllers/provisioning/scheduling/nodeclaim.go` `filterInstanceTypesByRequirements`, `compatible`
+  (`instanceType.Requirements.Intersects(requirements)`: only keys both sides define are compared, so custom labels
+  never remove a type), `fits`; `pkg/cloudprovider/types.go` `SatisfiesMinValues` (distinct values of each key
+  with minValues over the remaining types; under the default `minValuesPolicy: Strict` a shortfall leaves none).
+- `pkg/apis/v1/nodepool_defaults.go`: v1 `SetDefaults` is empty: an unconstrained `karpenter.sh/capacity-type`,
+  `kubernetes.io/arch` or `kubernetes.io/os` allows every value instance types offer (spot and on-demand,
+  amd64 and arm64). (v1alpha5's webhook defaulted capacity-type to on-demand and arch to amd64.)
+
+Instance type requirements follow aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe
+`pkg/providers/instancetype/types.go` `computeRequirements`: every label of the catalog is `In [value]`, or
+`DoesNotExist` when the type has none (a GPU label on a CPU type); `kubernetes.io/os` is `linux`, or `windows` for
+amd64 types under a Windows AMI family (`getOS`: an arm64 type has no OS there); `node.kubernetes.io/windows-build`
+exists only under Windows families; capacity types are on-demand and spot, plus reserved when the EC2NodeClass
+selects capacity reservations; tenancy is default or dedicated. Zones, region and zone ids depend on the account:
+they are left out, so any requirement on them passes ("cannot tell", never a finding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from karplint.model import Resource
+from karplint.provisioning import quantity
+from karplint.provisioning.catalog import Catalog, InstanceType
+from karplint.provisioning.requirements import Requirement, Requirements
+from karplint.readers.document import Path
+from karplint.readers.templating import has_placeholder
+
+ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
+FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
+                          "karpenter.k8s.aws/instance-category")
+CAPACITY_TYPE, WINDOWS_BUILD = "karpenter.sh/capacity-type", "node.kubernetes.io/windows-build"
+RESERVATION_KEYS = ("karpenter.k8s.aws/capacity-reservation-id", "karpenter.k8s.aws/capacity-reservation-type",
+                    "karpenter.k8s.aws/capacity-reservation-interruptible")
+
+# AMI family -> Windows build (types.go: `Windows` families give amd64 types os=windows and this build).
+WINDOWS_BUILDS = {"Windows2019": "10.0.17763", "Windows2022": "10.0.20348", "Windows2025": "10.0.26100"}
+LINUX_FAMILIES = frozenset({"AL2", "AL2023", "Bottlerocket", "Ubuntu"})
+
+
+@dataclass(frozen=True)
+class NodeClassFacts:
+    """What the EC2NodeClass tells about its instances; None fields are unknown (no class, Custom, templated)."""
+
+    ami_family: str | None = None
+    ami_family_path: tuple | None = None
+    reservations: bool | None = None  # capacityReservationSelectorTerms present
+    # Resources whose allocatable the catalog (AL2023 defaults) does not give for this class: kubelet
+    # reservations, maxPods, block devices, other AMI families.
+    unknown_resources: frozenset = frozenset({"ephemeral-storage"})
+    name: str | None = None
+    where: str | None = None  # file:line of the AMI family
+
+
+def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) -> NodeClassFacts:
+    if nc is None:
+        return NodeClassFacts()
+    terms = nc.get(("spec", "capacityReservationSelectorTerms"))
+    unknown = set()
+    kubelet = nc.get(("spec", "kubelet"))
+    if isinstance(kubelet, dict):
+        if any(k in kubelet for k in ("kubeReserved", "systemReserved", "evictionHard", "evictionSoft")):
+            unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
+        if "maxPods" in kubelet or "podsPerCore" in kubelet:
+            unknown.add("pods")
+    if ami_family != "AL2023" or nc.get(("spec", "blockDeviceMappings")) is not None or \
+            nc.get(("spec", "instanceStorePolicy")) is not None:
+        unknown.add("ephemeral-storage")
+    if ami_family is None or ami_family == "Custom" or ami_family in WINDOWS_BUILDS:
+        unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
+    where = f"{nc.doc.path}:{nc.doc.span(family_path).line}" if family_path else None
+    reservations = None if has_placeholder(repr(terms)) else bool(terms)
+    return NodeClassFacts(ami_family, family_path, reservations, frozenset(unknown), nc.name, where)
+
+
+def type_requirements(it: InstanceType, labels: tuple[str, ...], facts: NodeClassFacts) -> Requirements:
+    """An instance type's requirements (types.go `computeRequirements`) for the keys the catalog knows."""
+    reqs = Requirements()
+    by = reqs.by_key
+    for key in labels:
+        value = it.labels.get(key)
+        by[key] = Requirement(key, False, frozenset() if value is None else frozenset({value}))
+    family = facts.ami_family
+    if family in WINDOWS_BUILDS:
+        by[OS] = Requirement(OS, False, frozenset({"windows"}) if it.labels.get(ARCH) == "amd64" else frozenset())
+        by[WINDOWS_BUILD] = Requirement(WINDOWS_BUILD, False, frozenset({WINDOWS_BUILDS[family]}))
+    elif family in LINUX_FAMILIES:
+        by[OS] = Requirement(OS, False, frozenset({"linux"}))
+        by[WINDOWS_BUILD] = Requirement(WINDOWS_BUILD, False, frozenset())
+    else:  # unknown or Custom: the OS is whatever the image is
+        by.pop(OS, None)
+    capacity = {"on-demand", "spot"}
+    if facts.reservations is not False:
+        capacity.add("reserved")
+    by[CAPACITY_TYPE] = Requirement(CAPACITY_TYPE, False, frozenset(capacity))
+    if facts.reservations is False:
+        for key in RESERVATION_KEYS:
+            by[key] = Requirement(key, False, frozenset())
+    by["karpenter.k8s.aws/instance-tenancy"] = Requirement("karpenter.k8s.aws/instance-tenancy", False,
+                                                           frozenset({"default", "dedicated"}))
+    return reqs
+
+
+def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, Requirements]:
+    """`type_requirements` of every catalog type, shared by the NodePools whose node classes agree on what
+    matters (AMI family, reservations): kept on the catalog object, which lives as long as the process."""
+    memo = catalog.__dict__.setdefault("_type_requirements", {})
+    key = (facts.ami_family if facts.ami_family in WINDOWS_BUILDS or facts.ami_family in LINUX_FAMILIES else None,
+           facts.reservations)
+    found = memo.get(key)
+    if found is None:
+        labels = tuple(catalog.label_keys())
+        shared: dict[tuple, Requirement] = {}  # one object per (key, values): most are common to many types
+        found = {}
+        for it in catalog.types.values():
+            reqs = type_requirements(it, labels, facts)
+            for k, r in reqs.by_key.items():
+                reqs.by_key[k] = shared.setdefault((k, r.complement, r.values), r)
+            found[it.name] = reqs
+        memo[key] = found
+    return found
+
+
+@dataclass
+class Source:
+    """One requirement as written: where it is and what it says."""
+
+    key: str
+    requirement: Requirement
+    path: Path
+    text: str  # as the NodePool writes it, e.g. `kubernetes.io/arch In [arm64]`
+    line: int
+    label: bool = False  # from template.metadata.labels
+
+
+@dataclass
+class PoolSimulation:
+    nodepool: Resource
+    name: str
+    unknown: str | None = None  # why nothing can be said (templated requirements...)
+    requirements: Requirements = field(default_factory=Requirements)
+    sources: list[Source] = field(default_factory=list)
+    facts: NodeClassFacts = field(default_factory=NodeClassFacts)
+    taints: list[dict] = field(default_factory=list)
+    types: list[InstanceType] = field(default_factory=list)  # launchable, catalog order
+    compatible: list[InstanceType] = field(default_factory=list)  # before minValues
+    rejected_by: dict[str, tuple[str, ...]] = field(default_factory=dict)  # type -> keys that reject it
+    min_values_short: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (minValues, distinct)
+    type_reqs: dict[str, Requirements] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)  # per-run caches of callers (DaemonSet overhead)
+
+    @property
+    def empty(self) -> bool:
+        return self.unknown is None and not self.types
+
+    def removed_by(self, key: str) -> int:
+        """How many catalog types the requirement on `key` rejects (on its own)."""
+        return sum(1 for keys in self.rejected_by.values() if key in keys)
+
+    def summary(self) -> dict:
+        """Families, sizes, cpu/memory range, archs and capacity types of the launchable types."""
+        ts = self.types
+        cpus = [quantity.parse(t.allocatable.get("cpu")) for t in ts]
+        mems = [quantity.parse(t.allocatable.get("memory")) for t in ts]
+        cpus = [c for c in cpus if c is not None]
+        mems = [m for m in mems if m is not None]
+        caps = set()
+        for t in ts:
+            caps |= set(self.type_reqs[t.name].get(CAPACITY_TYPE).values)
+        caps = {c for c in caps if self.requirements.get(CAPACITY_TYPE).has(c)}
+        return {
+            "instance_types": len(ts),
+            "families": sorted({t.labels.get(FAMILY, "") for t in ts} - {""}),
+            "sizes": sorted({t.labels.get(SIZE, "") for t in ts} - {""}),
+            "cpu": [quantity.show("cpu", min(cpus)), quantity.show("cpu", max(cpus))] if cpus else None,
+            "memory": [quantity.show("memory", min(mems)), quantity.show("memory", max(mems))] if mems else None,
+            "arch": sorted({t.labels.get(ARCH, "") for t in ts} - {""}),
+            "capacity_types": sorted(caps),
+        }
+
+
+def _requirement_text(key: str, op: str, values: list, min_values) -> str:
+    body = op if op in ("Exists", "DoesNotExist") else f"{op} [{', '.join(str(v) for v in values)}]"
+    return f"`{key} {body}`" + (f" (minValues {min_values})" if min_values is not None else "")
+
+
+def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
+    """The NodePool's requirements and template labels as `Source`s (`NewNodeClaimTemplate` order), or the reason
+    they cannot be read (templated, malformed: the API server's business)."""
+    spec_path = ("spec", "template", "spec")
+    out: list[Source] = []
+    items = np.get(spec_path + ("requirements",))
+    if not isinstance(items, list):
+        return out, "no requirements list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return out, "a requirement is not a mapping"
+        key, op, values, mv = item.get("key"), item.get("operator"), item.get("values"), item.get("minValues")
+        values = [] if values is None else values
+        if not isinstance(key, str) or not isinstance(op, str) or not isinstance(values, list):
+            return out, "a requirement is malformed"
+        if has_placeholder(key) or has_placeholder(op) or any(
+                isinstance(v, (dict, list)) or has_placeholder(v) for v in values):
+            return out, "a requirement is templated"
+        if mv is not None and (not isinstance(mv, int) or isinstance(mv, bool)):
+            return out, "minValues is not an integer"
+        try:
+            req = Requirement.new(key.strip(), op.strip(), [str(v) for v in values], mv)
+        except (ValueError, IndexError):
+            return out, "a requirement is malformed"
+        path = spec_path + ("requirements", i)
+        out.append(Source(req.key, req, path, _requirement_text(key, op, values, mv), np.doc.span(path).line))
+    labels = np.get(("spec", "template", "metadata", "labels"))
+    if isinstance(labels, dict):
+        for k, v in labels.items():
+            if not isinstance(k, str) or isinstance(v, (dict, list)) or v is None or has_placeholder(k) \
+                    or has_placeholder(v):
+                continue
+            value = str(v).lower() if isinstance(v, bool) else str(v)
+            path = ("spec", "template", "metadata", "labels", k)
+            out.append(Source(k, Requirement.new(k, "In", [value]), path, f"label `{k}: {value}`",
+                              np.doc.key_span(path).line, label=True))
+    return out, None
+
+
+def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeClassFacts(),
+                  strict_min_values: bool = True) -> PoolSimulation:
+    sim = PoolSimulation(np, np.name or "?", facts=facts)
+    name = np.name
+    if not isinstance(name, str) or has_placeholder(name):
+        sim.unknown = "its name is templated"
+        return sim
+    sources, problem = pool_sources(np)
+    if problem:
+        sim.unknown = problem
+        return sim
+    sim.sources = sources
+    reqs = Requirements()
+    for s in sources:
+        reqs.add(s.requirement)
+    reqs.add(Requirement.new("karpenter.sh/nodepool", "In", [name]))
+    sim.requirements = reqs
+    kubelet = np.get(("spec", "template", "spec", "kubelet"))  # v1beta1: kubelet settings on the NodePool
+    if isinstance(kubelet, dict) and kubelet:
+        from dataclasses import replace
+        sim.facts = facts = replace(facts, unknown_resources=facts.unknown_resources | {
+            "cpu", "memory", "ephemeral-storage", "pods"})
+    taints = np.get(("spec", "template", "spec", "taints"))
+    sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
+
+    sim.type_reqs = all_type_requirements(catalog, facts)
+    listed = catalog.__dict__.get("_resources")
+    if listed is None:
+        listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
+    sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
+    verdicts: dict[tuple, bool] = {}  # (key, the type's requirement on it) -> passes; types share values
+    pool_keys = sorted(reqs.by_key)
+    for it in catalog.types.values():
+        treqs = sim.type_reqs[it.name]
+        bad = []
+        for k in pool_keys:
+            tr = treqs.by_key.get(k)
+            if tr is None:
+                continue
+            memo_key = (k, tr.complement, tr.values, tr.gte, tr.lte)
+            ok = verdicts.get(memo_key)
+            if ok is None:
+                ok = verdicts[memo_key] = _key_ok(tr, reqs.by_key[k])
+            if not ok:
+                bad.append(k)
+        bad = tuple(bad)
+        if bad:
+            sim.rejected_by[it.name] = bad
+        else:
+            sim.compatible.append(it)
+    sim.types = list(sim.compatible)
+    for key, req in reqs.by_key.items():
+        if req.min_values is None:
+            continue
+        if key not in catalog.label_keys() and key != CAPACITY_TYPE:
+            continue  # values the catalog does not know (zones...): cannot tell
+        distinct = set()
+        for it in sim.compatible:
+            distinct |= set(sim.type_reqs[it.name].get(key).values)
+        if len(distinct) < req.min_values:
+            sim.min_values_short[key] = (req.min_values, len(distinct))
+    if sim.min_values_short and strict_min_values:
+        sim.types = []
+    return sim
+
+
+def _key_ok(existing: Requirement, incoming: Requirement) -> bool:
+    """One key of `Requirements.Intersects` (existing: the instance type's, incoming: the NodePool's)."""
+    if existing.has_intersection(incoming):
+        return True
+    return incoming.operator() in ("NotIn", "DoesNotExist") and existing.operator() in ("NotIn", "DoesNotExist")
+
+
+@dataclass
+class Emptiness:
+    """Why a NodePool launches nothing: the requirements (keys) that together remove every type, and a type that
+    passes once one of them (`without`) is dropped."""
+
+    keys: tuple[str, ...]
+    example: str | None
+    without: tuple[str, ...]
+
+
+def explain_empty(sim: PoolSimulation) -> Emptiness | None:
+    """The requirement combination that emptied the set: keys in the order written; the first key after which
+    nothing is left, plus the earlier keys needed (greedily) to remove what that key alone allows."""
+    if sim.compatible or not sim.rejected_by:
+        return None
+    order: list[str] = []
+    for s in sorted(sim.sources, key=lambda s: s.line):
+        if s.key not in order and s.key in _rejecting_keys(sim):
+            order.append(s.key)
+    alive = set(sim.rejected_by)
+    culprit = None
+    for i, key in enumerate(order):
+        alive = {t for t in alive if key not in sim.rejected_by[t]}
+        if not alive:
+            culprit = i
+            break
+    if culprit is None:
+        return Emptiness(tuple(order), None, ())
+    last = order[culprit]
+    allowed_by_last = {t for t, keys in sim.rejected_by.items() if last not in keys}
+    chosen: list[str] = []
+    remaining = set(allowed_by_last)
+    candidates = order[:culprit]
+    while remaining and candidates:
+        best = max(candidates, key=lambda k: sum(1 for t in remaining if k in sim.rejected_by[t]))
+        removed = {t for t in remaining if best in sim.rejected_by[t]}
+        if not removed:
+            break
+        chosen.append(best)
+        remaining -= removed
+        candidates = [k for k in candidates if k != best]
+    combo = tuple(k for k in order if k in chosen or k == last)
+    # An example: a type rejected by as few of the combination's keys as possible (ideally one).
+    example, without, best = None, (), None
+    for t, keys in sim.rejected_by.items():
+        inside = tuple(k for k in keys if k in combo)
+        if len(inside) != len(keys):
+            continue  # also rejected by something else
+        cpu = sim.type_reqs[t].get("karpenter.k8s.aws/instance-cpu").values
+        rank = (len(inside), inside != (last,), int(next(iter(cpu), "0") or 0) if cpu else 0, t)
+        if best is None or rank < best:
+            example, without, best = t, inside, rank
+    return Emptiness(combo, example, without)
+
+
+def _rejecting_keys(sim: PoolSimulation) -> set[str]:
+    keys: set[str] = set()
+    for ks in sim.rejected_by.values():
+        keys.update(ks)
+    return keys
+
+
+_ALLOCATABLE: dict[tuple, dict[str, Fraction]] = {}  # a pure cache: (name, allocatable) -> parsed
+
+
+def allocatable(it: InstanceType) -> dict[str, Fraction]:
+    key = (it.name, tuple(sorted(it.allocatable.items())))
+    cached = _ALLOCATABLE.get(key)
+    if cached is not None:
+        return cached
+    out = _ALLOCATABLE[key] = {}
+    for k, v in it.allocatable.items():
+        q = quantity.parse(v)
+        if q is not None:
+            out[k] = q
+    return out

@@ -1,0 +1,51 @@
+"""Kubernetes resource quantities (`500m`, `1.5Gi`, `2e3`) as exact fractions; None for anything else."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_SUFFIX = {
+    "": 1, "m": Fraction(1, 1000), "u": Fraction(1, 10**6), "n": Fraction(1, 10**9),
+    "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+}
+_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|m|u|n|k|M|G|T|P|E)?)$")
+
+
+def parse(value) -> Fraction | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Fraction(value) if abs(value) <= 10**30 else None
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or abs(value) > 1e30:
+            return None
+        return Fraction(str(value))
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    m = _QUANTITY.match(value.strip())
+    if not m:
+        return None
+    number, exp, suffix = m.groups()
+    n = Fraction(number)
+    if exp:
+        e = int(exp[1:])
+        if abs(e) > 30:
+            return None
+        return n * Fraction(10) ** e
+    return n * _SUFFIX[suffix or ""]
+
+
+def show(resource: str, amount: Fraction) -> str:
+    """A readable quantity: cpu in cores or millicores, memory-like in Mi/Gi, counts as integers."""
+    if resource == "cpu":
+        if amount < 10 and amount.denominator != 1:
+            return f"{int(amount * 1000)}m"
+        return f"{float(amount):.4g}" if amount < 1000 else f"{float(amount):.0f}"
+    if resource in ("memory", "ephemeral-storage"):
+        gi = amount / 2**30
+        if gi < 1:
+            return f"{int(amount / 2**20)}Mi"
+        return f"{float(gi):.4g}Gi" if gi < 1000 else f"{float(gi):.0f}Gi"
+    return f"{float(amount):g}"

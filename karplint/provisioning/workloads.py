@@ -1,0 +1,370 @@
+"""One pod of a workload, and whether a NodePool can ever give it a node.
+
+Follows kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:
+- `pkg/controllers/provisioning/scheduling/nodeclaim.go` `NodeClaim.CanAdd`: the NodePool's taints must be
+  tolerated (`pkg/scheduling/taints.go` `Taints.Tolerates`; `startupTaints` are not in `Spec.Taints` and never
+  block; a `PreferNoSchedule` taint is tolerated after preference relaxation, `preferences.go`
+  `toleratePreferNoScheduleTaints`), the pod's requirements must be `Compatible` with the template's
+  (`AllowUndefinedWellKnownLabels`: a custom label the NodePool does not define is "label ... does not have known
+  values"), then `filterInstanceTypesByRequirements` keeps the types compatible with both and whose allocatable
+  holds the pod's requests plus the DaemonSet pods that land there (`daemonOverheadGroups`), without host-port
+  conflicts with them (`pkg/scheduling/hostportusage.go`).
+- `pkg/scheduling/requirements.go` `NewStrictPodRequirements`: nodeSelector plus the first required
+  node-affinity term; `preferences.go` `removeRequiredNodeAffinityTerm` tries the next term when it fails, so
+  terms are ORed (expressions inside a term ANDed). Preferred terms are only preferences.
+- Requests: `pkg/utils/resources/resources.go` `Ceiling`/`RequestsForPods` (containers summed, init containers'
+  maximum, restartable init containers (sidecars) added, `overhead` added; limits stand in for missing requests,
+  as the API server defaults them).
+
+Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from karplint.model import Resource
+from karplint.provisioning import quantity
+from karplint.provisioning.nodepools import PoolSimulation, allocatable
+from karplint.provisioning.requirements import Requirement, Requirements
+from karplint.readers.templating import has_placeholder
+
+MAX_CONTAINERS = 200
+
+
+@dataclass
+class Pod:
+    res: Resource
+    spec: dict
+    requests: dict[str, Fraction] | None  # None: cannot tell
+    terms: list[Requirements] | None  # None: cannot tell; each an alternative (nodeSelector + one term)
+    tolerations: list[dict]
+    host_ports: frozenset[tuple[str, int]]
+    unknown: str | None = None
+
+
+def _container_requests(c: dict) -> dict[str, Fraction] | None:
+    res = c.get("resources")
+    if res is None:
+        return {}
+    if not isinstance(res, dict):
+        return None
+    out: dict[str, Fraction] = {}
+    limits = res.get("limits") if isinstance(res.get("limits"), dict) else {}
+    requests = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+    for name, value in {**limits, **requests}.items():
+        q = quantity.parse(value)
+        if q is None:
+            return None
+        out[str(name)] = q
+    return out
+
+
+def _add(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def _max(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = max(out.get(k, 0), v)
+    return out
+
+
+def pod_requests(spec: dict) -> dict[str, Fraction] | None:
+    containers = spec.get("containers")
+    inits = spec.get("initContainers") or []
+    if not isinstance(containers, list) or not isinstance(inits, list) or \
+            len(containers) + len(inits) > MAX_CONTAINERS:
+        return None
+    total: dict = {}
+    for c in containers:
+        r = _container_requests(c) if isinstance(c, dict) else None
+        if r is None:
+            return None
+        total = _add(total, r)
+    init_max: dict = {}
+    sidecars: dict = {}
+    for c in inits:
+        r = _container_requests(c) if isinstance(c, dict) else None
+        if r is None:
+            return None
+        if c.get("restartPolicy") == "Always":
+            sidecars = _add(sidecars, r)
+            init_max = _max(init_max, sidecars)
+        else:
+            init_max = _max(init_max, _add(r, sidecars))
+    out = _max(_add(total, sidecars), init_max)
+    out["pods"] = out.get("pods", 0) + 1  # each pod takes one of the node's pods (RequestsForPods)
+    overhead = spec.get("overhead")
+    if isinstance(overhead, dict):
+        for k, v in overhead.items():
+            q = quantity.parse(v)
+            if q is None:
+                return None
+            out[str(k)] = out.get(str(k), 0) + q
+    return out
+
+
+def _expr_requirement(e) -> Requirement | None:
+    if not isinstance(e, dict):
+        return None
+    key, op, values = e.get("key"), e.get("operator"), e.get("values") or []
+    if not isinstance(key, str) or not isinstance(op, str) or not isinstance(values, list):
+        return None
+    if has_placeholder(key) or any(has_placeholder(v) or isinstance(v, (dict, list)) for v in values):
+        return None
+    try:
+        return Requirement.new(key, op, [str(v) for v in values])
+    except (ValueError, IndexError):
+        return None
+
+
+def pod_terms(spec: dict) -> list[Requirements] | None:
+    base = Requirements()
+    selector = spec.get("nodeSelector")
+    if selector is not None:
+        if not isinstance(selector, dict):
+            return None
+        for k, v in selector.items():
+            if not isinstance(k, str) or isinstance(v, (dict, list)) or has_placeholder(k) or has_placeholder(v):
+                return None
+            base.add(Requirement.new(k, "In", [str(v).lower() if isinstance(v, bool) else str(v)]))
+    affinity = spec.get("affinity")
+    node_aff = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node_aff, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if not isinstance(terms, list) or not terms:
+        return [base]
+    out = []
+    for term in terms:
+        if not isinstance(term, dict):
+            return None
+        exprs = term.get("matchExpressions") or []
+        if not isinstance(exprs, list):
+            return None
+        reqs = base.copy()
+        for e in exprs:
+            r = _expr_requirement(e)
+            if r is None:
+                return None
+            reqs.add(r)
+        out.append(reqs)
+    return out
+
+
+def _host_ports(spec: dict) -> frozenset[tuple[str, int]]:
+    out = set()
+    containers = [c for key in ("containers", "initContainers") if isinstance(spec.get(key), list)
+                  for c in spec[key]]
+    for c in containers:
+        ports = c.get("ports") if isinstance(c, dict) else None
+        for p in ports if isinstance(ports, list) else []:
+            if isinstance(p, dict) and isinstance(p.get("hostPort"), int) and p["hostPort"] > 0:
+                ip = p.get("hostIP") or "0.0.0.0"
+                out.add((f"{ip}/{p.get('protocol') or 'TCP'}", p["hostPort"]) if isinstance(ip, str) else ("?", p["hostPort"]))
+    return frozenset(out)
+
+
+def read_pod(res: Resource) -> Pod | None:
+    if res.pod_template is None or res.group not in ("", "apps", "batch"):
+        return None
+    spec = res.get(res.pod_template[1])
+    if not isinstance(spec, dict):
+        return None
+    tolerations = spec.get("tolerations")
+    tolerations = [t for t in tolerations if isinstance(t, dict)] if isinstance(tolerations, list) else []
+    pod = Pod(res, spec, pod_requests(spec), pod_terms(spec), tolerations, _host_ports(spec))
+    if spec.get("nodeName"):
+        pod.unknown = "it names its node (nodeName)"
+    elif any(has_placeholder(v) for t in tolerations for v in t.values()):
+        pod.unknown = "a toleration is templated"
+    elif pod.terms is None:
+        pod.unknown = "its node selection is templated or malformed"
+    return pod
+
+
+def tolerates(tolerations: list[dict], taint: dict) -> bool:
+    """k8s `Toleration.ToleratesTaint`: effect (empty matches all), key (empty with Exists matches all),
+    operator Exists, or Equal (the default) with the same value."""
+    for t in tolerations:
+        effect = t.get("effect")
+        if effect and effect != taint.get("effect"):
+            continue
+        key, op = t.get("key"), t.get("operator") or "Equal"
+        if not key:
+            if op == "Exists":
+                return True
+            continue
+        if key != taint.get("key"):
+            continue
+        if op == "Exists" or str(t.get("value") or "") == str(taint.get("value") or ""):
+            return True
+    return False
+
+
+def blocking_taints(sim: PoolSimulation, tolerations: list[dict]) -> list[dict]:
+    out = []
+    for taint in sim.taints:
+        if any(has_placeholder(v) for v in taint.values()):
+            continue
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+            out.append(taint)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ DaemonSet overhead
+
+@dataclass
+class Daemon:
+    pod: Pod
+    name: str
+
+
+def daemons(pods: list[Pod]) -> list[Daemon]:
+    return [Daemon(p, str(p.res.name)) for p in pods if p.res.kind == "DaemonSet"]
+
+
+def daemon_lands(d: Daemon, sim: PoolSimulation, type_name: str) -> bool | None:
+    """Whether a DaemonSet's pod runs on a node of `sim` with type `type_name` (None: cannot tell)."""
+    if d.pod.unknown or d.pod.terms is None:
+        return None
+    if blocking_taints(sim, d.pod.tolerations):
+        return False
+    treqs = sim.type_reqs[type_name]
+    for term in d.pod.terms:
+        if sim.requirements.compatible(term) is None and treqs.intersects(term) is None:
+            return True
+    return False
+
+
+def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[dict, frozenset] | None]:
+    """Per launchable type: the requests and host ports of the DaemonSets whose pods land there (None: cannot
+    tell). Computed once per NodePool and DaemonSet list (`buildDaemonOverheadGroups`)."""
+    memo = sim.memo.get("daemons")
+    if memo is not None and memo[0] == [id(d) for d in ds]:
+        return memo[1]
+    out: dict[str, tuple[dict, frozenset] | None] = {}
+    for it in sim.types:
+        total: dict = {}
+        ports: set = set()
+        for d in ds:
+            lands = daemon_lands(d, sim, it.name)
+            if lands is None or (lands and d.pod.requests is None):
+                total = None
+                break
+            if lands:
+                total = _add(total, d.pod.requests)
+                ports |= d.pod.host_ports
+        out[it.name] = None if total is None else (total, frozenset(ports))
+    sim.memo["daemons"] = ([id(d) for d in ds], out)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ hosting
+
+STAGES = ("taint", "label", "requirements", "resources")  # how far a pod gets; later is a closer miss
+
+
+@dataclass
+class Verdict:
+    pool: str
+    ok: bool | None  # None: cannot tell
+    stage: int = 4  # index into STAGES of the first failure (4 when ok)
+    reason: str = ""
+    types: list[str] = field(default_factory=list)  # types that can host it
+    nodepool: Resource | None = None
+
+
+def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=frozenset()) -> list[str]:
+    """The resources `have` lacks for `need` (resources.Fits), ignoring those the catalog cannot tell."""
+    return [k for k, v in need.items() if v > 0 and k not in unknown and have.get(k, 0) < v]
+
+
+def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
+    """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it."""
+    v = Verdict(sim.name, None, nodepool=sim.nodepool)
+    if sim.unknown or pod.unknown or pod.terms is None:
+        v.reason = sim.unknown or pod.unknown or "cannot tell"
+        return v
+    if not sim.types:
+        v.ok, v.stage, v.reason = False, -1, f"NodePool `{sim.name}` launches no instance type"
+        return v
+    blocked = blocking_taints(sim, pod.tolerations)
+    if blocked:
+        t = blocked[0]
+        shown = f"{t.get('key')}" + (f"={t.get('value')}" if t.get("value") not in (None, "") else "") + \
+            f":{t.get('effect')}"
+        v.ok, v.stage, v.reason = False, 0, f"did not tolerate taint `{shown}`"
+        return v
+    best = None
+    for term in pod.terms:
+        why = sim.requirements.compatible(term)
+        if why is not None:
+            cand = (1, f"incompatible requirements, {why}")
+            best = cand if best is None or cand[0] > best[0] else best
+            continue
+        merged = sim.requirements.copy()
+        merged.add(*term.by_key.values())
+        compat = [it for it in sim.types if sim.type_reqs[it.name].intersects(merged) is None]
+        if not compat:
+            keys = sorted(k for k in term.keys() if k in sim.type_reqs[sim.types[0].name].by_key)
+            cand = (2, "no instance type of the NodePool satisfies " +
+                    ", ".join(f"`{term.by_key[k]}`" for k in keys) if keys else
+                    "no instance type of the NodePool satisfies the pod's requirements")
+            best = cand if best is None or cand[0] > best[0] else best
+            continue
+        if pod.requests is None:
+            v.ok, v.reason = None, "its requests cannot be read"
+            return v
+        overhead = daemon_overhead(sim, ds)
+        fitting, short = [], {}
+        for it in compat:
+            extra = overhead.get(it.name)
+            if extra is None:
+                v.ok, v.reason = None, "a DaemonSet's placement or requests cannot be read"
+                return v
+            if pod.host_ports & extra[1]:
+                short["host port"] = short.get("host port", 0) + 1
+                continue
+            missing = _missing(_add(pod.requests, extra[0]), allocatable(it),
+                               sim.facts.unknown_resources | _unlisted(pod.requests, sim))
+            if not missing:
+                fitting.append(it.name)
+            for k in missing:
+                short[k] = short.get(k, 0) + 1
+        if fitting:
+            v.ok, v.stage, v.types = True, 4, fitting
+            return v
+        resource = max(sorted(short), key=short.get) if short else "resources"
+        largest = _largest(compat, resource)
+        need_s = quantity.show(resource, pod.requests.get(resource, 0)) if resource in pod.requests else "?"
+        extra = max((o[0].get(resource, 0) for o in overhead.values() if o), default=0)
+        plus = f" plus {quantity.show(resource, extra)} for DaemonSets" if extra else ""
+        cand = (3, f"requests {resource} {need_s}{plus}, more than any of its {len(compat)} compatible instance "
+                   "types offers" + (f" (largest: {largest})" if largest else ""))
+        if resource == "host port":
+            cand = (3, "a DaemonSet on its nodes uses the same host port")
+        best = cand if best is None or cand[0] > best[0] else best
+    v.ok, v.stage, v.reason = False, best[0], best[1]
+    return v
+
+
+def _unlisted(requests: dict, sim: PoolSimulation) -> frozenset:
+    """Resources the catalog lists for no instance type (device plugins, hugepages, NodeOverlay capacity):
+    cannot tell."""
+    listed = sim.memo.get("listed_resources", frozenset())
+    return frozenset(k for k in requests if k not in listed)
+
+
+def _largest(types, resource: str) -> str | None:
+    best = None
+    for it in types:
+        q = allocatable(it).get(resource)
+        if q is not None and (best is None or q > best[0]):
+            best = (q, it.name)
+    return f"{best[1]} with {quantity.show(resource, best[0])} allocatable" if best else None

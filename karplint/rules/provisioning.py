@@ -1,0 +1,477 @@
+"""Provisioning simulated offline (KPL9xx): what each NodePool can launch, and which workloads no NodePool can host.
+
+The simulation is `karplint.provisioning` (Karpenter's requirement algebra and scheduler checks, the bundled
+instance-type catalog); these rules only turn its answers into findings. The catalog is loaded only when the run
+holds a NodePool with requirements. Anything templated or unknown is "cannot tell", never a finding.
+
+When is "no NodePool can host this workload" reported? Workloads also run on capacity Karpenter does not manage
+(managed node groups, Fargate, other clusters' pools), so only when the pod says it wants Karpenter's nodes:
+- error: its nodeSelector or every required node-affinity term selects a label only Karpenter nodes carry
+  (`karpenter.sh/nodepool`, `karpenter.sh/capacity-type`, `karpenter.k8s.aws/*`);
+- warning: it selects a custom label that a NodePool of the run sets, or tolerates a taint a NodePool of the run
+  sets (it was written for those pools);
+- nothing otherwise, and nothing when any NodePool of the run cannot be simulated;
+- with `[tool.karplint.cluster] karpenter-only = true` (the checked NodePools are the cluster's only capacity),
+  an error for every workload with node constraints or tolerations (the only ones read, for speed).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from karplint.model import Model, Resource, karpenter_resources, of_kinds
+from karplint.readers.document import Document
+from karplint.readers.templating import has_placeholder
+from karplint.rules import rule
+from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
+
+CATALOG_OPTION = "instance-types"
+ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
+FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
+                          "karpenter.k8s.aws/instance-category")
+WINDOWS_BUILD = "node.kubernetes.io/windows-build"
+NODECLASS_KEYS = frozenset({OS, WINDOWS_BUILD, "karpenter.sh/capacity-type"})
+# Keys whose values are names the catalog lists (checked value by value), and integer-valued keys (MiB, Mbps...).
+NAMED_KEYS = (TYPE, FAMILY, SIZE, CATEGORY, ARCH, "karpenter.k8s.aws/instance-cpu-manufacturer",
+              "karpenter.k8s.aws/instance-hypervisor", "karpenter.k8s.aws/instance-gpu-name",
+              "karpenter.k8s.aws/instance-gpu-manufacturer", "karpenter.k8s.aws/instance-accelerator-name",
+              "karpenter.k8s.aws/instance-accelerator-manufacturer")
+INTEGER_KEYS = frozenset({
+    "karpenter.k8s.aws/instance-cpu", "karpenter.k8s.aws/instance-memory", "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-memory", "karpenter.k8s.aws/instance-accelerator-count",
+    "karpenter.k8s.aws/instance-generation", "karpenter.k8s.aws/instance-local-nvme",
+    "karpenter.k8s.aws/instance-network-bandwidth", "karpenter.k8s.aws/instance-ebs-bandwidth",
+    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+})
+# Keys whose names may gain new values with new EC2 types: an unknown well-formed value is only "unknown".
+GROWING_KEYS = frozenset({TYPE, FAMILY, SIZE, CATEGORY, "karpenter.k8s.aws/instance-gpu-name",
+                          "karpenter.k8s.aws/instance-accelerator-name"})
+KARPENTER_ONLY_PREFIXES = ("karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/")
+_NO_LAUNCH_NOTE = ("note: Karpenter skips the NodePool (\"nodepool requirements filtered out all instance types\"); "
+                   "pods that need it stay Pending")
+
+
+def _pools_with_requirements(model: Model) -> bool:
+    return any(isinstance(np.get(("spec", "template", "spec", "requirements")), list) and
+               np.get(("spec", "template", "spec", "requirements")) for np in model.nodepools())
+
+
+def _catalog(ctx):
+    from karplint.provisioning.catalog import ExtraTypesError, extend, load
+
+    try:
+        return extend(load(), ctx.option(CATALOG_OPTION))
+    except ExtraTypesError:
+        return load()  # the configuration is reported by the config loader's checks; simulate with the bundled one
+
+
+def _simulation(model: Model, ctx):
+    """The run's NodePool simulations, computed once per model (several rules ask)."""
+    memo = model.__dict__.get("_provisioning_pools")
+    if memo is not None:
+        return memo
+    from karplint.provisioning.nodepools import NodeClassFacts, nodeclass_facts
+    from karplint.provisioning.simulate import simulate_pools
+
+    by_name = nodeclasses_by_name(model)
+    catalog = _catalog(ctx)
+
+    def facts_for(np: Resource):
+        nc = resolve_nodeclass(np, by_name) if by_name else None
+        if nc is None:
+            return NodeClassFacts()
+        family, path = ami_family(nc)
+        return nodeclass_facts(nc, family, path)
+
+    pools = simulate_pools(model, catalog, facts_for)
+    model.__dict__["_provisioning_pools"] = (catalog, pools)
+    return catalog, pools
+
+
+def _catalog_values(catalog, key: str) -> set[str]:
+    memo = catalog.__dict__.setdefault("_values", {}) if not hasattr(catalog, "__slots__") else {}
+    if key not in memo:
+        memo[key] = catalog.values(key)
+    return memo[key]
+
+
+def _catalog_date(catalog) -> str:
+    return f"{catalog.source.get('version', '?')}, {catalog.source.get('repo', '?')}@{catalog.source.get('commit', '?')[:8]}"
+
+
+# ------------------------------------------------------------------------------------------ value classification
+
+def _distance(a: str, b: str, limit: int) -> int:
+    from karplint.model.labels import _distance as d
+    return d(a, b, limit)
+
+
+def _well_formed(key: str, value: str) -> bool:
+    import re
+    if key == TYPE:
+        return re.fullmatch(r"[a-z][a-z0-9-]*[0-9][a-z0-9-]*\.[a-z0-9-]+", value) is not None
+    if key == FAMILY:
+        return re.fullmatch(r"[a-z][a-z0-9-]*[0-9][a-z0-9-]*", value) is not None
+    if key == SIZE:
+        return re.fullmatch(r"(nano|micro|small|medium|large|[0-9]*xlarge|metal(-[0-9]+xl)?|[0-9]+xl)", value) is not None
+    if key == CATEGORY:
+        return re.fullmatch(r"[a-z]{1,4}", value) is not None
+    return re.fullmatch(r"[a-z0-9][a-z0-9-]*", value) is not None
+
+
+def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
+    """Why `value` matches nothing for `key`: ("wrong", message), ("misspelt", message), ("unknown", message);
+    None when the catalog knows it."""
+    known = _catalog_values(catalog, key)
+    if value in known:
+        return None
+    if key in INTEGER_KEYS:
+        try:
+            int(value)
+        except ValueError:
+            return "wrong", f"`{key}` takes integers, not `{value}`"
+        return None  # a number no type has today: cannot tell
+    if key not in NAMED_KEYS:
+        return None
+    lowered = {v.lower(): v for v in known}
+    if value.strip().lower() in lowered:
+        right = lowered[value.strip().lower()]
+        return "misspelt", f"`{value}` matches no {_what(key)}; label values are case-sensitive: `{right}`"
+    for other in (TYPE, FAMILY, CATEGORY, SIZE, ARCH):
+        if other != key and value in _catalog_values(catalog, other):
+            fix = f"; use `{other}`" if other != ARCH else ""
+            return "wrong", f"`{value}` is an {_what(other)}, not an {_what(key)}{fix}"
+    near = None
+    if key == TYPE and "." in value:
+        family, _, size = value.partition(".")
+        families, sizes = _catalog_values(catalog, FAMILY), _catalog_values(catalog, SIZE)
+        if family in families and size not in sizes:
+            near_size = _nearest(size, sizes)
+            if near_size:
+                return "misspelt", f"`{value}` matches no instance type; did you mean `{family}.{near_size}`?"
+        elif family not in families and size in sizes:
+            near_family = _nearest(family, families)
+            if near_family and f"{near_family}.{size}" in known and not _well_formed(FAMILY, family):
+                near = f"{near_family}.{size}"
+    elif key != TYPE:
+        near = _nearest(value, known)
+    if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
+        return "misspelt", f"`{value}` matches no {_what(key)}; did you mean `{near}`?"
+    if key in GROWING_KEYS and _well_formed(key, value):
+        return "unknown", f"`{value}` is unknown to the bundled catalog"
+    return "wrong", f"`{value}` matches no {_what(key)} (values look like: {', '.join(sorted(known)[:4])}, ...)"
+
+
+def _nearest(value: str, known: set[str]) -> str | None:
+    limit = 1 if len(value) <= 4 else 2
+    scored = sorted((d, k) for k in known if (d := _distance(value, k, limit)) <= limit)
+    if not scored:
+        return None
+    best = [k for d, k in scored if d == scored[0][0]]
+    return best[0] if len(best) == 1 else None
+
+
+def _what(key: str) -> str:
+    return {TYPE: "instance type", FAMILY: "instance family", SIZE: "instance size", CATEGORY: "instance category",
+            ARCH: "architecture"}.get(key, f"`{key}` value")
+
+
+def _value_findings(sim, catalog) -> Iterator[tuple]:
+    """(source, index, value, kind, message) for every requirement value the catalog knows nothing of."""
+    for src in sim.sources:
+        if src.label:
+            continue
+        item = sim.nodepool.get(src.path)
+        values = item.get("values") if isinstance(item, dict) else None
+        if item.get("operator") not in ("In", "NotIn") or not isinstance(values, list):
+            continue
+        for j, v in enumerate(values):
+            found = classify(catalog, src.key, str(v))
+            if found:
+                yield src, j, str(v), found[0], found[1]
+
+
+def _has_unknown_values(sim, catalog) -> bool:
+    """A value the catalog does not know but that may be a real new type: whatever it adds cannot be told."""
+    memo = sim.memo.get("unknown_values")
+    if memo is None:
+        memo = sim.memo["unknown_values"] = any(kind == "unknown" for *_, kind, _m in _value_findings(sim, catalog))
+    return memo
+
+
+# ------------------------------------------------------------------------------------------ KPL901
+
+def _single_key_explained(sim, key: str, catalog) -> bool:
+    """The emptiness is one key's own problem, which another rule reports (KPL605, KPL607, KPL902)."""
+    req = sim.requirements.get(key)
+    own = [s for s in sim.sources if s.key == key]
+    if req.operator() == "DoesNotExist" and len(own) > 1:
+        return True  # contradicts itself: KPL605
+    if key in (OS, ARCH, WINDOWS_BUILD) and sim.facts.ami_family:
+        return True  # the AMI family: KPL607
+    if req.operator() == "In" and all(classify(catalog, key, v) for v in req.values):
+        return True  # every value unknown or wrong: KPL902/KPL905
+    return False
+
+
+@rule("KPL901", "nodepool-launches-nothing", category="provisioning", severity="error",
+      summary="A NodePool whose requirements together leave no instance type of the catalog to launch",
+      reads=(karpenter_resources,), options={CATALOG_OPTION: {}})
+def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    from karplint.provisioning.nodepools import explain_empty
+
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
+            continue
+        why = explain_empty(sim)
+        if why is None or not why.keys:
+            continue
+        if len(why.keys) == 1 and _single_key_explained(sim, why.keys[0], catalog):
+            continue
+        srcs = {k: [s for s in sim.sources if s.key == k] for k in why.keys}
+        shown = " and ".join(", ".join(f"{s.text} (line {s.line})" for s in srcs[k]) for k in why.keys)
+        anchor = max((s for k in why.keys for s in srcs[k]), key=lambda s: s.line)
+        help_ = ""
+        if why.example:
+            dropped = " and ".join(", ".join(s.text for s in srcs[k]) for k in why.without)
+            help_ = f"\nhelp: `{why.example}` would pass without {dropped}"
+        family = f" under {sim.facts.ami_family}" if sim.facts.ami_family else ""
+        yield ctx.violation(
+            sim.nodepool, anchor.path,
+            f"NodePool `{sim.name}` can launch no instance type{help_}\n"
+            f"note: {shown} together leave none of the {len(catalog.types)} instance types of the bundled catalog "
+            f"({_catalog_date(catalog)}){family}\n{_NO_LAUNCH_NOTE}",
+            on="key" if anchor.label else "value")
+
+
+# ------------------------------------------------------------------------------------------ KPL902 / KPL905
+
+@rule("KPL902", "requirement-value-matches-nothing", category="provisioning", severity="warning",
+      summary="A requirement value no instance type has: misspelt type or family, a category given as a family, "
+              "a value of another label",
+      reads=(karpenter_resources,))
+def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if sim.unknown:
+            continue
+        for src, j, value, kind, message in _value_findings(sim, catalog):
+            if kind == "unknown":
+                continue
+            req = sim.requirements.get(src.key)
+            emptied = src.requirement.operator() == "In" and not sim.compatible and all(
+                classify(catalog, src.key, v) for v in src.requirement.values)
+            op = src.requirement.operator()
+            effect = ("no instance type matches the requirement: the NodePool launches nothing" if emptied else
+                      "the value selects nothing" if op == "In" else "the value excludes nothing")
+            del req
+            yield ctx.violation(sim.nodepool, src.path + ("values", j),
+                                f"{message}\nnote: {effect} (bundled catalog: {_catalog_date(catalog)})",
+                                severity="error" if emptied else None)
+
+
+@rule("KPL905", "instance-type-unknown-to-catalog", category="provisioning", severity="info",
+      summary="An instance type, family or size that is well-formed but unknown to the bundled catalog",
+      reads=(karpenter_resources,))
+def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if sim.unknown:
+            continue
+        for src, j, value, kind, message in _value_findings(sim, catalog):
+            if kind != "unknown":
+                continue
+            yield ctx.violation(
+                sim.nodepool, src.path + ("values", j),
+                f"{message} ({_catalog_date(catalog)})\nhelp: if it is new, describe it under "
+                f"`[tool.karplint.options] {CATALOG_OPTION}` so the simulation knows it\n"
+                "note: karplint cannot tell what this value selects")
+
+
+# ------------------------------------------------------------------------------------------ KPL903
+
+@rule("KPL903", "dead-requirement-value", category="provisioning", severity="warning",
+      summary="A requirement value that the NodePool's other requirements exclude (it selects nothing)",
+      reads=(karpenter_resources,))
+def dead_requirement_value(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
+            continue
+        some_type = sim.type_reqs[sim.compatible[0].name]
+        for src in sim.sources:
+            if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
+                    src.key in NODECLASS_KEYS:
+                continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
+            # Types that every other key lets through: the values of this key they carry are alive.
+            alive = set()
+            for name, keys in sim.rejected_by.items():
+                if set(keys) <= {src.key}:
+                    alive |= set(sim.type_reqs[name].get(src.key).values)
+            for it in sim.compatible:
+                alive |= set(sim.type_reqs[it.name].get(src.key).values)
+            item = sim.nodepool.get(src.path)
+            values = item.get("values") if isinstance(item, dict) else []
+            for j, v in enumerate(values):
+                v = str(v)
+                if v in alive or classify(catalog, src.key, v) or not src.requirement.has(v):
+                    continue
+                others = _cover(sim, src.key, v)
+                by = ", ".join(s.text for s in sim.sources if s.key in others)
+                yield ctx.violation(
+                    sim.nodepool, src.path + ("values", j),
+                    f"`{v}` can never be launched: the NodePool's other requirements exclude it\n"
+                    f"help: remove `{v}`, or relax {by or 'the other requirements'}\n"
+                    f"note: no instance type with {src.key} `{v}` passes them (NodePool `{sim.name}`)")
+
+
+def _cover(sim, key: str, value: str) -> list[str]:
+    """The fewest other keys (greedily) that reject every type carrying `key: value`."""
+    left = {name: set(keys) - {key} for name, keys in sim.rejected_by.items()
+            if sim.type_reqs[name].get(key).has(value)}
+    chosen: list[str] = []
+    while left and len(chosen) < 3:
+        counts: dict[str, int] = {}
+        for keys in left.values():
+            for k in keys:
+                counts[k] = counts.get(k, 0) + 1
+        if not counts:
+            break
+        best = max(sorted(counts), key=counts.get)
+        chosen.append(best)
+        left = {n: ks for n, ks in left.items() if best not in ks}
+    return chosen
+
+
+# ------------------------------------------------------------------------------------------ KPL904
+
+@rule("KPL904", "min-values-unsatisfiable", category="provisioning", severity="error",
+      summary="A minValues larger than the distinct values the NodePool's instance types offer",
+      reads=(karpenter_resources,))
+def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
+            continue
+        for key, (wanted, have) in sorted(sim.min_values_short.items()):
+            req = sim.requirements.get(key)
+            if not req.complement and len(req.values) < wanted:
+                continue  # fewer values written than minValues: KPL605 / the API server
+            src = next((s for s in sim.sources if s.key == key and s.requirement.min_values is not None), None)
+            if src is None:
+                continue
+            values = set()
+            for it in sim.compatible:
+                values |= set(sim.type_reqs[it.name].get(key).values)
+            shown = ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
+            yield ctx.violation(
+                sim.nodepool, src.path + ("minValues",),
+                f"minValues {wanted} cannot be met: {have} distinct value(s) of `{key}` remain ({shown})\n"
+                f"help: lower minValues or widen the requirements of NodePool `{sim.name}`\n"
+                "note: with the default minValuesPolicy Strict, Karpenter launches nothing from this NodePool "
+                "(\"minValues requirement is not met\"); BestEffort relaxes it", on="key")
+
+
+# ------------------------------------------------------------------------------------------ KPL910
+
+def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
+    """Workloads whose pods select nodes or tolerate taints, and DaemonSets (their overhead counts)."""
+    if res is None or res.pod_template is None:
+        return False
+    if res.kind == "DaemonSet":
+        return True
+    spec = res.get(res.pod_template[1])
+    return isinstance(spec, dict) and any(k in spec for k in ("nodeSelector", "affinity", "tolerations"))
+
+
+def _related(np: Resource, res: Resource) -> bool:
+    """Files in the same directory, or one's directory inside the other's."""
+    import posixpath
+    a, b = posixpath.dirname(str(np.doc.path)), posixpath.dirname(str(res.doc.path))
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
+
+
+def _selected_pool_names(pod) -> set[str] | None:
+    """The NodePool names a pod's every alternative restricts itself to (None: not restricted by name)."""
+    out: set[str] = set()
+    for term in pod.terms or []:
+        r = term.by_key.get("karpenter.sh/nodepool")
+        if r is None or r.complement:
+            return None
+        out |= set(r.values)
+    return out if pod.terms else None
+
+
+def _targeting(pod, pools) -> str | None:
+    """'error' when the pod selects Karpenter-only labels, 'warning' when it selects or tolerates what a
+    NodePool of the run sets, else None (it may run on capacity Karpenter does not manage)."""
+    positive = []
+    for term in pod.terms or []:
+        positive.append({k for k, r in term.by_key.items() if r.operator() not in ("NotIn", "DoesNotExist")})
+    if positive and all(any(k.startswith(KARPENTER_ONLY_PREFIXES) for k in keys) for keys in positive):
+        return "error"
+    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
+    pool_keys = set()
+    pool_taints = set()
+    for sim in pools:
+        pool_keys |= {s.key for s in sim.sources}
+        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
+    if positive and all(any(k in pool_keys and k not in WELL_KNOWN_LABELS for k in keys) for keys in positive):
+        return "warning"
+    if any(t.get("key") in pool_taints for t in pod.tolerations):
+        return "warning"
+    return None
+
+
+@rule("KPL910", "workload-unschedulable", category="provisioning", severity="error",
+      summary="A workload that targets Karpenter but that no NodePool of the run can ever give a node",
+      reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet")))
+def workload_unschedulable(model: Model, ctx) -> Iterator:
+    if not _pools_with_requirements(model):
+        return
+    from karplint.provisioning.simulate import simulate_workloads
+
+    catalog, pools = _simulation(model, ctx)
+    from karplint.provisioning.simulate import MAX_POOLS
+    if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
+        return  # beyond the bound some NodePools were not simulated: any of them might host the workload
+    for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
+                                     related=_related):
+        # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
+        mine = [sim for sim in pools if _related(sim.nodepool, result.pod.res)]
+        if not mine or any(sim.unknown for sim in mine):
+            continue
+        names = {sim.name for sim in mine}
+        ids = {id(sim.nodepool) for sim in mine}
+        verdicts = [v for v in result.verdicts if id(v.nodepool) in ids]
+        if any(v.ok is not False for v in verdicts):
+            continue
+        wanted = _selected_pool_names(result.pod)
+        if wanted is not None and not wanted & names:
+            continue  # selects NodePools defined elsewhere
+        level = "error" if ctx.cluster.get("karpenter-only") is True else _targeting(result.pod, mine)
+        if level is None:
+            continue
+        res = result.pod.res
+        reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
+        more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
+        closest = verdicts[0]
+        yield ctx.violation(
+            res, ("metadata", "name"),
+            f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
+            f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
+            f"note: per NodePool, closest first: {reasons}{more}\n"
+            "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
+            f"bundled catalog ({_catalog_date(catalog)})",
+            severity=None if level == "error" else "warning")

@@ -1,0 +1,60 @@
+"""`karplint simulate`: JSON and plain text through the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from karplint.testing import REPO
+
+
+def _run(*args: str, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "karplint", "simulate", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_json():
+    out = _run("tests/fixtures/provisioning/workloads/workloads.yaml", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    pool = data["nodepools"][0]
+    assert pool["name"] == "general" and pool["instance_types"] == 2 and pool["families"] == ["m5"]
+    assert pool["cpu"] == ["1930m", "3920m"] and pool["arch"] == ["amd64"]
+    by_name = {w["name"]: w for w in data["workloads"]}
+    assert by_name["fits"]["hostable"] is True and by_name["too-big"]["hostable"] is False
+    assert by_name["untolerated"]["nodepools"][0]["reason"] == "did not tolerate taint `dedicated=web:NoSchedule`"
+
+
+def test_text_in_a_pipe():
+    out = _run("tests/fixtures/provisioning/empty.yaml")
+    assert out.returncode == 0, out.stderr
+    assert "arm (tests/fixtures/provisioning/empty.yaml:4)\t0 types" in out.stdout
+    assert ("emptied by: karpenter.k8s.aws/instance-family, kubernetes.io/arch; c5.large passes without "
+            "kubernetes.io/arch") in out.stdout
+
+
+def test_instance_types_file(tmp_path):
+    extra = tmp_path / "types.json"
+    extra.write_text(json.dumps({"m9z.large": {"labels": {"kubernetes.io/arch": "arm64"},
+                                               "allocatable": {"cpu": "1930m", "memory": "7Gi", "pods": "29"}}}))
+    np = tmp_path / "np.yaml"
+    np.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n"
+                  "    spec:\n      requirements:\n"
+                  "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m9z]}\n")
+    out = _run(str(np), "--instance-types", str(extra), "-f", "json")
+    assert json.loads(out.stdout)["nodepools"][0]["instance_types"] == 1, out.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    out = _run(str(np), "--instance-types", str(bad))
+    assert out.returncode == 2 and "karplint simulate:" in out.stderr and "Traceback" not in out.stderr
+    out = _run(str(np), "--instance-types", str(tmp_path / "missing.json"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_names_from_the_tree_are_escaped(tmp_path):
+    np = tmp_path / "np.yaml"
+    np.write_text('apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: "evil\\u001b[31m"}\nspec:\n'
+                  "  template:\n    spec:\n      requirements: []\n")
+    out = _run(str(np))
+    assert "\x1b" not in out.stdout and "\\x1b" in out.stdout
