@@ -116,3 +116,16 @@ def test_partial_run_with_the_cache_matches_an_uncached_one(tmp_path):
     uncached = _findings(run_cli("check", "--no-cache", "-f", "json", "pools/np.yaml", cwd=repo))
     assert "KPL301" in {c for _, c, _, _ in first} and second == uncached
     assert "KPL301" not in {c for _, c, _, _ in second}
+
+
+def test_a_file_outside_the_working_directorys_project_gets_none_of_its_context(tmp_path):
+    """Checking a file of another tree from inside a repository: that repository's Cilium install, classes and
+    deployed Karpenter release are no context for it (nor is the working directory's git work tree its project)."""
+    repo = _repo(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "np.yaml").write_text(NODEPOOL.format(name="default"))
+    outside = _findings(run_cli("check", "--no-cache", "-f", "json", str(elsewhere / "np.yaml"), cwd=repo))
+    assert "KPL301" not in {c for _, c, _, _ in outside}  # the repository's Cilium is not this file's cluster
+    inside = _findings(run_cli("check", "--no-cache", "-f", "json", "pools/np.yaml", cwd=repo))
+    assert "KPL301" in {c for _, c, _, _ in inside}

@@ -340,11 +340,14 @@ def _project_context(paths: list[str], cfg, found, no_respect_gitignore: bool, f
     if not named or not found.files or any(os.path.isdir(p) for p in named):
         return []
     root = cfg.root
-    if root is None:
-        here = Path.cwd().resolve()
+    if root is None:  # the git work tree holding the named files (not the working directory's)
+        here = Path(found.files[0].abspath).resolve().parent
         root = next((str(d) for d in (here, *here.parents) if (d / ".git").exists()), None)
     if root is None:
         return []
+    root_real = os.path.join(os.path.realpath(root), "")
+    if not all(os.path.realpath(c.abspath).startswith(root_real) for c in found.files):
+        return []  # files from outside the project: its other files are no context for them
     given = os.path.relpath(root)
     whole = discover([given], exclude=cfg.exclude, respect_gitignore=not no_respect_gitignore,
                      exclude_root=cfg.root, follow_links=follow_links)
