@@ -119,16 +119,51 @@ def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, 
            facts.reservations)
     found = memo.get(key)
     if found is None:
-        labels = tuple(catalog.label_keys())
-        shared: dict[tuple, Requirement] = {}  # one object per (key, values): most are common to many types
+        base = memo.get("base")
+        if base is None:  # the catalog's own labels, one Requirement object per (key, value)
+            shared: dict[tuple, Requirement] = {}
+            base = memo["base"] = {
+                it.name: {k: shared.setdefault((k, v), Requirement(k, False, frozenset() if v is None else
+                                                                   frozenset({v})))
+                          for k in catalog.label_keys() for v in (it.labels.get(k),)}
+                for it in catalog.types.values()}
+        extra_memo: dict[tuple, Requirement] = {}
         found = {}
         for it in catalog.types.values():
-            reqs = type_requirements(it, labels, facts)
+            reqs = type_requirements(it, (), facts)  # the keys the node class decides
+            by = dict(base[it.name])
+            by.pop(OS, None) if OS not in reqs.by_key else None
             for k, r in reqs.by_key.items():
-                reqs.by_key[k] = shared.setdefault((k, r.complement, r.values), r)
-            found[it.name] = reqs
+                by[k] = extra_memo.setdefault((k, r.complement, r.values), r)
+            found[it.name] = Requirements(by)
         memo[key] = found
     return found
+
+
+def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[Requirement, list[str]]]]:
+    """key -> [(an instance-type requirement on it, the types that have exactly it)]: a NodePool requirement is
+    compared once per distinct value instead of once per type."""
+    found = all_type_requirements(catalog, facts)
+    memo = catalog.__dict__.setdefault("_type_index", {})
+    index = memo.get(id(found))
+    if index is None:
+        base = memo.get("base")
+        if base is None:  # the catalog's labels are the same in every variant: grouped once
+            groups: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
+            for name, by in catalog.__dict__["_type_requirements"]["base"].items():
+                for k, r in by.items():
+                    if k != OS:
+                        groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
+            base = memo["base"] = {k: list(g.values()) for k, g in groups.items()}
+        extra: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
+        variant_keys = (OS, WINDOWS_BUILD, CAPACITY_TYPE, "karpenter.k8s.aws/instance-tenancy") + RESERVATION_KEYS
+        for name, reqs in found.items():
+            for k in variant_keys:
+                r = reqs.by_key.get(k)
+                if r is not None:
+                    extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
+        index = memo[id(found)] = dict(base, **{k: list(g.values()) for k, g in extra.items()})
+    return index
 
 
 @dataclass
@@ -263,26 +298,16 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     if listed is None:
         listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
-    verdicts: dict[tuple, bool] = {}  # (key, the type's requirement on it) -> passes; types share values
-    pool_keys = sorted(reqs.by_key)
-    for it in catalog.types.values():
-        treqs = sim.type_reqs[it.name]
-        bad = []
-        for k in pool_keys:
-            tr = treqs.by_key.get(k)
-            if tr is None:
-                continue
-            memo_key = (k, tr.complement, tr.values, tr.gte, tr.lte)
-            ok = verdicts.get(memo_key)
-            if ok is None:
-                ok = verdicts[memo_key] = _key_ok(tr, reqs.by_key[k])
-            if not ok:
-                bad.append(k)
-        bad = tuple(bad)
-        if bad:
-            sim.rejected_by[it.name] = bad
-        else:
-            sim.compatible.append(it)
+    rejected: dict[str, list[str]] = {}
+    index = _type_index(catalog, facts)
+    for k in sorted(reqs.by_key):
+        incoming = reqs.by_key[k]
+        for type_req, names in index.get(k, ()):
+            if not _key_ok(type_req, incoming):
+                for n in names:
+                    rejected.setdefault(n, []).append(k)
+    sim.rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
+    sim.compatible = [it for it in catalog.types.values() if it.name not in rejected]
     sim.types = list(sim.compatible)
     for key, req in reqs.by_key.items():
         if req.min_values is None:
@@ -368,10 +393,10 @@ def _rejecting_keys(sim: PoolSimulation) -> set[str]:
     return keys
 
 
-_ALLOCATABLE: dict[tuple, dict[str, Fraction]] = {}  # a pure cache: (name, allocatable) -> parsed
+_ALLOCATABLE: dict[tuple, dict[str, float]] = {}  # a pure cache: (name, allocatable) -> parsed
 
 
-def allocatable(it: InstanceType) -> dict[str, Fraction]:
+def allocatable(it: InstanceType) -> dict[str, float]:
     key = (it.name, tuple(sorted(it.allocatable.items())))
     cached = _ALLOCATABLE.get(key)
     if cached is not None:
@@ -380,5 +405,5 @@ def allocatable(it: InstanceType) -> dict[str, Fraction]:
     for k, v in it.allocatable.items():
         q = quantity.parse(v)
         if q is not None:
-            out[k] = q
+            out[k] = float(q)
     return out

@@ -17,6 +17,7 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
@@ -399,6 +400,11 @@ def _related(np: Resource, res: Resource) -> bool:
     """Files in the same directory, or one's directory inside the other's."""
     import posixpath
     a, b = posixpath.dirname(str(np.doc.path)), posixpath.dirname(str(res.doc.path))
+    return _dirs_related(a, b)
+
+
+@lru_cache(maxsize=4096)
+def _dirs_related(a: str, b: str) -> bool:
     return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
 
 
@@ -440,38 +446,54 @@ def _targeting(pod, pools) -> str | None:
 def workload_unschedulable(model: Model, ctx) -> Iterator:
     if not _pools_with_requirements(model):
         return
-    from karplint.provisioning.simulate import simulate_workloads
+    from karplint.provisioning.workloads import daemons, host, read_pod
 
     catalog, pools = _simulation(model, ctx)
-    from karplint.provisioning.simulate import MAX_POOLS
+    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
     if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # beyond the bound some NodePools were not simulated: any of them might host the workload
-    for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
-                                     related=_related):
+    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
+    all_ds = daemons(pods)
+    ds_for: dict[int, list] = {}
+    strict = ctx.cluster.get("karpenter-only") is True
+    for pod in pods:
+        if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
+            continue
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
-        mine = [sim for sim in pools if _related(sim.nodepool, result.pod.res)]
+        mine = [sim for sim in pools if _related(sim.nodepool, pod.res)]
         if not mine or any(sim.unknown for sim in mine):
             continue
         names = {sim.name for sim in mine}
-        ids = {id(sim.nodepool) for sim in mine}
-        verdicts = [v for v in result.verdicts if id(v.nodepool) in ids]
-        if any(v.ok is not False for v in verdicts):
-            continue
-        wanted = _selected_pool_names(result.pod)
+        wanted = _selected_pool_names(pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
-        level = "error" if ctx.cluster.get("karpenter-only") is True else _targeting(result.pod, mine)
+        level = "error" if strict else _targeting(pod, mine)
         if level is None:
             continue
-        res = result.pod.res
-        reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
-        more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
-        closest = verdicts[0]
-        yield ctx.violation(
-            res, ("metadata", "name"),
-            f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
-            f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
-            f"note: per NodePool, closest first: {reasons}{more}\n"
-            "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
-            f"bundled catalog ({_catalog_date(catalog)})",
-            severity=None if level == "error" else "warning")
+        verdicts = []
+        for sim in mine:
+            ds = ds_for.get(id(sim))
+            if ds is None:
+                ds = ds_for[id(sim)] = [d for d in all_ds if _related(sim.nodepool, d.pod.res)]
+            v = host(pod, sim, ds)
+            if v.ok is not False:
+                break
+            verdicts.append(v)
+        else:
+            verdicts.sort(key=lambda v: (-v.stage, v.pool))
+            yield _unschedulable(ctx, pod, verdicts, level, catalog)
+
+
+def _unschedulable(ctx, pod, verdicts, level, catalog):
+    res = pod.res
+    reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
+    more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
+    closest = verdicts[0]
+    return ctx.violation(
+        res, ("metadata", "name"),
+        f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
+        f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
+        f"note: per NodePool, closest first: {reasons}{more}\n"
+        "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
+        f"bundled catalog ({_catalog_date(catalog)})",
+        severity=None if level == "error" else "warning")
