@@ -298,6 +298,24 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     if listed is None:
         listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
+    # NodePools with the same requirements (names aside) under the same node-class variant filter alike:
+    # computed once per catalog (results are shared read-only).
+    signature = (id(sim.type_reqs), tuple(sorted((k, str(r)) for k, r in reqs.by_key.items()
+                                                 if k != "karpenter.sh/nodepool")))
+    shared = catalog.__dict__.setdefault("_pool_results", {})
+    cached = shared.get(signature)
+    if cached is None:
+        cached = shared[signature] = _filter(catalog, facts, reqs, sim.type_reqs)
+    sim.rejected_by, sim.compatible, min_short = cached
+    sim.min_values_short = dict(min_short)
+    sim.types = list(sim.compatible)
+    if sim.min_values_short and strict_min_values:
+        sim.types = []
+    return sim
+
+
+def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_reqs: dict) -> tuple:
+    """(rejected_by, compatible, minValues shortfalls) of requirements `reqs` over the catalog."""
     rejected: dict[str, list[str]] = {}
     index = _type_index(catalog, facts)
     for k in sorted(reqs.by_key):
@@ -306,22 +324,20 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
             if not _key_ok(type_req, incoming):
                 for n in names:
                     rejected.setdefault(n, []).append(k)
-    sim.rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
-    sim.compatible = [it for it in catalog.types.values() if it.name not in rejected]
-    sim.types = list(sim.compatible)
+    rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
+    compatible = [it for it in catalog.types.values() if it.name not in rejected]
+    short = {}
     for key, req in reqs.by_key.items():
         if req.min_values is None:
             continue
         if key not in catalog.label_keys() and key != CAPACITY_TYPE:
             continue  # values the catalog does not know (zones...): cannot tell
         distinct = set()
-        for it in sim.compatible:
-            distinct |= set(sim.type_reqs[it.name].get(key).values)
+        for it in compatible:
+            distinct |= set(type_reqs[it.name].get(key).values)
         if len(distinct) < req.min_values:
-            sim.min_values_short[key] = (req.min_values, len(distinct))
-    if sim.min_values_short and strict_min_values:
-        sim.types = []
-    return sim
+            short[key] = (req.min_values, len(distinct))
+    return rejected_by, compatible, short
 
 
 def _key_ok(existing: Requirement, incoming: Requirement) -> bool:
