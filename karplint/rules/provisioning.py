@@ -398,9 +398,13 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
 
 def _related(np: Resource, res: Resource) -> bool:
     """Files in the same directory, or one's directory inside the other's."""
+    return _dirs_related(_dirname(str(np.doc.path)), _dirname(str(res.doc.path)))
+
+
+@lru_cache(maxsize=4096)
+def _dirname(path: str) -> str:
     import posixpath
-    a, b = posixpath.dirname(str(np.doc.path)), posixpath.dirname(str(res.doc.path))
-    return _dirs_related(a, b)
+    return posixpath.dirname(path)
 
 
 @lru_cache(maxsize=4096)
@@ -419,7 +423,18 @@ def _selected_pool_names(pod) -> set[str] | None:
     return out if pod.terms else None
 
 
-def _targeting(pod, pools) -> str | None:
+def _pool_marks(pools) -> tuple[set, set]:
+    """The custom label keys and the taint keys the NodePools set."""
+    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
+    pool_keys: set = set()
+    pool_taints: set = set()
+    for sim in pools:
+        pool_keys |= {s.key for s in sim.sources if s.key not in WELL_KNOWN_LABELS}
+        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
+    return pool_keys, pool_taints
+
+
+def _targeting(pod, pools, marks=None) -> str | None:
     """'error' when the pod selects Karpenter-only labels, 'warning' when it selects or tolerates what a
     NodePool of the run sets, else None (it may run on capacity Karpenter does not manage)."""
     positive = []
@@ -427,13 +442,8 @@ def _targeting(pod, pools) -> str | None:
         positive.append({k for k, r in term.by_key.items() if r.operator() not in ("NotIn", "DoesNotExist")})
     if positive and all(any(k.startswith(KARPENTER_ONLY_PREFIXES) for k in keys) for keys in positive):
         return "error"
-    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
-    pool_keys = set()
-    pool_taints = set()
-    for sim in pools:
-        pool_keys |= {s.key for s in sim.sources}
-        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
-    if positive and all(any(k in pool_keys and k not in WELL_KNOWN_LABELS for k in keys) for keys in positive):
+    pool_keys, pool_taints = marks if marks is not None else _pool_marks(pools)
+    if positive and all(any(k in pool_keys for k in keys) for keys in positive):
         return "warning"
     if any(t.get("key") in pool_taints for t in pod.tolerations):
         return "warning"
@@ -456,9 +466,12 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     all_ds = daemons(pods)
     ds_for: dict[int, list] = {}
     strict = ctx.cluster.get("karpenter-only") is True
+    all_marks = _pool_marks(pools)
     for pod in pods:
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
+        if not strict and _targeting(pod, pools, all_marks) is None:
+            continue  # (targets nothing of any NodePool: none of the related ones either)
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
         mine = [sim for sim in pools if _related(sim.nodepool, pod.res)]
         if not mine or any(sim.unknown for sim in mine):
