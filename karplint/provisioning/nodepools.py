@@ -127,17 +127,34 @@ def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, 
                                                                    frozenset({v})))
                           for k in catalog.label_keys() for v in (it.labels.get(k),)}
                 for it in catalog.types.values()}
-        extra_memo: dict[tuple, Requirement] = {}
-        found = {}
-        for it in catalog.types.values():
-            reqs = type_requirements(it, (), facts)  # the keys the node class decides
-            by = dict(base[it.name])
-            by.pop(OS, None) if OS not in reqs.by_key else None
-            for k, r in reqs.by_key.items():
-                by[k] = extra_memo.setdefault((k, r.complement, r.values), r)
-            found[it.name] = Requirements(by)
+        found = _LazyTypeRequirements(catalog, facts, base)
         memo[key] = found
     return found
+
+
+class _LazyTypeRequirements(dict):
+    """name -> the instance type's `Requirements` under one node-class variant, built on first use (most
+    NodePools never look at most types: filtering goes through `_type_index`)."""
+
+    def __init__(self, catalog: Catalog, facts: NodeClassFacts, base: dict):
+        super().__init__()
+        self.catalog, self.facts, self.base = catalog, facts, base
+        self.shared: dict[tuple, Requirement] = {}
+
+    def variant(self, it: InstanceType) -> dict[str, Requirement]:
+        """The keys the node class decides (OS when known, windows build, capacity type, tenancy...)."""
+        reqs = type_requirements(it, (), self.facts)
+        return {k: self.shared.setdefault((k, r.complement, r.values), r) for k, r in reqs.by_key.items()}
+
+    def __missing__(self, name: str) -> Requirements:
+        it = self.catalog.types[name]
+        by = dict(self.base[name])
+        own = self.variant(it)
+        if OS not in own:  # unknown or Custom AMI family: the OS is whatever the image is
+            by.pop(OS, None)
+        by.update(own)
+        found = self[name] = Requirements(by)
+        return found
 
 
 def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[Requirement, list[str]]]]:
@@ -152,16 +169,13 @@ def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple
             groups: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
             for name, by in catalog.__dict__["_type_requirements"]["base"].items():
                 for k, r in by.items():
-                    if k != OS:
+                    if k != OS:  # (the OS depends on the AMI family: a variant key)
                         groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
             base = memo["base"] = {k: list(g.values()) for k, g in groups.items()}
         extra: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
-        variant_keys = (OS, WINDOWS_BUILD, CAPACITY_TYPE, "karpenter.k8s.aws/instance-tenancy") + RESERVATION_KEYS
-        for name, reqs in found.items():
-            for k in variant_keys:
-                r = reqs.by_key.get(k)
-                if r is not None:
-                    extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
+        for it in catalog.types.values():
+            for k, r in found.variant(it).items():
+                extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(it.name)
         index = memo[id(found)] = dict(base, **{k: list(g.values()) for k, g in extra.items()})
     return index
 
