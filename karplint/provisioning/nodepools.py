@@ -119,16 +119,65 @@ def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, 
            facts.reservations)
     found = memo.get(key)
     if found is None:
-        labels = tuple(catalog.label_keys())
-        shared: dict[tuple, Requirement] = {}  # one object per (key, values): most are common to many types
-        found = {}
-        for it in catalog.types.values():
-            reqs = type_requirements(it, labels, facts)
-            for k, r in reqs.by_key.items():
-                reqs.by_key[k] = shared.setdefault((k, r.complement, r.values), r)
-            found[it.name] = reqs
+        base = memo.get("base")
+        if base is None:  # the catalog's own labels, one Requirement object per (key, value)
+            shared: dict[tuple, Requirement] = {}
+            base = memo["base"] = {
+                it.name: {k: shared.setdefault((k, v), Requirement(k, False, frozenset() if v is None else
+                                                                   frozenset({v})))
+                          for k in catalog.label_keys() for v in (it.labels.get(k),)}
+                for it in catalog.types.values()}
+        found = _LazyTypeRequirements(catalog, facts, base)
         memo[key] = found
     return found
+
+
+class _LazyTypeRequirements(dict):
+    """name -> the instance type's `Requirements` under one node-class variant, built on first use (most
+    NodePools never look at most types: filtering goes through `_type_index`)."""
+
+    def __init__(self, catalog: Catalog, facts: NodeClassFacts, base: dict):
+        super().__init__()
+        self.catalog, self.facts, self.base = catalog, facts, base
+        self.shared: dict[tuple, Requirement] = {}
+
+    def variant(self, it: InstanceType) -> dict[str, Requirement]:
+        """The keys the node class decides (OS when known, windows build, capacity type, tenancy...)."""
+        reqs = type_requirements(it, (), self.facts)
+        return {k: self.shared.setdefault((k, r.complement, r.values), r) for k, r in reqs.by_key.items()}
+
+    def __missing__(self, name: str) -> Requirements:
+        it = self.catalog.types[name]
+        by = dict(self.base[name])
+        own = self.variant(it)
+        if OS not in own:  # unknown or Custom AMI family: the OS is whatever the image is
+            by.pop(OS, None)
+        by.update(own)
+        found = self[name] = Requirements(by)
+        return found
+
+
+def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[Requirement, list[str]]]]:
+    """key -> [(an instance-type requirement on it, the types that have exactly it)]: a NodePool requirement is
+    compared once per distinct value instead of once per type."""
+    found = all_type_requirements(catalog, facts)
+    memo = catalog.__dict__.setdefault("_type_index", {})
+    index = memo.get(id(found))
+    if index is None:
+        base = memo.get("base")
+        if base is None:  # the catalog's labels are the same in every variant: grouped once
+            groups: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
+            for name, by in catalog.__dict__["_type_requirements"]["base"].items():
+                for k, r in by.items():
+                    if k != OS:  # (the OS depends on the AMI family: a variant key)
+                        groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
+            base = memo["base"] = {k: list(g.values()) for k, g in groups.items()}
+        extra: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
+        for it in catalog.types.values():
+            for k, r in found.variant(it).items():
+                extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(it.name)
+        index = memo[id(found)] = dict(base, **{k: list(g.values()) for k, g in extra.items()})
+    return index
 
 
 @dataclass
@@ -263,40 +312,46 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     if listed is None:
         listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
-    verdicts: dict[tuple, bool] = {}  # (key, the type's requirement on it) -> passes; types share values
-    pool_keys = sorted(reqs.by_key)
-    for it in catalog.types.values():
-        treqs = sim.type_reqs[it.name]
-        bad = []
-        for k in pool_keys:
-            tr = treqs.by_key.get(k)
-            if tr is None:
-                continue
-            memo_key = (k, tr.complement, tr.values, tr.gte, tr.lte)
-            ok = verdicts.get(memo_key)
-            if ok is None:
-                ok = verdicts[memo_key] = _key_ok(tr, reqs.by_key[k])
-            if not ok:
-                bad.append(k)
-        bad = tuple(bad)
-        if bad:
-            sim.rejected_by[it.name] = bad
-        else:
-            sim.compatible.append(it)
+    # NodePools with the same requirements (names aside) under the same node-class variant filter alike:
+    # computed once per catalog (results are shared read-only).
+    signature = (id(sim.type_reqs), tuple(sorted((k, str(r)) for k, r in reqs.by_key.items()
+                                                 if k != "karpenter.sh/nodepool")))
+    shared = catalog.__dict__.setdefault("_pool_results", {})
+    cached = shared.get(signature)
+    if cached is None:
+        cached = shared[signature] = _filter(catalog, facts, reqs, sim.type_reqs)
+    sim.rejected_by, sim.compatible, min_short = cached
+    sim.min_values_short = dict(min_short)
     sim.types = list(sim.compatible)
+    if sim.min_values_short and strict_min_values:
+        sim.types = []
+    return sim
+
+
+def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_reqs: dict) -> tuple:
+    """(rejected_by, compatible, minValues shortfalls) of requirements `reqs` over the catalog."""
+    rejected: dict[str, list[str]] = {}
+    index = _type_index(catalog, facts)
+    for k in sorted(reqs.by_key):
+        incoming = reqs.by_key[k]
+        for type_req, names in index.get(k, ()):
+            if not _key_ok(type_req, incoming):
+                for n in names:
+                    rejected.setdefault(n, []).append(k)
+    rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
+    compatible = [it for it in catalog.types.values() if it.name not in rejected]
+    short = {}
     for key, req in reqs.by_key.items():
         if req.min_values is None:
             continue
         if key not in catalog.label_keys() and key != CAPACITY_TYPE:
             continue  # values the catalog does not know (zones...): cannot tell
         distinct = set()
-        for it in sim.compatible:
-            distinct |= set(sim.type_reqs[it.name].get(key).values)
+        for it in compatible:
+            distinct |= set(type_reqs[it.name].get(key).values)
         if len(distinct) < req.min_values:
-            sim.min_values_short[key] = (req.min_values, len(distinct))
-    if sim.min_values_short and strict_min_values:
-        sim.types = []
-    return sim
+            short[key] = (req.min_values, len(distinct))
+    return rejected_by, compatible, short
 
 
 def _key_ok(existing: Requirement, incoming: Requirement) -> bool:
@@ -368,10 +423,10 @@ def _rejecting_keys(sim: PoolSimulation) -> set[str]:
     return keys
 
 
-_ALLOCATABLE: dict[tuple, dict[str, Fraction]] = {}  # a pure cache: (name, allocatable) -> parsed
+_ALLOCATABLE: dict[tuple, dict[str, float]] = {}  # a pure cache: (name, allocatable) -> parsed
 
 
-def allocatable(it: InstanceType) -> dict[str, Fraction]:
+def allocatable(it: InstanceType) -> dict[str, float]:
     key = (it.name, tuple(sorted(it.allocatable.items())))
     cached = _ALLOCATABLE.get(key)
     if cached is not None:
@@ -380,5 +435,5 @@ def allocatable(it: InstanceType) -> dict[str, Fraction]:
     for k, v in it.allocatable.items():
         q = quantity.parse(v)
         if q is not None:
-            out[k] = q
+            out[k] = float(q)
     return out

@@ -39,13 +39,14 @@ def parse(value) -> Fraction | None:
 
 def show(resource: str, amount: Fraction) -> str:
     """A readable quantity: cpu in cores or millicores, memory-like in Mi/Gi, counts as integers."""
+    amount = float(amount)
     if resource == "cpu":
-        if amount < 10 and amount.denominator != 1:
-            return f"{int(amount * 1000)}m"
-        return f"{float(amount):.4g}" if amount < 1000 else f"{float(amount):.0f}"
+        if amount < 10 and amount != int(amount):
+            return f"{round(amount * 1000)}m"
+        return f"{amount:.4g}" if amount < 1000 else f"{amount:.0f}"
     if resource in ("memory", "ephemeral-storage"):
         gi = amount / 2**30
         if gi < 1:
-            return f"{int(amount / 2**20)}Mi"
-        return f"{float(gi):.4g}Gi" if gi < 1000 else f"{float(gi):.0f}Gi"
-    return f"{float(amount):g}"
+            return f"{round(amount / 2**20)}Mi"
+        return f"{gi:.4g}Gi" if gi < 1000 else f"{gi:.0f}Gi"
+    return f"{amount:g}"

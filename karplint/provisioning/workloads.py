@@ -258,7 +258,7 @@ def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[di
                 total = None
                 break
             if lands:
-                total = _add(total, d.pod.requests)
+                total = _add(total, {k: float(v) for k, v in d.pod.requests.items()})
                 ports |= d.pod.host_ports
         out[it.name] = None if total is None else (total, frozenset(ports))
     sim.memo["daemons"] = ([id(d) for d in ds], out)
@@ -286,7 +286,46 @@ def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=froze
 
 
 def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
-    """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it."""
+    """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it.
+    Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints)."""
+    key = (repr([sorted((k, str(r)) for k, r in t.by_key.items()) for t in pod.terms]) if pod.terms else None,
+           repr(pod.tolerations), repr(sorted((pod.requests or {}).items())) if pod.requests is not None else None,
+           pod.host_ports, pod.unknown, tuple(id(d) for d in ds if d.pod.res is not pod.res))
+    memo = sim.memo.setdefault("host", {})
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _host(pod, sim, ds)
+    return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool)
+
+
+def _compatible_types(sim: PoolSimulation, merged: Requirements, term: Requirements) -> list:
+    """The NodePool's types that also satisfy the pod's term (per-key verdicts memoised: types share values)."""
+    keys = [k for k in term.keys()]
+    verdicts: dict[tuple, bool] = {}
+    out = []
+    for it in sim.types:
+        treqs = sim.type_reqs[it.name]
+        ok = True
+        for k in keys:
+            tr = treqs.by_key.get(k)
+            if tr is None:
+                continue
+            mk = (k, tr.complement, tr.values, tr.gte, tr.lte)
+            got = verdicts.get(mk)
+            if got is None:
+                inc = merged.by_key[k]
+                got = tr.has_intersection(inc) or (
+                    inc.operator() in ("NotIn", "DoesNotExist") and tr.operator() in ("NotIn", "DoesNotExist"))
+                verdicts[mk] = got
+            if not got:
+                ok = False
+                break
+        if ok:
+            out.append(it)
+    return out
+
+
+def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
     v = Verdict(sim.name, None, nodepool=sim.nodepool)
     if sim.unknown or pod.unknown or pod.terms is None:
         v.reason = sim.unknown or pod.unknown or "cannot tell"
@@ -310,7 +349,7 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
             continue
         merged = sim.requirements.copy()
         merged.add(*term.by_key.values())
-        compat = [it for it in sim.types if sim.type_reqs[it.name].intersects(merged) is None]
+        compat = _compatible_types(sim, merged, term)
         if not compat:
             keys = sorted(k for k in term.keys() if k in sim.type_reqs[sim.types[0].name].by_key)
             cand = (2, "no instance type of the NodePool satisfies " +
@@ -322,6 +361,8 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
             v.ok, v.reason = None, "its requests cannot be read"
             return v
         overhead = daemon_overhead(sim, ds)
+        need = {k: float(v) for k, v in pod.requests.items()}
+        skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
         fitting, short = [], {}
         for it in compat:
             extra = overhead.get(it.name)
@@ -331,8 +372,7 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
             if pod.host_ports & extra[1]:
                 short["host port"] = short.get("host port", 0) + 1
                 continue
-            missing = _missing(_add(pod.requests, extra[0]), allocatable(it),
-                               sim.facts.unknown_resources | _unlisted(pod.requests, sim))
+            missing = _missing(_add(need, extra[0]), allocatable(it), skip)
             if not missing:
                 fitting.append(it.name)
             for k in missing:

@@ -17,6 +17,7 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
@@ -397,8 +398,17 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
 
 def _related(np: Resource, res: Resource) -> bool:
     """Files in the same directory, or one's directory inside the other's."""
+    return _dirs_related(_dirname(str(np.doc.path)), _dirname(str(res.doc.path)))
+
+
+@lru_cache(maxsize=4096)
+def _dirname(path: str) -> str:
     import posixpath
-    a, b = posixpath.dirname(str(np.doc.path)), posixpath.dirname(str(res.doc.path))
+    return posixpath.dirname(path)
+
+
+@lru_cache(maxsize=4096)
+def _dirs_related(a: str, b: str) -> bool:
     return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
 
 
@@ -413,7 +423,18 @@ def _selected_pool_names(pod) -> set[str] | None:
     return out if pod.terms else None
 
 
-def _targeting(pod, pools) -> str | None:
+def _pool_marks(pools) -> tuple[set, set]:
+    """The custom label keys and the taint keys the NodePools set."""
+    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
+    pool_keys: set = set()
+    pool_taints: set = set()
+    for sim in pools:
+        pool_keys |= {s.key for s in sim.sources if s.key not in WELL_KNOWN_LABELS}
+        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
+    return pool_keys, pool_taints
+
+
+def _targeting(pod, pools, marks=None) -> str | None:
     """'error' when the pod selects Karpenter-only labels, 'warning' when it selects or tolerates what a
     NodePool of the run sets, else None (it may run on capacity Karpenter does not manage)."""
     positive = []
@@ -421,13 +442,8 @@ def _targeting(pod, pools) -> str | None:
         positive.append({k for k, r in term.by_key.items() if r.operator() not in ("NotIn", "DoesNotExist")})
     if positive and all(any(k.startswith(KARPENTER_ONLY_PREFIXES) for k in keys) for keys in positive):
         return "error"
-    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
-    pool_keys = set()
-    pool_taints = set()
-    for sim in pools:
-        pool_keys |= {s.key for s in sim.sources}
-        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
-    if positive and all(any(k in pool_keys and k not in WELL_KNOWN_LABELS for k in keys) for keys in positive):
+    pool_keys, pool_taints = marks if marks is not None else _pool_marks(pools)
+    if positive and all(any(k in pool_keys for k in keys) for keys in positive):
         return "warning"
     if any(t.get("key") in pool_taints for t in pod.tolerations):
         return "warning"
@@ -440,38 +456,57 @@ def _targeting(pod, pools) -> str | None:
 def workload_unschedulable(model: Model, ctx) -> Iterator:
     if not _pools_with_requirements(model):
         return
-    from karplint.provisioning.simulate import simulate_workloads
+    from karplint.provisioning.workloads import daemons, host, read_pod
 
     catalog, pools = _simulation(model, ctx)
-    from karplint.provisioning.simulate import MAX_POOLS
+    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
     if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # beyond the bound some NodePools were not simulated: any of them might host the workload
-    for result in simulate_workloads(model, pools, only=lambda pod: pod.unknown is None and pod.terms is not None,
-                                     related=_related):
+    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
+    all_ds = daemons(pods)
+    ds_for: dict[int, list] = {}
+    strict = ctx.cluster.get("karpenter-only") is True
+    all_marks = _pool_marks(pools)
+    for pod in pods:
+        if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
+            continue
+        if not strict and _targeting(pod, pools, all_marks) is None:
+            continue  # (targets nothing of any NodePool: none of the related ones either)
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
-        mine = [sim for sim in pools if _related(sim.nodepool, result.pod.res)]
+        mine = [sim for sim in pools if _related(sim.nodepool, pod.res)]
         if not mine or any(sim.unknown for sim in mine):
             continue
         names = {sim.name for sim in mine}
-        ids = {id(sim.nodepool) for sim in mine}
-        verdicts = [v for v in result.verdicts if id(v.nodepool) in ids]
-        if any(v.ok is not False for v in verdicts):
-            continue
-        wanted = _selected_pool_names(result.pod)
+        wanted = _selected_pool_names(pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
-        level = "error" if ctx.cluster.get("karpenter-only") is True else _targeting(result.pod, mine)
+        level = "error" if strict else _targeting(pod, mine)
         if level is None:
             continue
-        res = result.pod.res
-        reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
-        more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
-        closest = verdicts[0]
-        yield ctx.violation(
-            res, ("metadata", "name"),
-            f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
-            f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
-            f"note: per NodePool, closest first: {reasons}{more}\n"
-            "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
-            f"bundled catalog ({_catalog_date(catalog)})",
-            severity=None if level == "error" else "warning")
+        verdicts = []
+        for sim in mine:
+            ds = ds_for.get(id(sim))
+            if ds is None:
+                ds = ds_for[id(sim)] = [d for d in all_ds if _related(sim.nodepool, d.pod.res)]
+            v = host(pod, sim, ds)
+            if v.ok is not False:
+                break
+            verdicts.append(v)
+        else:
+            verdicts.sort(key=lambda v: (-v.stage, v.pool))
+            yield _unschedulable(ctx, pod, verdicts, level, catalog)
+
+
+def _unschedulable(ctx, pod, verdicts, level, catalog):
+    res = pod.res
+    reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
+    more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
+    closest = verdicts[0]
+    return ctx.violation(
+        res, ("metadata", "name"),
+        f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
+        f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
+        f"note: per NodePool, closest first: {reasons}{more}\n"
+        "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
+        f"bundled catalog ({_catalog_date(catalog)})",
+        severity=None if level == "error" else "warning")
