@@ -137,10 +137,10 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     lowered = {v.lower(): v for v in known}
     if value.strip().lower() in lowered:
         right = lowered[value.strip().lower()]
-        return "misspelt", f"`{value}` matches no {_what(key)}; label values are case-sensitive: `{right}`"
+        return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: label values are case-sensitive: `{right}`"
     for other in (TYPE, FAMILY, CATEGORY, SIZE, ARCH):
         if other != key and value in _catalog_values(catalog, other):
-            fix = f"; use `{other}`" if other != ARCH else ""
+            fix = f"\nhelp: use `key: {other}`" if other != ARCH else ""
             return "wrong", f"`{value}` is an {_what(other)}, not an {_what(key)}{fix}"
     near = None
     if key == TYPE and "." in value:
@@ -149,7 +149,7 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         if family in families and size not in sizes:
             near_size = _nearest(size, sizes)
             if near_size:
-                return "misspelt", f"`{value}` matches no instance type; did you mean `{family}.{near_size}`?"
+                return "misspelt", f"`{value}` matches no instance type\nhelp: did you mean `{family}.{near_size}`?"
         elif family not in families and size in sizes:
             near_family = _nearest(family, families)
             if near_family and f"{near_family}.{size}" in known and not _well_formed(FAMILY, family):
@@ -157,10 +157,10 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     elif key != TYPE:
         near = _nearest(value, known)
     if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
-        return "misspelt", f"`{value}` matches no {_what(key)}; did you mean `{near}`?"
+        return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
         return "unknown", f"`{value}` is unknown to the bundled catalog"
-    return "wrong", f"`{value}` matches no {_what(key)} (values look like: {', '.join(sorted(known)[:4])}, ...)"
+    return "wrong", f"`{value}` matches no {_what(key)}\nnote: values look like: {', '.join(sorted(known)[:4])}, ..."
 
 
 def _nearest(value: str, known: set[str]) -> str | None:
@@ -378,8 +378,9 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
             shown = ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
             yield ctx.violation(
                 sim.nodepool, src.path + ("minValues",),
-                f"minValues {wanted} cannot be met: {have} distinct value(s) of `{key}` remain ({shown})\n"
+                f"minValues {wanted} cannot be met: {have} distinct value(s) of `{key}` remain\n"
                 f"help: lower minValues or widen the requirements of NodePool `{sim.name}`\n"
+                f"note: what remains: {shown}\n"
                 "note: with the default minValuesPolicy Strict, Karpenter launches nothing from this NodePool "
                 "(\"minValues requirement is not met\"); BestEffort relaxes it", on="key")
 
