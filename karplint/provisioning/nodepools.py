@@ -134,17 +134,25 @@ def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, 
 
 class _LazyTypeRequirements(dict):
     """name -> the instance type's `Requirements` under one node-class variant, built on first use (most
-    NodePools never look at most types: filtering goes through `_type_index`)."""
+    NodePools never look at most types: filtering goes through `type_index`)."""
 
     def __init__(self, catalog: Catalog, facts: NodeClassFacts, base: dict):
         super().__init__()
         self.catalog, self.facts, self.base = catalog, facts, base
         self.shared: dict[tuple, Requirement] = {}
+        self.by_arch: dict[str | None, dict[str, Requirement]] = {}
 
     def variant(self, it: InstanceType) -> dict[str, Requirement]:
-        """The keys the node class decides (OS when known, windows build, capacity type, tenancy...)."""
-        reqs = type_requirements(it, (), self.facts)
-        return {k: self.shared.setdefault((k, r.complement, r.values), r) for k, r in reqs.by_key.items()}
+        """The keys the node class decides (OS when known, windows build, capacity type, tenancy...). They depend
+        on the type only through its architecture (Windows runs on amd64 alone), so they are built once per
+        architecture."""
+        arch = it.labels.get(ARCH) if self.facts.ami_family in WINDOWS_BUILDS else None
+        got = self.by_arch.get(arch)
+        if got is None:
+            reqs = type_requirements(it, (), self.facts)
+            got = self.by_arch[arch] = {k: self.shared.setdefault((k, r.complement, r.values), r)
+                                        for k, r in reqs.by_key.items()}
+        return got
 
     def __missing__(self, name: str) -> Requirements:
         it = self.catalog.types[name]
@@ -157,7 +165,7 @@ class _LazyTypeRequirements(dict):
         return found
 
 
-def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[Requirement, list[str]]]]:
+def type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[Requirement, list[str]]]]:
     """key -> [(an instance-type requirement on it, the types that have exactly it)]: a NodePool requirement is
     compared once per distinct value instead of once per type."""
     found = all_type_requirements(catalog, facts)
@@ -172,10 +180,20 @@ def _type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple
                     if k != OS:  # (the OS depends on the AMI family: a variant key)
                         groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
             base = memo["base"] = {k: list(g.values()) for k, g in groups.items()}
+        by_arch = memo.get("by_arch")
+        if by_arch is None:  # variants differ by architecture only (see `_LazyTypeRequirements.variant`)
+            by_arch = memo["by_arch"] = {}
+            for it in catalog.types.values():
+                by_arch.setdefault(it.labels.get(ARCH), []).append(it)
         extra: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
-        for it in catalog.types.values():
-            for k, r in found.variant(it).items():
-                extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(it.name)
+        for types in by_arch.values():
+            names = [it.name for it in types]
+            for k, r in found.variant(types[0]).items():
+                extra.setdefault(k, {}).setdefault(id(r), (r, []))[1].extend(names)
+        order = memo.get("order") or memo.setdefault("order", {name: i for i, name in enumerate(catalog.types)})
+        for groups in extra.values():
+            for _r, names in groups.values():
+                names.sort(key=order.__getitem__)  # catalog order, as the base groups
         index = memo[id(found)] = dict(base, **{k: list(g.values()) for k, g in extra.items()})
     return index
 
@@ -331,7 +349,7 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
 def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_reqs: dict) -> tuple:
     """(rejected_by, compatible, minValues shortfalls) of requirements `reqs` over the catalog."""
     rejected: dict[str, list[str]] = {}
-    index = _type_index(catalog, facts)
+    index = type_index(catalog, facts)
     for k in sorted(reqs.by_key):
         incoming = reqs.by_key[k]
         for type_req, names in index.get(k, ()):

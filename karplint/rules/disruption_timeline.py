@@ -362,25 +362,30 @@ def pdb_blocks_every_drain(model, ctx):
     scaled = _scaled(model)
     workloads = [w for w in model.resources if w.kind in EVICTED_KINDS and w.group in ("", "apps")
                  and w.pod_template is not None]
-    by_ns: dict[str | None, list[Resource]] = {}
+    by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
     for w in workloads:
-        by_ns.setdefault(w.namespace, []).append(w)
+        labels = w.get(w.pod_template[0] + ("labels",))
+        if isinstance(labels, dict) and not _templated(labels):
+            by_ns.setdefault(w.namespace, []).append((w, labels))
+    everywhere = [x for items in by_ns.values() for x in items]
+    by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it
+    for w, labels in everywhere:
+        for k, v in labels.items():
+            by_label.setdefault((k, str(v)), []).append((w, labels))
     for pdb in model.of_kind("PodDisruptionBudget"):
         if pdb.group != "policy" or _templated(pdb.spec):
             continue
         selector = pdb.spec.get("selector")
         if not isinstance(selector, dict):
             continue  # policy/v1: a null selector selects no pod
-        matched = []
-        candidates = workloads if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
-        for w in candidates:
-            meta_path, spec_path = w.pod_template
-            labels = w.get(meta_path + ("labels",))
-            if not isinstance(labels, dict) or not _same_namespace(pdb.namespace, w.namespace):
-                continue
-            if _templated(labels) or not _selector_matches(selector, labels):
-                continue
-            matched.append(w)
+        match_labels = selector.get("matchLabels")
+        if isinstance(match_labels, dict) and match_labels:  # only pods carrying one of its labels can match
+            k, v = next(iter(match_labels.items()))
+            candidates = by_label.get((k, str(v)), [])
+        else:
+            candidates = everywhere if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
+        matched = [w for w, labels in candidates
+                   if _same_namespace(pdb.namespace, w.namespace) and _selector_matches(selector, labels)]
         if not matched:
             continue
         if any((w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled for w in matched):

@@ -304,22 +304,30 @@ def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
 def dead_requirement_value(model: Model, ctx) -> Iterator:
     if not _pools_with_requirements(model):
         return
+    from karplint.provisioning.nodepools import type_index
+
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
             continue
         some_type = sim.type_reqs[sim.compatible[0].name]
+        index = type_index(sim.type_reqs.catalog, sim.type_reqs.facts)
+        # Types that every key but one lets through, by that key (and those no key rejects: the compatible ones)
+        rejected_only_by: dict[str | None, list[str]] = {None: [it.name for it in sim.compatible]}
+        for name, keys in sim.rejected_by.items():
+            ks = set(keys)
+            if len(ks) <= 1:
+                rejected_only_by.setdefault(next(iter(ks)) if ks else None, []).append(name)
         for src in sim.sources:
             if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
                     src.key in NODECLASS_KEYS:
                 continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
             # Types that every other key lets through: the values of this key they carry are alive.
+            alive_types = set(rejected_only_by[None]).union(rejected_only_by.get(src.key, ()))
             alive = set()
-            for name, keys in sim.rejected_by.items():
-                if set(keys) <= {src.key}:
-                    alive |= set(sim.type_reqs[name].get(src.key).values)
-            for it in sim.compatible:
-                alive |= set(sim.type_reqs[it.name].get(src.key).values)
+            for requirement, names in index.get(src.key, ()):  # each value once, with the types carrying it
+                if not alive_types.isdisjoint(names):
+                    alive |= requirement.values
             item = sim.nodepool.get(src.path)
             values = item.get("values") if isinstance(item, dict) else []
             for j, v in enumerate(values):
@@ -435,6 +443,30 @@ def _pool_marks(pools) -> tuple[set, set]:
     return pool_keys, pool_taints
 
 
+def _may_target(res: Resource, marks: tuple[set, set]) -> bool:
+    """A cheap superset of `_targeting` on the raw pod spec: whether any node selector key, required affinity key
+    or toleration names a Karpenter-only label, a NodePool's custom label or a NodePool's taint (pods for which it
+    is False are never read)."""
+    spec = res.get(res.pod_template[1]) if res.pod_template else None
+    if not isinstance(spec, dict):
+        return True  # (read_pod says what it makes of it)
+    pool_keys, pool_taints = marks
+    keys = set(spec["nodeSelector"]) if isinstance(spec.get("nodeSelector"), dict) else set()
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    for term in terms if isinstance(terms, list) else ():
+        for expr in term.get("matchExpressions") or () if isinstance(term, dict) else ():
+            if isinstance(expr, dict):
+                keys.add(expr.get("key"))
+    if any(isinstance(k, str) and (k.startswith(KARPENTER_ONLY_PREFIXES) or k in pool_keys) for k in keys):
+        return True
+    tolerations = spec.get("tolerations")
+    return isinstance(tolerations, list) and any(isinstance(t, dict) and t.get("key") in pool_taints
+                                                 for t in tolerations)
+
+
 def _targeting(pod, pools, marks=None) -> str | None:
     """'error' when the pod selects Karpenter-only labels, 'warning' when it selects or tolerates what a
     NodePool of the run sets, else None (it may run on capacity Karpenter does not manage)."""
@@ -463,11 +495,12 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
     if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # beyond the bound some NodePools were not simulated: any of them might host the workload
-    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
-    all_ds = daemons(pods)
-    ds_for: dict[int, list] = {}
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
+    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
+                        if strict or r.kind == "DaemonSet" or _may_target(r, all_marks)) if p is not None]
+    all_ds = daemons(pods)
+    ds_for: dict[int, list] = {}
     for pod in pods:
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
