@@ -1,10 +1,14 @@
-"""What a run could not read: Karpenter objects in files karplint cannot parse (reported by the CLI from
+"""What a run could not read: Karpenter objects in forms karplint does not parse, reported once per file instead of
+a silent pass (KPL009 by `karplint/readers/embedded.py`, KPL015/KPL016 by the CLI from
 `karplint/readers/foreign.py`)."""
 
 from __future__ import annotations
 
 from karplint.rules.base import declare
 
+declare("KPL009", "terraform-object-not-read", category="input", severity="warning",
+        summary="A Terraform file holds a Karpenter object in an HCL form karplint does not read "
+                "(kubernetes_manifest, yamlencode)")
 declare("KPL015", "helm-template-not-checked", category="input", severity="info",
         summary="A Helm chart template defines a Karpenter object; check the rendered chart instead")
 declare("KPL016", "code-not-checked", category="input", severity="info",
