@@ -400,19 +400,20 @@ def pdb_blocks_every_drain(model, ctx):
         if verdict is None:
             continue
         path, why = verdict
-        hosts = []
+        hosts, seen = [], set()  # (by identity: Resource's dataclass equality compares whole documents)
         for w in matched:
             spec = w.get(w.pod_template[1])
             for np in pools:
-                if np not in hosts and can_land(spec if isinstance(spec, dict) else {}, np):
+                if id(np) not in seen and can_land(spec if isinstance(spec, dict) else {}, np):
                     hosts.append(np)
+                    seen.add(id(np))
         if not hosts:
             continue
         shown = ", ".join(f"{w} ({c} replica{'s' if c != 1 else ''})" for w, c in zip(matched[:3], counts))
         if len(matched) > 3:
             shown += f" and {len(matched) - 3} more"
         with_tgp = [np for np in hosts if np.version == "v1" and np.get(TGP) is not None]
-        without = [np for np in hosts if np not in with_tgp]
+        without = [np for np in hosts if not any(np is t for t in with_tgp)]
         waits = []
         if with_tgp:
             waits.append("until terminationGracePeriod runs out on " + ", ".join(

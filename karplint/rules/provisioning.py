@@ -501,13 +501,17 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                         if strict or r.kind == "DaemonSet" or _may_target(r, all_marks)) if p is not None]
     all_ds = daemons(pods)
     ds_for: dict[int, list] = {}
+    mine_by_dir: dict[str, list] = {}
     for pod in pods:
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
         if not strict and _targeting(pod, pools, all_marks) is None:
             continue  # (targets nothing of any NodePool: none of the related ones either)
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
-        mine = [sim for sim in pools if _related(sim.nodepool, pod.res)]
+        pod_dir = _dirname(str(pod.res.doc.path))
+        mine = mine_by_dir.get(pod_dir)
+        if mine is None:  # (pods share directories: the related NodePools are found once per directory)
+            mine = mine_by_dir[pod_dir] = [sim for sim in pools if _related(sim.nodepool, pod.res)]
         if not mine or any(sim.unknown for sim in mine):
             continue
         names = {sim.name for sim in mine}
