@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
 from karplint.model import Resource
 from karplint.provisioning import quantity
 from karplint.provisioning.nodepools import PoolSimulation, allocatable
@@ -186,25 +187,6 @@ def read_pod(res: Resource) -> Pod | None:
     elif pod.terms is None:
         pod.unknown = "its node selection is templated or malformed"
     return pod
-
-
-def tolerates(tolerations: list[dict], taint: dict) -> bool:
-    """k8s `Toleration.ToleratesTaint`: effect (empty matches all), key (empty with Exists matches all),
-    operator Exists, or Equal (the default) with the same value."""
-    for t in tolerations:
-        effect = t.get("effect")
-        if effect and effect != taint.get("effect"):
-            continue
-        key, op = t.get("key"), t.get("operator") or "Equal"
-        if not key:
-            if op == "Exists":
-                return True
-            continue
-        if key != taint.get("key"):
-            continue
-        if op == "Exists" or str(t.get("value") or "") == str(taint.get("value") or ""):
-            return True
-    return False
 
 
 def blocking_taints(sim: PoolSimulation, tolerations: list[dict]) -> list[dict]:
