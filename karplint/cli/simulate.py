@@ -70,22 +70,14 @@ def _catalog(instance_types: str | None, config_types: dict | None):
 
 def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
     """The simulation as plain data (what `--output-format json` prints)."""
-    from karplint.provisioning.nodepools import NodeClassFacts, nodeclass_facts
     from karplint.provisioning.simulate import simulate
-    from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
+    from karplint.rules.provisioning import nodeclass_facts_resolver
 
     max_size = getattr(config, "max_file_size", 5 * 1024 * 1024)
     options = getattr(config, "options", {}) or {}
     model, problems = _model(paths, max_size, getattr(config, "root", None))
     catalog = _catalog(instance_types, options.get("instance-types"))
-    by_name = nodeclasses_by_name(model)
-
-    def facts_for(np):
-        nc = resolve_nodeclass(np, by_name) if by_name else None
-        if nc is None:
-            return NodeClassFacts()
-        family, path = ami_family(nc)
-        return nodeclass_facts(nc, family, path)
+    facts_for = nodeclass_facts_resolver(model)
 
     from karplint.provisioning.nodepools import explain_empty
 

@@ -27,7 +27,6 @@ they are left out, so any requirement on them passes ("cannot tell", never a fin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from karplint.model import Resource
 from karplint.provisioning import quantity

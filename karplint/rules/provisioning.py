@@ -22,7 +22,6 @@ from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
 from karplint.readers.document import Document
-from karplint.readers.templating import has_placeholder
 from karplint.rules import rule
 from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
 
@@ -66,16 +65,11 @@ def _catalog(ctx):
         return load()  # the configuration is reported by the config loader's checks; simulate with the bundled one
 
 
-def _simulation(model: Model, ctx):
-    """The run's NodePool simulations, computed once per model (several rules ask)."""
-    memo = model.__dict__.get("_provisioning_pools")
-    if memo is not None:
-        return memo
+def nodeclass_facts_resolver(model: Model):
+    """NodePool -> the NodeClassFacts of the EC2NodeClass it references in `model` (empty facts when none)."""
     from karplint.provisioning.nodepools import NodeClassFacts, nodeclass_facts
-    from karplint.provisioning.simulate import simulate_pools
 
     by_name = nodeclasses_by_name(model)
-    catalog = _catalog(ctx)
 
     def facts_for(np: Resource):
         nc = resolve_nodeclass(np, by_name) if by_name else None
@@ -84,9 +78,32 @@ def _simulation(model: Model, ctx):
         family, path = ami_family(nc)
         return nodeclass_facts(nc, family, path)
 
-    pools = simulate_pools(model, catalog, facts_for)
-    model.__dict__["_provisioning_pools"] = (catalog, pools)
-    return catalog, pools
+    return facts_for
+
+
+def _simulation(model: Model, ctx):
+    """(catalog, the run's NodePool simulations), computed once per model (several rules ask); (None, []) when no
+    NodePool has requirements, so that the catalog is never loaded for such runs."""
+    if not _pools_with_requirements(model):
+        return None, []
+    memo = model.__dict__.get("_provisioning_pools")
+    if memo is not None:
+        return memo
+    from karplint.provisioning.simulate import simulate_pools
+
+    catalog = _catalog(ctx)
+    memo = model.__dict__["_provisioning_pools"] = (catalog, simulate_pools(model, catalog,
+                                                                            nodeclass_facts_resolver(model)))
+    return memo
+
+
+def _judged_pools(model: Model, ctx) -> Iterator[tuple]:
+    """(catalog, simulation) of each NodePool that launches something and whose values the catalog all knows:
+    the pools on which dead values and minValues can be judged."""
+    catalog, pools = _simulation(model, ctx)
+    for sim in pools:
+        if not (sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog)):
+            yield catalog, sim
 
 
 def _catalog_values(catalog, key: str) -> set[str]:
@@ -219,14 +236,12 @@ def _single_key_explained(sim, key: str, catalog) -> bool:
       summary="A NodePool whose requirements together leave no instance type of the catalog to launch",
       reads=(karpenter_resources,), options={CATALOG_OPTION: {}})
 def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
-        return
-    from karplint.provisioning.nodepools import explain_empty
-
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
             continue
+        from karplint.provisioning.nodepools import explain_empty  # (imported once a NodePool is simulated)
+
         why = explain_empty(sim)
         if why is None or not why.keys:
             continue
@@ -255,8 +270,6 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
               "a value of another label",
       reads=(karpenter_resources,))
 def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
-        return
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
@@ -280,8 +293,6 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
       summary="An instance type, family or size that is well-formed but unknown to the bundled catalog",
       reads=(karpenter_resources,))
 def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
-        return
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
@@ -302,14 +313,9 @@ def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
       summary="A requirement value that the NodePool's other requirements exclude (it selects nothing)",
       reads=(karpenter_resources,))
 def dead_requirement_value(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
-        return
-    from karplint.provisioning.nodepools import type_index
+    for catalog, sim in _judged_pools(model, ctx):
+        from karplint.provisioning.nodepools import type_index  # (imported once a NodePool is simulated)
 
-    catalog, pools = _simulation(model, ctx)
-    for sim in pools:
-        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
-            continue
         some_type = sim.type_reqs[sim.compatible[0].name]
         index = type_index(sim.type_reqs.catalog, sim.type_reqs.facts)
         # Types that every key but one lets through, by that key (and those no key rejects: the compatible ones)
@@ -367,12 +373,7 @@ def _cover(sim, key: str, value: str) -> list[str]:
       summary="A minValues larger than the distinct values the NodePool's instance types offer",
       reads=(karpenter_resources,))
 def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
-        return
-    catalog, pools = _simulation(model, ctx)
-    for sim in pools:
-        if sim.unknown or not sim.compatible or _has_unknown_values(sim, catalog):
-            continue
+    for _cat, sim in _judged_pools(model, ctx):
         for key, (wanted, have) in sorted(sim.min_values_short.items()):
             req = sim.requirements.get(key)
             if not req.complement and len(req.values) < wanted:
@@ -487,13 +488,13 @@ def _targeting(pod, pools, marks=None) -> str | None:
       summary="A workload that targets Karpenter but that no NodePool of the run can ever give a node",
       reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet")))
 def workload_unschedulable(model: Model, ctx) -> Iterator:
-    if not _pools_with_requirements(model):
+    catalog, pools = _simulation(model, ctx)
+    if not pools:
         return
+    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
     from karplint.provisioning.workloads import daemons, host, read_pod
 
-    catalog, pools = _simulation(model, ctx)
-    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
-    if not pools or sum(1 for _ in model.nodepools()) > MAX_POOLS:
+    if sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # beyond the bound some NodePools were not simulated: any of them might host the workload
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
