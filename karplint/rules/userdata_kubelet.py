@@ -96,6 +96,14 @@ def _sites(res) -> Iterator[FlagSite]:
     yield FlagSite(argv, flags, kf.problems(flags, argv), item_span, "kubelet.flags")
 
 
+def _problems(res, kinds: tuple[str, ...]):
+    """(site, problem) for each flag problem of these kinds in the NodeClass's kubelet flags."""
+    for site in _sites(res):
+        for p in site.problems:
+            if p.kind in kinds:
+                yield site, p
+
+
 def _cluster_minor(ctx) -> str | None:
     return kf.parse_minor((ctx.cluster or {}).get("kubernetes-version"))
 
@@ -106,32 +114,29 @@ def _cluster_minor(ctx) -> str | None:
       summary="A kubelet flag no supported Kubernetes version has (typo, removed flag, bad shorthand): the kubelet "
               "exits at start and the node never joins", kinds=NODECLASS)
 def unknown_kubelet_flag(res, ctx):
-    for site in _sites(res):
-        for p in site.problems:
-            if p.kind not in (kf.UNKNOWN, kf.SHORTHAND):
-                continue
-            word = site.argv[p.word_index]
-            if p.kind == kf.SHORTHAND:
-                msg = (f"`{word.partition('=')[0]}` is not a kubelet flag: the kubelet exits at start\n"
-                       f"help: long flags take two dashes (`-{word.partition('=')[0]}`)\n"
-                       f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
-                       "never joins")
+    for site, p in _problems(res, (kf.UNKNOWN, kf.SHORTHAND)):
+        word = site.argv[p.word_index]
+        if p.kind == kf.SHORTHAND:
+            msg = (f"`{word.partition('=')[0]}` is not a kubelet flag: the kubelet exits at start\n"
+                   f"help: long flags take two dashes (`-{word.partition('=')[0]}`)\n"
+                   f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
+                   "never joins")
+        else:
+            entry = kf.table()["flags"].get(p.name) or {}  # (Windows-only flags too: info() leaves them out)
+            guess = kf.suggest(p.name)
+            help_ = f"help: did you mean `--{guess}`?" if guess else \
+                f"help: check the name against `kubelet --help` ({OPTIONS_GO})"
+            if entry.get("removed_in"):
+                help_ = "help: remove it (or move the setting to the kubelet configuration file)"
+                why = f"; `--{p.name}` was removed in Kubernetes {entry['removed_in']}"
+            elif entry.get("os") == "windows":
+                why = f"; `--{p.name}` exists only in Windows builds of the kubelet"
             else:
-                entry = kf.table()["flags"].get(p.name) or {}
-                guess = kf.suggest(p.name)
-                help_ = f"help: did you mean `--{guess}`?" if guess else \
-                    f"help: check the name against `kubelet --help` ({OPTIONS_GO})"
-                if entry.get("removed_in"):
-                    help_ = "help: remove it (or move the setting to the kubelet configuration file)"
-                    why = f"; `--{p.name}` was removed in Kubernetes {entry['removed_in']}"
-                elif entry.get("os") == "windows":
-                    why = f"; `--{p.name}` exists only in Windows builds of the kubelet"
-                else:
-                    why = ""
-                msg = (f"`--{p.name}` is not a kubelet flag: the kubelet exits at start\n{help_}\n"
-                       f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
-                       f"never joins{why}")
-            yield ctx.at(res, res.doc, site.span_of(p.word_index, p.start, p.end), msg)
+                why = ""
+            msg = (f"`--{p.name}` is not a kubelet flag: the kubelet exits at start\n{help_}\n"
+                   f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
+                   f"never joins{why}")
+        yield ctx.at(res, res.doc, site.span_of(p.word_index, p.start, p.end), msg)
 
 
 # ------------------------------------------------------------------------------------------------ KPL217
@@ -140,22 +145,19 @@ def unknown_kubelet_flag(res, ctx):
       summary="A kubelet flag value of the wrong type (--max-pods=20.5, --kube-reserved=cpu, a duration without "
               "unit): the kubelet exits at start", kinds=NODECLASS)
 def kubelet_flag_bad_value(res, ctx):
-    for site in _sites(res):
-        for p in site.problems:
-            if p.kind not in (kf.BAD_VALUE, kf.BAD_RESOURCE):
-                continue
-            entry = kf.info(p.name) or {}
-            if p.kind == kf.BAD_RESOURCE:
-                msg = (f"`--{p.name}` reserves something the kubelet cannot: the kubelet exits at start\n"
-                       f"help: reserve only {', '.join(kf.RESERVABLE)}, each as name=quantity (e.g. cpu=100m)\n"
-                       f"note: `failed to run Kubelet: {p.message}`; the node never joins")
-            else:
-                want = TYPE_HELP.get(entry.get("type", ""), entry.get("type", "another value"))
-                msg = (f"`--{p.name}` value is not {want.split(' (')[0]}: the kubelet exits at start\n"
-                       f"help: --{p.name} takes {want}\n"
-                       f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
-                       "never joins")
-            yield ctx.at(res, res.doc, site.span_of(p.word_index, p.start, p.end), msg)
+    for site, p in _problems(res, (kf.BAD_VALUE, kf.BAD_RESOURCE)):
+        entry = kf.info(p.name) or {}
+        if p.kind == kf.BAD_RESOURCE:
+            msg = (f"`--{p.name}` reserves something the kubelet cannot: the kubelet exits at start\n"
+                   f"help: reserve only {', '.join(kf.RESERVABLE)}, each as name=quantity (e.g. cpu=100m)\n"
+                   f"note: `failed to run Kubelet: {p.message}`; the node never joins")
+        else:
+            want = TYPE_HELP.get(entry.get("type", ""), entry.get("type", "another value"))
+            msg = (f"`--{p.name}` value is not {want.split(' (')[0]}: the kubelet exits at start\n"
+                   f"help: --{p.name} takes {want}\n"
+                   f"note: the kubelet stops with `failed to parse kubelet flag: {p.message}` and the node "
+                   "never joins")
+        yield ctx.at(res, res.doc, site.span_of(p.word_index, p.start, p.end), msg)
 
 
 # ------------------------------------------------------------------------------------------------ KPL218
