@@ -36,6 +36,32 @@ def lint(files: dict[str, str] | str, *, config: dict | None = None,
     return lint_report(files, config=config, karpenter_version=karpenter_version).findings
 
 
+def lint_example(code: str, doc, example) -> list[Finding]:
+    """Every finding on one example of a rule's documentation, linted as the docs say (its ```toml config``` block,
+    `karpenter-version` included)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    config = tomllib.loads(doc.config) if doc.config else None
+    version = (config or {}).pop("karpenter-version", None)
+    return lint({f"{code}-{example.kind}.yaml": example.text}, config=config, karpenter_version=version)
+
+
+def documented_findings() -> list[Finding]:
+    """Every rule's own findings on the bad examples of its documentation."""
+    from karplint.docs import rule_doc
+    from karplint.rules import all_rules
+
+    out: list[Finding] = []
+    for r in all_rules():
+        doc = rule_doc(r.code)
+        for ex in doc.examples if doc is not None else ():
+            if ex.kind == "bad":
+                out += [f for f in lint_example(r.code, doc, ex) if f.code == r.code]
+    return out
+
+
 def codes(findings: list[Finding]) -> list[tuple[str, int, int]]:
     """(code, line, column) of each finding: the usual assertion shape."""
     return [(f.code, f.line, f.column) for f in findings]

@@ -21,29 +21,11 @@ sys.path.insert(0, str(REPO))
 from karplint.findings import split_message  # noqa: E402
 from karplint.testing import SHARED  # noqa: E402
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 def documented() -> list[tuple[str, str]]:
-    from karplint.docs import rule_doc
-    from karplint.rules import all_rules
-    from karplint.testing import lint
+    from karplint.testing import documented_findings
 
-    out = []
-    for r in all_rules():
-        doc = rule_doc(r.code)
-        if doc is None:
-            continue
-        config = tomllib.loads(doc.config) if doc.config else None
-        version = (config or {}).pop("karpenter-version", None)
-        for ex in doc.examples:
-            if ex.kind == "bad":
-                out += [(f.code, f.parts[0]) for f in lint({f"{r.code}-bad.yaml": ex.text}, config=config,
-                                                           karpenter_version=version) if f.code == r.code]
-    return out
+    return [(f.code, f.parts[0]) for f in documented_findings()]
 
 
 def checked(paths: list[str]) -> list[tuple[str, str]]:

@@ -74,28 +74,9 @@ def test_concise_statistics_and_quiet(tmp_path):
 
 def _documented_findings():
     """Every rule's findings on the bad examples of its documentation (each rule fires there at least once)."""
-    import sys
+    from karplint.testing import documented_findings
 
-    from karplint.docs import rule_doc
-    from karplint.rules import all_rules
-    from karplint.testing import lint
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    out = []
-    for r in all_rules():
-        doc = rule_doc(r.code)
-        if doc is None:
-            continue
-        config = tomllib.loads(doc.config) if doc.config else None
-        version = (config or {}).pop("karpenter-version", None)
-        for ex in doc.examples:
-            if ex.kind == "bad":
-                out += [f for f in lint({f"{r.code}-bad.yaml": ex.text}, config=config, karpenter_version=version)
-                        if f.code == r.code]
-    return out
+    return documented_findings()
 
 
 # Rules whose headline quotes text karplint does not write (the CRD's own CEL messages).

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from karplint.docs import all_doc_paths, rule_doc
 from karplint.rules import all_rules, get_rule
-from karplint.testing import lint
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from karplint.testing import lint_example
 
 REQUIRED_SECTIONS = ("Why it breaks", "Bad", "Good", "Fix", "Affected versions", "References")
 RULES = all_rules()
@@ -48,10 +41,7 @@ def _examples():
 
 @pytest.mark.parametrize("r,doc,example", list(_examples()))
 def test_documented_example(r, doc, example):
-    config = tomllib.loads(doc.config) if doc.config else None
-    karpenter_version = (config or {}).pop("karpenter-version", None)
-    findings = lint({f"{r.code}-{example.kind}.yaml": example.text}, config=config,
-                    karpenter_version=karpenter_version)
+    findings = lint_example(r.code, doc, example)
     hits = [f for f in findings if f.code == r.code]
     internal = [f for f in findings if f.code == "KPL006"]
     assert not internal, f"internal error on the documented example: {internal[0].message}"
