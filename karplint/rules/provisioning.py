@@ -277,13 +277,11 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
         for src, j, value, kind, message in _value_findings(sim, catalog):
             if kind == "unknown":
                 continue
-            req = sim.requirements.get(src.key)
-            emptied = src.requirement.operator() == "In" and not sim.compatible and all(
-                classify(catalog, src.key, v) for v in src.requirement.values)
             op = src.requirement.operator()
+            emptied = op == "In" and not sim.compatible and all(
+                classify(catalog, src.key, v) for v in src.requirement.values)
             effect = ("no instance type matches the requirement: the NodePool launches nothing" if emptied else
                       "the value selects nothing" if op == "In" else "the value excludes nothing")
-            del req
             yield ctx.violation(sim.nodepool, src.path + ("values", j),
                                 f"{message}\nnote: {effect} (bundled catalog: {_catalog_date(catalog)})",
                                 severity="error" if emptied else None)
