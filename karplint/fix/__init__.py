@@ -35,7 +35,7 @@ from karplint.config import Config
 from karplint.engine import InputFile, Report, check, load_any, read_regular
 from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
-from karplint.readers.loader import Problem, _yaml, _yaml_text, load
+from karplint.readers.loader import Problem, _yaml, _yaml_text
 from karplint.readers.source import SourceFile
 
 MAX_PASSES = 10
