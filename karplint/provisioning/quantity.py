@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 _SUFFIX = {
     "": 1, "m": Fraction(1, 1000), "u": Fraction(1, 10**6), "n": Fraction(1, 10**9),
@@ -24,6 +25,11 @@ def parse(value) -> Fraction | None:
         return Fraction(str(value))
     if not isinstance(value, str) or len(value) > 40:
         return None
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=4096)  # manifests repeat a few quantities ("100m", "128Mi") thousands of times
+def _parse_text(value: str) -> Fraction | None:
     m = _QUANTITY.match(value.strip())
     if not m:
         return None

@@ -353,7 +353,7 @@ def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
       summary="A PodDisruptionBudget that never allows an eviction for the pods it selects, on Karpenter nodes",
       reads=(_pdb_reads, karpenter_resources))
 def pdb_blocks_every_drain(model, ctx):
-    from karplint.provisioning.placement import can_land
+    from karplint.provisioning.placement import can_land, scheduling_signature
 
     pools = [np for np in model.nodepools() if np.version in ("v1", "v1beta1")
              and isinstance(np.get(TEMPLATE_SPEC), dict)]
@@ -403,8 +403,10 @@ def pdb_blocks_every_drain(model, ctx):
         hosts, seen = [], set()  # (by identity: Resource's dataclass equality compares whole documents)
         for w in matched:
             spec = w.get(w.pod_template[1])
+            spec = spec if isinstance(spec, dict) else {}
+            signature = scheduling_signature(spec)
             for np in pools:
-                if id(np) not in seen and can_land(spec if isinstance(spec, dict) else {}, np):
+                if id(np) not in seen and can_land(spec, np, signature):
                     hosts.append(np)
                     seen.add(id(np))
         if not hosts:

@@ -307,31 +307,38 @@ def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
 
 # ------------------------------------------------------------------------------------------ KPL903
 
+def _alive_values(sim, key: str) -> set[str]:
+    """The values of `key` carried by the types that every other requirement of the NodePool lets through.
+    NodePools with the same requirements share their filtering result (`simulate_pool`), and this with it."""
+    from karplint.provisioning.nodepools import type_index
+
+    memo = sim.type_reqs.__dict__.setdefault("_alive", {})
+    found = memo.get((id(sim.rejected_by), key))
+    if found is not None:
+        return found[1]
+    index = type_index(sim.type_reqs.catalog, sim.type_reqs.facts)
+    # Types no key rejects (the compatible ones) or only `key` does.
+    alive_types = {it.name for it in sim.compatible}
+    alive_types.update(name for name, keys in sim.rejected_by.items() if set(keys) == {key})
+    alive: set[str] = set()
+    for requirement, names in index.get(key, ()):  # each value once, with the types carrying it
+        if not alive_types.isdisjoint(names):
+            alive |= requirement.values
+    memo[(id(sim.rejected_by), key)] = (sim.rejected_by, alive)  # (keeps the keyed object alive)
+    return alive
+
+
 @rule("KPL903", "dead-requirement-value", category="provisioning", severity="warning",
       summary="A requirement value that the NodePool's other requirements exclude (it selects nothing)",
       reads=(karpenter_resources,))
 def dead_requirement_value(model: Model, ctx) -> Iterator:
     for catalog, sim in _judged_pools(model, ctx):
-        from karplint.provisioning.nodepools import type_index  # (imported once a NodePool is simulated)
-
         some_type = sim.type_reqs[sim.compatible[0].name]
-        index = type_index(sim.type_reqs.catalog, sim.type_reqs.facts)
-        # Types that every key but one lets through, by that key (and those no key rejects: the compatible ones)
-        rejected_only_by: dict[str | None, list[str]] = {None: [it.name for it in sim.compatible]}
-        for name, keys in sim.rejected_by.items():
-            ks = set(keys)
-            if len(ks) <= 1:
-                rejected_only_by.setdefault(next(iter(ks)) if ks else None, []).append(name)
         for src in sim.sources:
             if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
                     src.key in NODECLASS_KEYS:
                 continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
-            # Types that every other key lets through: the values of this key they carry are alive.
-            alive_types = set(rejected_only_by[None]).union(rejected_only_by.get(src.key, ()))
-            alive = set()
-            for requirement, names in index.get(src.key, ()):  # each value once, with the types carrying it
-                if not alive_types.isdisjoint(names):
-                    alive |= requirement.values
+            alive = _alive_values(sim, src.key)
             item = sim.nodepool.get(src.path)
             values = item.get("values") if isinstance(item, dict) else []
             for j, v in enumerate(values):
@@ -404,9 +411,8 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
     return isinstance(spec, dict) and any(k in spec for k in ("nodeSelector", "affinity", "tolerations"))
 
 
-def _related(np: Resource, res: Resource) -> bool:
-    """Files in the same directory, or one's directory inside the other's."""
-    return _dirs_related(_dirname(str(np.doc.path)), _dirname(str(res.doc.path)))
+def _pool_dir(sim) -> str:
+    return _dirname(str(sim.nodepool.doc.path))
 
 
 @lru_cache(maxsize=4096)
@@ -415,8 +421,9 @@ def _dirname(path: str) -> str:
     return posixpath.dirname(path)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=65536)
 def _dirs_related(a: str, b: str) -> bool:
+    """Files in the same directory, or one's directory inside the other's."""
     return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
 
 
@@ -497,9 +504,15 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
-                        if strict or r.kind == "DaemonSet" or _may_target(r, all_marks)) if p is not None]
-    all_ds = daemons(pods)
-    ds_for: dict[int, list] = {}
+                        if r.kind == "DaemonSet" or (pods_with_node_constraints(r.doc, r) if strict
+                                                     else _may_target(r, all_marks))) if p is not None]
+    all_ds = [(d, _dirname(str(d.pod.res.doc.path))) for d in daemons(pods)]
+    ds_dirs = {where for _d, where in all_ds}
+    ds_for: dict[str, list] = {}  # a NodePool's directory -> the DaemonSets of related directories
+    pools_by_dir: dict[str, list] = {}
+    order = {id(sim): i for i, sim in enumerate(pools)}  # (the model's order)
+    for sim in pools:
+        pools_by_dir.setdefault(_pool_dir(sim), []).append(sim)
     mine_by_dir: dict[str, list] = {}
     for pod in pods:
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
@@ -510,7 +523,9 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         pod_dir = _dirname(str(pod.res.doc.path))
         mine = mine_by_dir.get(pod_dir)
         if mine is None:  # (pods share directories: the related NodePools are found once per directory)
-            mine = mine_by_dir[pod_dir] = [sim for sim in pools if _related(sim.nodepool, pod.res)]
+            related = {where for where in pools_by_dir if _dirs_related(where, pod_dir)}
+            mine = mine_by_dir[pod_dir] = sorted((sim for where in related for sim in pools_by_dir[where]),
+                                                 key=lambda sim: order[id(sim)])
         if not mine or any(sim.unknown for sim in mine):
             continue
         names = {sim.name for sim in mine}
@@ -522,9 +537,11 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
             continue
         verdicts = []
         for sim in mine:
-            ds = ds_for.get(id(sim))
+            pool_dir = _pool_dir(sim)
+            ds = ds_for.get(pool_dir)
             if ds is None:
-                ds = ds_for[id(sim)] = [d for d in all_ds if _related(sim.nodepool, d.pod.res)]
+                related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
+                ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
             v = host(pod, sim, ds)
             if v.ok is not False:
                 break
