@@ -22,7 +22,7 @@ from karplint.config import Config
 from karplint.readers.document import Document
 from karplint.findings import Finding, Fix, severity_rank
 from karplint.readers.loader import Problem, decode, load
-from karplint.model import Model, Resource, as_resource
+from karplint.model import Model, Parts, Resource, as_resource
 from karplint.model.versions import KARPENTER_GROUPS
 from karplint.readers.kustomize import PATCH_RULES
 from karplint.rules import Context, Rule, Violation, all_rules
@@ -379,10 +379,30 @@ class RunReads:
 
     def match(self, doc: Document, res: Resource | None) -> set[str]:
         """The codes of the rules that read `doc`."""
+        return self.keep(doc, res)[1]
+
+    def keep(self, doc: Document, res: Resource | None) -> tuple[Document | None, set[str]]:
+        """(what the run stage keeps of `doc`: the document, only the parts its readers declare (`Parts`), or None;
+        the codes of the rules that read it)."""
         hit = {p: p(doc, res) for p in self._preds}  # each predicate once per document
-        return {code for code, preds in self.by_rule.items()
-                if preds is None or any(hit[p] for p in preds)
-                or (res is not None and res.kind in self.kinds.get(code, ()))}
+        codes: set[str] = set()
+        parts: list[Parts] = []
+        whole = False
+        for code, preds in self.by_rule.items():
+            if preds is None or (res is not None and res.kind in self.kinds.get(code, ())):
+                codes.add(code)
+                whole = True
+                continue
+            matched = [p for p in preds if hit[p]]
+            if matched:
+                codes.add(code)
+                whole = whole or not all(isinstance(p, Parts) for p in matched)
+                parts.extend(matched)
+        if not codes:
+            return None, codes
+        if whole or res is None:
+            return doc, codes
+        return doc.only([("apiVersion",), ("kind",)] + [path for p in parts for path in p.paths(res)]), codes
 
 
 def run_reads(rules: Iterable[Rule]) -> RunReads:
@@ -550,9 +570,9 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
             emb = doc.source.embedding
             if emb is not None and emb.host_kind == "markdown":
                 continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
-            codes = reads.match(doc, res)
-            if codes:
-                run_docs.append(doc)
+            kept, codes = reads.keep(doc, res)
+            if kept is not None:
+                run_docs.append(kept)
                 run_rules |= codes
     summary.run_documents = len(run_docs)
     summary.run_rules = frozenset(run_rules)

@@ -7,7 +7,7 @@ them across every file of the run so rules can look across files (nodeClassRef, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from karplint.readers.document import Document, Path
 from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS
@@ -132,6 +132,20 @@ class Model:
 # Predicates on (document, its resource or None) for `Rule.reads`: the documents a cross-file rule may look at.
 # Each must be true for every document the rule's code can read (a superset is fine, a miss is a wrong verdict;
 # tests/perf/test_run_reads.py compares pruned and full runs).
+
+class Parts:
+    """A `reads` predicate that also names the only parts of a matching resource its rule looks at
+    (`paths(res)`, mapping keys from the root): the run stage keeps just those parts of such a document, unless
+    another rule reads it whole. For rules that read a little of many documents (every workload's labels)."""
+
+    def __init__(self, predicate: Callable[[Document, "Resource | None"], bool],
+                 paths: Callable[[Resource], Iterable[Path]]):
+        self.predicate, self.paths = predicate, paths
+        self.__name__ = f"parts of {getattr(predicate, '__name__', predicate)}"
+
+    def __call__(self, doc: Document, res: Resource | None) -> bool:
+        return self.predicate(doc, res)
+
 
 def karpenter_resources(doc: Document, res: Resource | None) -> bool:
     """Karpenter's own kinds, under any group (a wrong group is still read, to be reported)."""

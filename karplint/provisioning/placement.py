@@ -131,6 +131,9 @@ def tolerates(tolerations: list, taint: dict) -> bool:
     return False
 
 
+PLACEMENT_KEYS = ("nodeSelector", "affinity", "tolerations")  # all `can_land` reads of a pod spec
+
+
 def scheduling_signature(pod_spec: dict) -> str:
     """What `can_land` looks at in a pod spec, as a string: pods with equal signatures land on the same pools."""
     affinity = pod_spec.get("affinity")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import weakref
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from karplint.readers.source import SourceFile, Span
 
@@ -64,6 +64,29 @@ class Document:
 
     def get(self, path: Path, default: Any = None) -> Any:
         return get_path(self.data, path, default)
+
+    def only(self, paths: Iterable[Path]) -> "Document":
+        """This document with only the values at `paths` (and the mappings that lead to them), for a reader that
+        looks at nothing else and reports elsewhere: neither the file's text nor positions are kept (every span
+        is the document's start)."""
+        wanted = sorted(set(map(tuple, paths)))
+        kept: list[Path] = []
+        for path in wanted:  # (sorted: a path comes right after its prefixes, which already keep it whole)
+            if path and not any(path[:len(k)] == k for k in kept):
+                kept.append(path)
+        data: dict = {}
+        for path in kept:
+            value = get_path(self.data, path, _MISSING)
+            if value is _MISSING or any(isinstance(part, int) for part in path):
+                continue  # (paths go through mappings only)
+            cur = data
+            for part in path[:-1]:
+                cur = cur.setdefault(part, {})
+            cur[path[-1]] = value
+        return replace(self, data=data, nodes={}, source=replace(self.source, text="", _line_starts=None))
+
+
+_MISSING = object()
 
 
 def get_path(data: Any, path: Path, default: Any = None) -> Any:

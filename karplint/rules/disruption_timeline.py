@@ -7,7 +7,7 @@ https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-no
 
 from __future__ import annotations
 
-from karplint.model import Resource, karpenter_resources
+from karplint.model import Parts, Resource, karpenter_resources
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.readers.templating import has_placeholder
 from karplint.rules import rule
@@ -267,9 +267,30 @@ EVICTED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationControll
 SCALERS = ("HorizontalPodAutoscaler", "ScaledObject")  # replicas decided elsewhere: not judged
 
 
-def _pdb_reads(doc, res) -> bool:
-    """PodDisruptionBudgets, the workloads they may select, the autoscalers that set those workloads' replicas."""
-    return res is not None and (res.kind in EVICTED_KINDS or res.kind in SCALERS or res.kind == "PodDisruptionBudget")
+def _pdbs(doc, res) -> bool:
+    return res is not None and res.kind == "PodDisruptionBudget"
+
+
+def _evicted_workloads(doc, res) -> bool:
+    return res is not None and res.kind in EVICTED_KINDS
+
+
+def _pdb_workload_parts(res: Resource) -> list[tuple]:
+    """What KPL421 reads of a workload: its metadata, replicas, pod labels and where its pods may land."""
+    from karplint.provisioning.placement import PLACEMENT_KEYS
+
+    meta, spec = res.pod_template
+    return [("metadata",), ("spec", "replicas"), meta] + [spec + (k,) for k in PLACEMENT_KEYS]
+
+
+def _scalers(doc, res) -> bool:
+    return res is not None and res.kind in SCALERS
+
+
+# KPL421 reads PodDisruptionBudgets (it reports on them), only a little of every workload they may select and of
+# the autoscalers that decide those workloads' replicas.
+_PDB_READS = (_pdbs, Parts(_evicted_workloads, _pdb_workload_parts),
+              Parts(_scalers, lambda res: [("metadata",), ("spec", "scaleTargetRef")]))
 
 
 def _selector_matches(selector: dict, labels: dict) -> bool:
@@ -351,7 +372,7 @@ def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
 
 @rule("KPL421", "pdb-blocks-every-drain", category="disruption", severity="warning",
       summary="A PodDisruptionBudget that never allows an eviction for the pods it selects, on Karpenter nodes",
-      reads=(_pdb_reads, karpenter_resources))
+      reads=_PDB_READS + (karpenter_resources,))
 def pdb_blocks_every_drain(model, ctx):
     from karplint.provisioning.placement import can_land, scheduling_signature
 

@@ -65,7 +65,7 @@ def _verdicts(outcomes: list[FileOutcome], cfg, rule, reads: RunReads | None) ->
     if reads is not None:
         pruned = []
         for o in outcomes:
-            docs = [d for d in o.documents() if reads.match(d, engine.as_resource(d))]
+            docs = [k for d in o.documents() if (k := reads.keep(d, engine.as_resource(d))[0]) is not None]
             summary = engine.FileSummary(o.summary.display, run_documents=len(docs),
                                          run_rules=frozenset({rule.code}) if docs else frozenset())
             pruned.append(FileOutcome(summary, docs or None))
