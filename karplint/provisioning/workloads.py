@@ -22,6 +22,7 @@ Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 
 from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
@@ -38,11 +39,15 @@ MAX_CONTAINERS = 200
 class Pod:
     res: Resource
     spec: dict
-    requests: dict[str, Fraction] | None  # None: cannot tell
     terms: list[Requirements] | None  # None: cannot tell; each an alternative (nodeSelector + one term)
     tolerations: list[dict]
     host_ports: frozenset[tuple[str, int]]
     unknown: str | None = None
+
+    @cached_property
+    def requests(self) -> dict[str, Fraction] | None:
+        """What one pod requests (None: cannot tell); read when a NodePool's capacity is compared with it."""
+        return pod_requests(self.spec)
 
 
 def _container_requests(c: dict) -> dict[str, Fraction] | None:
@@ -179,7 +184,7 @@ def read_pod(res: Resource) -> Pod | None:
         return None
     tolerations = spec.get("tolerations")
     tolerations = [t for t in tolerations if isinstance(t, dict)] if isinstance(tolerations, list) else []
-    pod = Pod(res, spec, pod_requests(spec), pod_terms(spec), tolerations, _host_ports(spec))
+    pod = Pod(res, spec, pod_terms(spec), tolerations, _host_ports(spec))
     if spec.get("nodeName"):
         pod.unknown = "it names its node (nodeName)"
     elif any(has_placeholder(v) for t in tolerations for v in t.values()):

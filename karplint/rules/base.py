@@ -7,7 +7,8 @@ reads files and never formats output.
 A rule that looks across files (`scope="run"`, or a resource rule reading `ctx.model`) declares what it reads:
 `reads=(predicate, ...)`, each `predicate(doc, res)` true for the documents it may look at (`res` is None for a
 document that is not a resource). The run stage loads only those documents; a run-scope rule without `reads`
-makes it load everything.
+makes it load everything. A rule that looks at a little of many documents and never reports on them wraps the
+predicate in `model.Parts(predicate, paths)`: only those paths of the documents are kept, without positions.
 
     @rule("KPL401", "consolidate-after-required", category="disruption", severity="error",
           summary="v1 disruption block without consolidateAfter", kinds=("NodePool",), fix="safe")

@@ -101,3 +101,66 @@ def test_pruned_check_equals_full_check(inputs, monkeypatch):
     monkeypatch.setattr(parallel, "run_reads", lambda rules: RunReads(rules, everything=True))
     full = [(f.file, f.line, f.column, f.code, f.message) for f in check(inputs, cfg).findings]
     assert pruned == full and len(pruned) > 100
+
+
+# ---------------------------------------------------------------------------------------------- parts of documents
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  replicas: 3
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      nodeSelector: {disk: ssd}
+      containers:
+        - name: web
+          image: nginx
+"""
+
+
+def _deployment():
+    from karplint.readers.loader import load
+    from karplint.readers.source import SourceFile
+
+    docs, problems = load(SourceFile("deploy.yaml", DEPLOYMENT))
+    assert not problems
+    return docs[0]
+
+
+def test_document_only_keeps_the_named_parts_and_nothing_else():
+    doc = _deployment()
+    part = doc.only([("metadata", "name"), ("spec", "template", "spec", "nodeSelector"), ("spec", "absent"),
+                     ("spec", "template"), ("spec", "template", "metadata")])  # (a path inside another is kept once)
+    assert part.data == {"metadata": {"name": "web"}, "spec": {"template": doc.data["spec"]["template"]}}
+    assert doc.data["spec"]["replicas"] == 3 and doc.source.text == DEPLOYMENT  # the original is untouched
+    assert part.source.text == "" and part.path == "deploy.yaml"
+    assert part.span(("metadata", "name")) == doc.start  # no positions: the document's start
+
+
+def test_run_reads_keeps_parts_only_when_no_rule_reads_the_whole_document():
+    from karplint.model import Parts, as_resource
+    from karplint.rules.base import Rule
+
+    def deployments(doc, res):
+        return res is not None and res.kind == "Deployment"
+
+    def rule(code, *reads):
+        return Rule(code=code, slug=code.lower(), category="disruption", severity="warning", summary="",
+                    check=lambda model, ctx: (), scope="run", reads=reads)
+
+    labels = Parts(deployments, lambda res: [("metadata",), res.pod_template[0] + ("labels",)])
+    doc = _deployment()
+    kept, codes = RunReads([rule("KPL990", labels)]).keep(doc, as_resource(doc))
+    assert codes == {"KPL990"}
+    assert kept.data == {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": doc.data["metadata"],
+                         "spec": {"template": {"metadata": {"labels": {"app": "web"}}}}}
+    kept, codes = RunReads([rule("KPL990", labels), rule("KPL991", deployments)]).keep(doc, as_resource(doc))
+    assert codes == {"KPL990", "KPL991"} and kept is doc
+    kept, codes = RunReads([rule("KPL990", labels)]).keep(doc, None)
+    assert (kept, codes) == (doc, {"KPL990"})  # (not a resource: no parts to name)
