@@ -162,5 +162,6 @@ def test_run_reads_keeps_parts_only_when_no_rule_reads_the_whole_document():
                          "spec": {"template": {"metadata": {"labels": {"app": "web"}}}}}
     kept, codes = RunReads([rule("KPL990", labels), rule("KPL991", deployments)]).keep(doc, as_resource(doc))
     assert codes == {"KPL990", "KPL991"} and kept is doc
-    kept, codes = RunReads([rule("KPL990", labels)]).keep(doc, None)
-    assert (kept, codes) == (doc, {"KPL990"})  # (not a resource: no parts to name)
+    anything = Parts(lambda doc, res: True, lambda res: [("metadata",)])
+    kept, codes = RunReads([rule("KPL990", anything)]).keep(doc, None)
+    assert kept is doc and codes == {"KPL990"}  # (not a resource: no parts to name)
