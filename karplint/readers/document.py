@@ -69,9 +69,8 @@ class Document:
         """This document with only the values at `paths` (and the mappings that lead to them), for a reader that
         looks at nothing else and reports elsewhere: neither the file's text nor positions are kept (every span
         is the document's start)."""
-        wanted = sorted(set(map(tuple, paths)))
         kept: list[Path] = []
-        for path in wanted:  # (sorted: a path comes right after its prefixes, which already keep it whole)
+        for path in sorted(set(map(tuple, paths)), key=len):  # (a prefix comes first and keeps the path whole)
             if path and not any(path[:len(k)] == k for k in kept):
                 kept.append(path)
         data: dict = {}
