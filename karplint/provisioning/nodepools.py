@@ -240,10 +240,7 @@ class PoolSimulation:
         mems = [quantity.parse(t.allocatable.get("memory")) for t in ts]
         cpus = [c for c in cpus if c is not None]
         mems = [m for m in mems if m is not None]
-        caps = set()
-        for t in ts:
-            caps |= set(self.type_reqs[t.name].get(CAPACITY_TYPE).values)
-        caps = {c for c in caps if self.requirements.get(CAPACITY_TYPE).has(c)}
+        caps = {c for c in values_of(ts, self.type_reqs, CAPACITY_TYPE) if self.requirements.get(CAPACITY_TYPE).has(c)}
         return {
             "instance_types": len(ts),
             "families": sorted({t.labels.get(FAMILY, "") for t in ts} - {""}),
@@ -363,12 +360,18 @@ def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_re
             continue
         if key not in catalog.label_keys() and key != CAPACITY_TYPE:
             continue  # values the catalog does not know (zones...): cannot tell
-        distinct = set()
-        for it in compatible:
-            distinct |= set(type_reqs[it.name].get(key).values)
+        distinct = values_of(compatible, type_reqs, key)
         if len(distinct) < req.min_values:
             short[key] = (req.min_values, len(distinct))
     return rejected_by, compatible, short
+
+
+def values_of(types: list[InstanceType], type_reqs: dict[str, Requirements], key: str) -> set[str]:
+    """The values of `key` that `types` carry (as their requirements under the node class say)."""
+    out: set[str] = set()
+    for it in types:
+        out |= type_reqs[it.name].get(key).values
+    return out
 
 
 def _key_ok(existing: Requirement, incoming: Requirement) -> bool:

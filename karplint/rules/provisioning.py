@@ -107,7 +107,7 @@ def _judged_pools(model: Model, ctx) -> Iterator[tuple]:
 
 
 def _catalog_values(catalog, key: str) -> set[str]:
-    memo = catalog.__dict__.setdefault("_values", {}) if not hasattr(catalog, "__slots__") else {}
+    memo = catalog.__dict__.setdefault("_values", {})  # (the catalog lives as long as the process)
     if key not in memo:
         memo[key] = catalog.values(key)
     return memo[key]
@@ -386,9 +386,9 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
             src = next((s for s in sim.sources if s.key == key and s.requirement.min_values is not None), None)
             if src is None:
                 continue
-            values = set()
-            for it in sim.compatible:
-                values |= set(sim.type_reqs[it.name].get(key).values)
+            from karplint.provisioning.nodepools import values_of  # (imported once a NodePool is simulated)
+
+            values = values_of(sim.compatible, sim.type_reqs, key)
             shown = ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
             yield ctx.violation(
                 sim.nodepool, src.path + ("minValues",),
