@@ -33,7 +33,7 @@ from karplint.provisioning import quantity
 from karplint.provisioning.catalog import Catalog, InstanceType
 from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.document import Path
-from karplint.readers.templating import has_placeholder
+from karplint.readers.templating import has_placeholder, has_placeholder_within
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
@@ -78,7 +78,7 @@ def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) ->
     if ami_family is None or ami_family == "Custom" or ami_family in WINDOWS_BUILDS:
         unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
     where = f"{nc.doc.path}:{nc.doc.span(family_path).line}" if family_path else None
-    reservations = None if has_placeholder(repr(terms)) else bool(terms)
+    reservations = None if has_placeholder_within(terms) else bool(terms)
     return NodeClassFacts(ami_family, family_path, reservations, frozenset(unknown), nc.name, where)
 
 

@@ -26,6 +26,15 @@ def has_placeholder(value: Any) -> bool:
     return isinstance(value, str) and ("${" in value or "{{" in value or "<<" in value)
 
 
+def has_placeholder_within(value: Any) -> bool:
+    """`has_placeholder` anywhere in a structure: a string, or any key, value or item of nested mappings and lists."""
+    if isinstance(value, dict):
+        return any(has_placeholder_within(k) or has_placeholder_within(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_placeholder_within(v) for v in value)
+    return has_placeholder(value)
+
+
 def is_placeholder(value: Any) -> bool:
     """`has_placeholder`, or a shell variable or command substitution (`$NAME...`, `$(...)`)."""
     return isinstance(value, str) and bool(_SHELL_OR_TEMPLATE.search(value))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from karplint.model import Parts, Resource, karpenter_resources
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
-from karplint.readers.templating import has_placeholder
+from karplint.readers.templating import has_placeholder_within
 from karplint.rules import rule
 
 DISRUPTION = ("spec", "disruption")
@@ -31,14 +31,6 @@ AUTO_MODE = {
 
 def _karpenter_pool(res: Resource) -> bool:
     return res.kind == "NodePool" and res.group == "karpenter.sh" and res.version in ("v1", "v1beta1")
-
-
-def _templated(value) -> bool:
-    if isinstance(value, dict):
-        return any(_templated(k) or _templated(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_templated(v) for v in value)
-    return isinstance(value, str) and has_placeholder(value)
 
 
 def _simulated(res: Resource):
@@ -112,7 +104,7 @@ def complement(budget, timeline_start=None) -> tuple[str, str] | None:
 def budget_window_not_exclusive(res, ctx):
     from karplint.disruption.budgets import clock
 
-    if not _karpenter_pool(res) or _templated(res.get(BUDGETS)):
+    if not _karpenter_pool(res) or has_placeholder_within(res.get(BUDGETS)):
         return
     v1 = res.version == "v1"
     budgets, lines = _simulated(res)
@@ -165,7 +157,7 @@ def budget_window_not_exclusive(res, ctx):
 
 def _seconds(res: Resource, path, field: str) -> float | None:
     value = res.get(path)
-    if value is None or _templated(value):
+    if value is None or has_placeholder_within(value):
         return None
     return parse_field(field, value if isinstance(value, str) else str(value))
 
@@ -386,7 +378,7 @@ def pdb_blocks_every_drain(model, ctx):
     by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
     for w in workloads:
         labels = w.get(w.pod_template[0] + ("labels",))
-        if isinstance(labels, dict) and not _templated(labels):
+        if isinstance(labels, dict) and not has_placeholder_within(labels):
             by_ns.setdefault(w.namespace, []).append((w, labels))
     everywhere = [x for items in by_ns.values() for x in items]
     by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it
@@ -394,7 +386,7 @@ def pdb_blocks_every_drain(model, ctx):
         for k, v in labels.items():
             by_label.setdefault((k, str(v)), []).append((w, labels))
     for pdb in model.of_kind("PodDisruptionBudget"):
-        if pdb.group != "policy" or _templated(pdb.spec):
+        if pdb.group != "policy" or has_placeholder_within(pdb.spec):
             continue
         selector = pdb.spec.get("selector")
         if not isinstance(selector, dict):
@@ -462,7 +454,7 @@ FORCEFUL_EXPIRATION_SINCE = "1.0.0"  # v1.0: expiration no longer waits for budg
 
 def _v1_timelines(res: Resource):
     """(budgets, timelines) of a v1 NodePool whose budgets are written, valid and not templated; else None."""
-    if not _karpenter_pool(res) or res.version != "v1" or _templated(res.get(BUDGETS)):
+    if not _karpenter_pool(res) or res.version != "v1" or has_placeholder_within(res.get(BUDGETS)):
         return None
     if not isinstance(res.get(BUDGETS), list) or not res.get(BUDGETS):
         return None
@@ -575,7 +567,7 @@ AUTO_MODE_EXCLUDED_SIZES = frozenset({"nano", "micro", "small"})
 
 
 def _only_excluded_sizes(key: str, op, values) -> bool:
-    if op != "In" or not isinstance(values, list) or not values or any(_templated(v) for v in values):
+    if op != "In" or not isinstance(values, list) or not values or any(has_placeholder_within(v) for v in values):
         return False
     vals = [str(v) for v in values]
     if key in ("eks.amazonaws.com/instance-size", "karpenter.k8s.aws/instance-size"):
@@ -598,7 +590,7 @@ def auto_mode_requirement(res, ctx):
     if not isinstance(reqs, list):
         return
     for i, r in enumerate(reqs):
-        if not isinstance(r, dict) or not isinstance(r.get("key"), str) or _templated(r.get("key")):
+        if not isinstance(r, dict) or not isinstance(r.get("key"), str) or has_placeholder_within(r.get("key")):
             continue
         key, path = r["key"], TEMPLATE_SPEC + ("requirements", i, "key")
         if key in AUTO_MODE_LABELS:
