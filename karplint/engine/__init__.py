@@ -126,6 +126,11 @@ class FileOutcome:
             self._docs = pickle.loads(self._docs)
         return self._docs or []
 
+    def fetch(self) -> None:
+        """Fetch cached documents now, still pickled."""
+        if callable(self._docs):
+            self._docs = self._docs()
+
     def documents_blob(self) -> bytes | None:
         if self._docs is None or isinstance(self._docs, bytes):
             return self._docs
@@ -726,7 +731,8 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
     if config.karpenter_version_source == "default":
         outcomes, run_config, run_cache, versions = _repository_versions(inputs, outcomes, config, jobs, cache,
                                                                          started_ns)
-    report = evaluate(outcomes, run_config, extra_problems=extra_problems, cache=run_cache, sources=Sources(inputs))
+    report = evaluate(outcomes, run_config, extra_problems=extra_problems, cache=run_cache, sources=Sources(inputs),
+                      jobs=jobs)
     report.karpenter_versions = versions
     if cache is not None:
         if all(keys):
@@ -826,7 +832,7 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
 
 
 def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Iterable[tuple[str, Problem]] = (),
-             cache=None, sources: Sources | None = None) -> Report:
+             cache=None, sources: Sources | None = None, jobs: int = 1) -> Report:
     rules = selected_rules(config)
     selected = {r.code for r in rules}
     needs_model: set[str] = set()
@@ -845,7 +851,9 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     missing = [r for r in stage if r.code not in by_rule]
     if missing:
         codes = {r.code for r in missing}
-        computed = scoped_run_stage([o for o in outcomes if o.summary.run_rules & codes], config, missing)
+        from karplint.engine.parallel import run_stage as parallel_run_stage
+
+        computed = parallel_run_stage([o for o in outcomes if o.summary.run_rules & codes], config, missing, jobs)
         for r in missing:
             by_rule[r.code] = computed[r.code]
             if r.code in digests:

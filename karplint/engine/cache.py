@@ -39,6 +39,7 @@ import pickle
 import stat
 import sys
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from karplint.engine import FileSummary
 
@@ -158,14 +159,14 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         return fh.read(limit + 1)
 
 
-def _write_new(directory: Path, name: str, payload: bytes) -> None:
-    """Write `payload` to directory/name atomically: a fresh file (O_EXCL | O_NOFOLLOW) renamed over the old
-    name, which replaces a link there rather than writing through it."""
+def _write_new(directory: Path, name: str, write: Callable[[BinaryIO], None]) -> None:
+    """Create directory/name atomically with what `write(file)` writes: a fresh file (O_EXCL | O_NOFOLLOW)
+    renamed over the old name, which replaces a link there rather than writing through it."""
     tmp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            write(fh)
         os.replace(tmp, directory / name)
     except BaseException:
         try:
@@ -175,6 +176,18 @@ def _write_new(directory: Path, name: str, payload: bytes) -> None:
         raise
 
 
+class _MacWriter:
+    """A file that also feeds what is written to a MAC: a store is pickled straight to disk, never held whole in
+    memory."""
+
+    def __init__(self, fh: BinaryIO, mac):
+        self.fh, self.mac = fh, mac
+
+    def write(self, chunk) -> int:
+        self.mac.update(chunk)
+        return self.fh.write(chunk)
+
+
 class _Store:
     """One dict on disk, pickled behind an HMAC (see the module docstring), loaded on first use, written back
     atomically when changed."""
@@ -182,7 +195,7 @@ class _Store:
     def __init__(self, path: Path, default: dict, seal):
         self.path = path
         self._default = default
-        self._seal = seal  # bytes -> MAC, or None when the cache cannot be trusted at all
+        self._seal = seal  # () -> a new HMAC object, or None when the cache cannot be trusted at all
         self._data: dict | None = None
         self.dirty = False
 
@@ -192,8 +205,10 @@ class _Store:
         blob = _read_regular(self.path, MAX_STORE_BYTES)
         if not blob or not blob.startswith(MAGIC):
             return None
-        mac, payload = blob[len(MAGIC):len(MAGIC) + 32], blob[len(MAGIC) + 32:]
-        if not hmac.compare_digest(mac, self._seal(payload)):
+        mac, payload = blob[len(MAGIC):len(MAGIC) + 32], memoryview(blob)[len(MAGIC) + 32:]
+        check = self._seal()
+        check.update(payload)
+        if not hmac.compare_digest(mac, check.digest()):
             return None  # not written by this user's karplint for this project: never unpickled
         try:
             return pickle.loads(payload)
@@ -213,8 +228,15 @@ class _Store:
     def save(self, directory: Path) -> None:
         if not self.dirty or self._data is None or self._seal is None:
             return
-        payload = pickle.dumps(self._data, pickle.HIGHEST_PROTOCOL)
-        _write_new(directory, self.path.name, MAGIC + self._seal(payload) + payload)
+        data, mac = self._data, self._seal()
+
+        def write(fh: BinaryIO) -> None:
+            fh.write(MAGIC + bytes(32))  # (the MAC, once the payload is written)
+            pickle.dump(data, _MacWriter(fh, mac), pickle.HIGHEST_PROTOCOL)
+            fh.seek(len(MAGIC))
+            fh.write(mac.digest())
+
+        _write_new(directory, self.path.name, write)
         self.dirty = False
 
 
@@ -229,8 +251,7 @@ class Cache:
         if secret is None and not self.refused:
             self.refused = f"no private cache key could be read or created at {key_path()}"
         where = os.path.realpath(self.directory).encode("utf-8", "surrogateescape")
-        seal = None if secret is None else (
-            lambda payload: hmac.new(secret, where + b"\0" + payload, hashlib.sha256).digest())
+        seal = None if secret is None else (lambda: hmac.new(secret, where + b"\0", hashlib.sha256))
         self._index = _Store(self.directory / f"{namespace}.index", {"files": {}, "report": ()}, seal)
         self._pack = _Store(self.path, {"summaries": {}, "run": {}}, seal)
         self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}}, seal)

@@ -189,3 +189,105 @@ def _run_parallel(todo, config, rules, jobs, outcomes, cache) -> None:
                 if cache is not None and key is not None:
                     cache.put(display, key, summary, docs)
                 outcomes[i] = FileOutcome(summary, docs, key)
+
+
+# ---------------------------------------------------------------------------------------------- run stage
+
+# Below this many documents for cross-file rules, a second process costs more than it saves.
+MIN_PARALLEL_RUN_DOCUMENTS = 2_000
+
+
+def rule_families(rules: list[Rule]) -> list[list[Rule]]:
+    """`rules` grouped by the module that defines them: rules of one module share what they work out (the
+    memos they keep on the model), so a family runs in one process, over one model."""
+    families: dict[str, list[Rule]] = {}
+    for r in rules:
+        families.setdefault(getattr(r.check, "__module__", r.code), []).append(r)
+    return list(families.values())
+
+
+def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jobs: int = 1) -> dict:
+    """`engine.scoped_run_stage`, in two processes when there is enough work: both take rule families from one
+    queue (the families that read the most documents first) and each reads only the documents of the families
+    it took. Verdicts are the same as in one process: a rule's verdicts depend only on the documents it reads
+    (`Rule.reads`; tests/perf/test_run_reads.py)."""
+    from karplint.engine import scoped_run_stage
+
+    families = rule_families(rules)
+    documents = sum(o.summary.run_documents for o in outcomes)
+    if jobs < 2 or len(families) < 2 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not hasattr(os, "fork"):
+        return scoped_run_stage(outcomes, config, rules)
+    readers = [{r.code for r in family} for family in families]
+    weight = [sum(o.summary.run_documents for o in outcomes if o.summary.run_rules & codes) for codes in readers]
+    order = sorted(range(len(families)), key=lambda i: -weight[i])
+    for o in outcomes:  # the cached documents are fetched once, here, and shared with the child
+        if o.summary.run_rules:
+            o.fetch()
+    return _split(outcomes, config, families, order)
+
+
+def _take(tasks: int, outcomes, config, families) -> dict:
+    from karplint.engine import scoped_run_stage
+
+    out: dict = {}
+    while True:
+        token = os.read(tasks, 1)
+        if not token:
+            return out
+        family = families[token[0]]
+        codes = {r.code for r in family}
+        out.update(scoped_run_stage([o for o in outcomes if o.summary.run_rules & codes], config, family))
+
+
+def _split(outcomes, config, families, order) -> dict:
+    import gc
+
+    tasks_r, tasks_w = os.pipe()
+    os.write(tasks_w, bytes(order))  # (a few bytes: the pipe holds them all)
+    os.close(tasks_w)
+    results_r, results_w = os.pipe()
+    gc.freeze()  # (the collector would otherwise touch, and so copy, every object the child inherits)
+    try:
+        pid = os.fork()
+    except OSError:
+        gc.unfreeze()
+        os.close(results_r)
+        os.close(results_w)
+        os.close(tasks_r)
+        from karplint.engine import scoped_run_stage
+
+        return scoped_run_stage(outcomes, config, [r for f in families for r in f])
+    if pid == 0:  # the child: its verdicts go back pickled; it never returns into the caller
+        status = 1
+        try:
+            os.close(results_r)
+            blob = pickle.dumps(_take(tasks_r, outcomes, config, families), PICKLE_PROTOCOL)
+            with os.fdopen(results_w, "wb") as out:
+                out.write(blob)
+            status = 0
+        finally:
+            os._exit(status)
+    gc.unfreeze()
+    os.close(results_w)
+    with os.fdopen(results_r, "rb") as results:
+        try:
+            mine = _take(tasks_r, outcomes, config, families)
+            blob = results.read()
+            _, status = os.waitpid(pid, 0)
+        except BaseException:  # (interrupted: the child's work would be lost anyway)
+            import signal
+
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        finally:
+            os.close(tasks_r)
+    theirs = pickle.loads(blob) if status == 0 and blob else {}
+    mine.update(theirs)
+    left = [r for family in families for r in family if r.code not in mine]
+    if left:  # the child failed: what it took is done here
+        from karplint.engine import scoped_run_stage
+
+        mine.update(scoped_run_stage([o for o in outcomes if o.summary.run_rules & {r.code for r in left}],
+                                     config, left))
+    return mine

@@ -127,7 +127,9 @@ def test_corrupt_cache_is_ignored(tmp_path):
         for key in [k for k in data if k != "format"]:
             data[key] = {name: ("garbage", b"garbage") for name in data[key]} if isinstance(data[key], dict) else ("x",)
         payload = pickle.dumps(data)
-        path.write_bytes(MAGIC + seal(payload) + payload)
+        mac = seal()
+        mac.update(payload)
+        path.write_bytes(MAGIC + mac.digest() + payload)
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, tmp_path / "cache"))) == expected
     for path in sorted(cache.directory.glob(pack.stem + ".*")):
         path.write_bytes(path.read_bytes()[:-10])

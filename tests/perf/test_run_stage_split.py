@@ -1,0 +1,79 @@
+"""The run stage split across two processes (`karplint.engine.parallel.run_stage`) gives the findings of one
+process, including when the second process dies."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from karplint.engine import InputFile, check
+from karplint.engine import parallel
+from karplint.testing import make_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from gen import generate  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the split needs fork()")
+
+
+def _findings(report):
+    return [(f.code, f.file, f.span.line, f.span.column, f.message, f.fix) for f in report.findings]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A generated monorepo: NodePools, a Cilium DaemonSet, workloads, PDBs and autoscalers, so that every
+    family of cross-file rules has verdicts."""
+    root = tmp_path_factory.mktemp("tree")
+    return [InputFile(str(p), str(p)) for p in sorted(generate(root, 400))]
+
+
+@pytest.fixture(scope="module")
+def serial(tree):
+    return _findings(check(tree, make_config(), jobs=1))
+
+
+@pytest.fixture()
+def splits(monkeypatch):
+    """Split whatever the run's size, and count the splits."""
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_RUN_DOCUMENTS", 0)
+    calls = []
+    real = parallel._split
+
+    def spy(*args):
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(parallel, "_split", spy)
+    return calls
+
+
+def test_split_equals_one_process(tree, serial, splits):
+    codes = {code for code, *_ in serial}
+    assert {"KPL301", "KPL421", "KPL901"} & codes, "the tree exercises several families of cross-file rules"
+    assert _findings(check(tree, make_config(), jobs=2)) == serial
+    assert len(splits) == 1 and len(splits[0]) >= 5  # one split, over every family
+
+
+def test_child_dying_loses_nothing(tree, serial, splits, monkeypatch):
+    parent = os.getpid()
+    real = parallel._take
+
+    def take(tasks, *args):
+        if os.getpid() != parent:  # the child takes a family from the queue, then dies
+            os.read(tasks, 1)
+            raise RuntimeError("boom")
+        return real(tasks, *args)
+
+    monkeypatch.setattr(parallel, "_take", take)
+    assert _findings(check(tree, make_config(), jobs=2)) == serial
+    assert len(splits) == 1
+
+
+def test_small_runs_stay_in_one_process(tree, monkeypatch):
+    monkeypatch.setattr(parallel, "_split", lambda *a: pytest.fail("split a run below the threshold"))
+    check(tree[:40], make_config(), jobs=2)
