@@ -90,19 +90,35 @@ class FileSummary:
     run_documents: int = 0  # how many of its documents the run stage reads
     run_rules: frozenset = frozenset()  # the cross-file rules that read them
 
-    def packed(self) -> "FileSummary | int":
+    def packed(self) -> "FileSummary | int | tuple":
         """What the cache stores: most files have nothing but resources to report, and a number pickles (and
-        unpickles) far faster than an object."""
-        empty = not (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
-                     or self.run_documents or self.run_rules or self.karpenter or self.helm_rendered
-                     or self.releases or self.version_dependent)
-        return self.resources if empty else self
+        unpickles) far faster than an object; a file whose documents cross-file rules read (every workload, for
+        some) is a tuple whose set of rules is shared with every other file's equal set."""
+        if (self.problems or self.suppressions or self.results or self.annotations or self.needs_model
+                or self.karpenter or self.helm_rendered or self.releases or self.version_dependent):
+            return self
+        if not (self.run_documents or self.run_rules):
+            return self.resources
+        rules = _SHARED_RULE_SETS.setdefault(self.run_rules, self.run_rules)
+        return (self.resources, self.run_documents, rules)
 
     @staticmethod
-    def unpacked(display: str, packed: "FileSummary | int") -> "FileSummary":
+    def unpacked(display: str, packed: "FileSummary | int | tuple") -> "FileSummary":
         if type(packed) is int:  # shared empty tuples: thousands of these are made per run, and never changed
             return FileSummary(display, (), (), (), (), packed)
+        if type(packed) is tuple:
+            resources, run_documents, run_rules = packed
+            return FileSummary(display, (), (), (), (), resources, run_documents=run_documents, run_rules=run_rules)
         return packed
+
+    @staticmethod
+    def is_packed(packed) -> bool:
+        return (isinstance(packed, FileSummary) or type(packed) is int
+                or (type(packed) is tuple and len(packed) == 3 and type(packed[0]) is int
+                    and type(packed[1]) is int and type(packed[2]) is frozenset))
+
+
+_SHARED_RULE_SETS: dict[frozenset, frozenset] = {}
 
 
 class FileOutcome:

@@ -320,8 +320,7 @@ class Cache:
     def summary(self, display: str, key: str):
         """(summary, whether it has documents for the run stage) made from these bytes, or None."""
         entry = self._pack.data["summaries"].get(display)
-        if not (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key
-                and (isinstance(entry[1], FileSummary) or type(entry[1]) is int)):
+        if not (isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key and FileSummary.is_packed(entry[1])):
             return None
         return FileSummary.unpacked(display, entry[1]), entry[2]
 
