@@ -84,6 +84,23 @@ def test_indented_json_is_byte_identical_to_the_standard_library(value):
     assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
 
 
+@pytest.mark.parametrize("copies", [0, 1, 3000])
+def test_streamed_json_report_is_the_rendered_one(copies):
+    """`write_json` writes a few findings at a time (3,000 findings: several chunks); the bytes are
+    `render_json`'s, which the standard library's encoder vouches for."""
+    from dataclasses import replace
+
+    from karplint.report.json import render_json, write_json
+
+    report = lint_report(BAD)
+    assert report.findings
+    report = replace(report, findings=(report.findings * copies)[:copies])
+    out = io.StringIO()
+    write_json(report, out)
+    assert out.getvalue() == render_json(report)
+    assert len(json.loads(out.getvalue())["findings"]) == copies
+
+
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
 def test_reports_are_what_the_standard_library_writes(fmt):
     text = _render(lint_report(BAD), fmt)

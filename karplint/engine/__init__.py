@@ -126,20 +126,21 @@ class FileOutcome:
     run stage reads (a list; or, from the cache, the pickled list or a function fetching it, used only when a
     cross-file rule must run again)."""
 
-    __slots__ = ("summary", "key", "_docs")
+    __slots__ = ("summary", "key", "_docs", "_blob")
 
     def __init__(self, summary: FileSummary, docs: list[Document] | bytes | Callable | None, key: str | None = None):
         self.summary = summary
         self.key = key
         self._docs = docs
+        self._blob: bytes | None = None  # the pickled documents, kept while they are unpickled
 
     def documents(self) -> list[Document]:
-        if callable(self._docs):
-            self._docs = self._docs()
+        self.fetch()
         if isinstance(self._docs, bytes):
             import pickle
 
-            self._docs = pickle.loads(self._docs)
+            self._blob = self._docs
+            self._docs = pickle.loads(self._blob)
         return self._docs or []
 
     def fetch(self) -> None:
@@ -147,9 +148,16 @@ class FileOutcome:
         if callable(self._docs):
             self._docs = self._docs()
 
+    def release(self) -> None:
+        """Forget the unpickled documents (they can be unpickled again): the run stage's rules are done with them."""
+        if self._blob is not None:
+            self._docs, self._blob = self._blob, None
+
     def documents_blob(self) -> bytes | None:
         if self._docs is None or isinstance(self._docs, bytes):
             return self._docs
+        if self._blob is not None:
+            return self._blob
         if not self._docs:
             return None
         import pickle
@@ -394,23 +402,39 @@ class RunReads:
                 self.by_rule[r.code] = None if everything else r.reads
                 self.kinds[r.code] = frozenset(r.kinds)
         self._preds = list(dict.fromkeys(p for ps in self.by_rule.values() if ps for p in ps))
+        self._all_kinds = frozenset().union(*self.kinds.values())
+        # Which predicates hold (and the kind, where some rule reads its own kind) -> what is kept: a document's
+        # fate depends on nothing else, and a run sees few different combinations.
+        self._plans: dict[tuple, tuple[frozenset, bool, tuple]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.by_rule)
 
     def match(self, doc: Document, res: Resource | None) -> set[str]:
         """The codes of the rules that read `doc`."""
-        return self.keep(doc, res)[1]
+        return set(self.keep(doc, res)[1])
 
-    def keep(self, doc: Document, res: Resource | None) -> tuple[Document | None, set[str]]:
+    def keep(self, doc: Document, res: Resource | None) -> tuple[Document | None, frozenset]:
         """(what the run stage keeps of `doc`: the document, only the parts its readers declare (`Parts`), or None;
         the codes of the rules that read it)."""
-        hit = {p: p(doc, res) for p in self._preds}  # each predicate once per document
+        hits = tuple([p(doc, res) for p in self._preds])  # each predicate once per document
+        kind = res.kind if res is not None and res.kind in self._all_kinds else None
+        plan = self._plans.get((hits, kind))
+        if plan is None:
+            plan = self._plans[(hits, kind)] = self._plan(dict(zip(self._preds, hits)), kind)
+        codes, whole, parts = plan
+        if not codes:
+            return None, codes
+        if whole or res is None:
+            return doc, codes
+        return doc.only([("apiVersion",), ("kind",)] + [path for p in parts for path in p.paths(res)]), codes
+
+    def _plan(self, hit: dict, kind: str | None) -> tuple[frozenset, bool, tuple]:
         codes: set[str] = set()
         parts: list[Parts] = []
         whole = False
         for code, preds in self.by_rule.items():
-            if preds is None or (res is not None and res.kind in self.kinds.get(code, ())):
+            if preds is None or kind in self.kinds.get(code, ()):
                 codes.add(code)
                 whole = True
                 continue
@@ -419,11 +443,7 @@ class RunReads:
                 codes.add(code)
                 whole = whole or not all(isinstance(p, Parts) for p in matched)
                 parts.extend(matched)
-        if not codes:
-            return None, codes
-        if whole or res is None:
-            return doc, codes
-        return doc.only([("apiVersion",), ("kind",)] + [path for p in parts for path in p.paths(res)]), codes
+        return frozenset(codes), whole, tuple(dict.fromkeys(parts))
 
 
 def run_reads(rules: Iterable[Rule]) -> RunReads:

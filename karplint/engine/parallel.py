@@ -216,7 +216,10 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
     families = rule_families(rules)
     documents = sum(o.summary.run_documents for o in outcomes)
     if jobs < 2 or len(families) < 2 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not hasattr(os, "fork"):
-        return scoped_run_stage(outcomes, config, rules)
+        out = scoped_run_stage(outcomes, config, rules)
+        for o in outcomes:
+            o.release()
+        return out
     readers = [{r.code for r in family} for family in families]
     weight = [sum(o.summary.run_documents for o in outcomes if o.summary.run_rules & codes) for codes in readers]
     order = sorted(range(len(families)), key=lambda i: -weight[i])
@@ -227,16 +230,25 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
 
 
 def _take(tasks: int, outcomes, config, families) -> dict:
+    """Run the families taken from the queue `tasks` until it is empty; their verdicts by rule code."""
     from karplint.engine import scoped_run_stage
 
     out: dict = {}
+    done: set[str] = set()
     while True:
         token = os.read(tasks, 1)
         if not token:
+            for o in outcomes:
+                o.release()
             return out
         family = families[token[0]]
         codes = {r.code for r in family}
-        out.update(scoped_run_stage([o for o in outcomes if o.summary.run_rules & codes], config, family))
+        read = [o for o in outcomes if o.summary.run_rules & codes]
+        out.update(scoped_run_stage(read, config, family))
+        done |= codes
+        for o in read:  # documents no family left here reads
+            if o.summary.run_rules <= done:
+                o.release()
 
 
 def _split(outcomes, config, families, order) -> dict:

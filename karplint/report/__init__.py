@@ -20,9 +20,9 @@ def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_f
 
         render_concise(report, out, quiet=quiet)
     elif fmt == "json":
-        from karplint.report.json import render_json
+        from karplint.report.json import write_json
 
-        out.write(render_json(report))
+        write_json(report, out)
     elif fmt == "sarif":
         from karplint.report.sarif import render_sarif
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TextIO
 
 from karplint.engine import Report
 from karplint.report import escape
@@ -36,19 +37,42 @@ def summary(report: Report) -> dict:
     }
 
 
+def _finding(f) -> dict:
+    item = f.to_json()
+    # Untrusted text: a file name's non-UTF-8 bytes as visible escapes (the JSON stays valid UTF-8), control
+    # characters likewise.
+    item["file"] = escape.line(item["file"])
+    item["message"] = escape.text(item["message"])
+    item["help"] = [escape.text(x) for x in item["help"]]
+    item["notes"] = [escape.text(x) for x in item["notes"]]
+    return item
+
+
 def render_json(report: Report) -> str:
-    findings = []
-    for f in report.findings:
-        item = f.to_json()
-        # Untrusted text: a file name's non-UTF-8 bytes as visible escapes (the JSON stays valid UTF-8), control
-        # characters likewise.
-        item["file"] = escape.line(item["file"])
-        item["message"] = escape.text(item["message"])
-        item["help"] = [escape.text(x) for x in item["help"]]
-        item["notes"] = [escape.text(x) for x in item["notes"]]
-        findings.append(item)
-    doc = {"version": SCHEMA_VERSION, "findings": findings, "summary": summary(report)}
+    doc = {"version": SCHEMA_VERSION, "findings": [_finding(f) for f in report.findings], "summary": summary(report)}
     return dumps_indented(doc) + "\n"
+
+
+def write_json(report: Report, out: TextIO) -> None:
+    """`out.write(render_json(report))`, a few findings at a time: a large report is never held whole in memory."""
+    out.write(f'{{\n  "version": {SCHEMA_VERSION},\n  "findings": ')
+    if not report.findings:
+        out.write("[]")
+    else:
+        pieces: list[str] = ["["]
+        for i, f in enumerate(report.findings):
+            pieces.append(",\n    " if i else "\n    ")
+            item = _finding(f)
+            try:
+                _encode(item, "\n    ", pieces)
+            except _Unusual:  # (JSON strings hold no raw line break: re-indenting the standard encoder's is safe)
+                pieces.append(json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    "))
+            if len(pieces) > 4096:
+                out.write("".join(pieces))
+                pieces.clear()
+        pieces.append("\n  ]")
+        out.write("".join(pieces))
+    out.write(',\n  "summary": ' + dumps_indented(summary(report)).replace("\n", "\n  ") + "\n}\n")
 
 
 def dumps_indented(obj) -> str:

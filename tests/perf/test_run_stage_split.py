@@ -77,3 +77,23 @@ def test_child_dying_loses_nothing(tree, serial, splits, monkeypatch):
 def test_small_runs_stay_in_one_process(tree, monkeypatch):
     monkeypatch.setattr(parallel, "_split", lambda *a: pytest.fail("split a run below the threshold"))
     check(tree[:40], make_config(), jobs=2)
+
+
+def test_released_documents_come_back_from_their_blob(tree):
+    from karplint.engine import FileOutcome, FileSummary
+    from karplint.readers.loader import load
+    from karplint.readers.source import SourceFile
+
+    item = tree[0]
+    docs, _ = load(SourceFile(item.display, Path(item.abspath).read_text()))
+    import pickle
+
+    blob = pickle.dumps(docs)
+    o = FileOutcome(FileSummary(item.display), blob)
+    first = o.documents()
+    assert [d.data for d in first] == [d.data for d in docs]
+    assert o.documents() is first  # unpickled once while in use
+    o.release()
+    assert o.documents_blob() is blob
+    again = o.documents()
+    assert again is not first and [d.data for d in again] == [d.data for d in docs]
