@@ -32,7 +32,7 @@ from karplint.model import Resource
 from karplint.provisioning import quantity
 from karplint.provisioning.catalog import Catalog, InstanceType
 from karplint.provisioning.requirements import Requirement, Requirements
-from karplint.readers.document import Path
+from karplint.readers.document import Document, Path
 from karplint.readers.templating import has_placeholder, has_placeholder_within
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
@@ -58,7 +58,6 @@ class NodeClassFacts:
     # reservations, maxPods, block devices, other AMI families.
     unknown_resources: frozenset = frozenset({"ephemeral-storage"})
     name: str | None = None
-    where: str | None = None  # file:line of the AMI family
 
 
 def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) -> NodeClassFacts:
@@ -77,9 +76,8 @@ def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) ->
         unknown.add("ephemeral-storage")
     if ami_family is None or ami_family == "Custom" or ami_family in WINDOWS_BUILDS:
         unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
-    where = f"{nc.doc.path}:{nc.doc.span(family_path).line}" if family_path else None
     reservations = None if has_placeholder_within(terms) else bool(terms)
-    return NodeClassFacts(ami_family, family_path, reservations, frozenset(unknown), nc.name, where)
+    return NodeClassFacts(ami_family, family_path, reservations, frozenset(unknown), nc.name)
 
 
 def type_requirements(it: InstanceType, labels: tuple[str, ...], facts: NodeClassFacts) -> Requirements:
@@ -205,8 +203,13 @@ class Source:
     requirement: Requirement
     path: Path
     text: str  # as the NodePool writes it, e.g. `kubernetes.io/arch In [arm64]`
-    line: int
+    doc: Document = field(repr=False, compare=False)
     label: bool = False  # from template.metadata.labels
+
+    @property
+    def line(self) -> int:
+        """Asked only for a finding's message: positions are worked out on demand (`readers.fastload`)."""
+        return (self.doc.key_span(self.path) if self.label else self.doc.span(self.path)).line
 
 
 @dataclass
@@ -282,7 +285,7 @@ def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
         except (ValueError, IndexError):
             return out, "a requirement is malformed"
         path = spec_path + ("requirements", i)
-        out.append(Source(req.key, req, path, _requirement_text(key, op, values, mv), np.doc.span(path).line))
+        out.append(Source(req.key, req, path, _requirement_text(key, op, values, mv), np.doc))
     labels = np.get(("spec", "template", "metadata", "labels"))
     if isinstance(labels, dict):
         for k, v in labels.items():
@@ -291,8 +294,7 @@ def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
                 continue
             value = str(v).lower() if isinstance(v, bool) else str(v)
             path = ("spec", "template", "metadata", "labels", k)
-            out.append(Source(k, Requirement.new(k, "In", [value]), path, f"label `{k}: {value}`",
-                              np.doc.key_span(path).line, label=True))
+            out.append(Source(k, Requirement.new(k, "In", [value]), path, f"label `{k}: {value}`", np.doc, label=True))
     return out, None
 
 
