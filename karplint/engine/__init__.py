@@ -1,7 +1,8 @@
 """Run a check: load every input, build the model, run the selected rules, apply suppressions.
 
     inputs -> per-file stage (one file at a time: parse, resource- and file-scope rules) -> FileSummary
-           -> run stage (run-scope rules over the documents they read, across files) -> Finding -> Report
+           -> run stage (run-scope rules over the documents they read, across files; two processes share it
+              when it is large: engine/parallel.py) -> Finding -> Report
 
 The per-file stage depends only on one file, the configuration and karplint, so its `FileSummary` can be
 computed in worker processes and cached. The run stage sees only the documents some selected cross-file rule

@@ -3,6 +3,8 @@ in this process. Whatever the route, each file's `FileOutcome` is the same.
 
 Workers are forked (cheap: the rules are already imported) and get files in chunks; each returns the file's
 summary and the pickled documents the run stage reads, which is also what the cache stores.
+
+The run stage (`run_stage`) is shared by two processes when it has thousands of documents to read.
 """
 
 from __future__ import annotations
@@ -215,7 +217,7 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
 
     families = rule_families(rules)
     documents = sum(o.summary.run_documents for o in outcomes)
-    if jobs < 2 or len(families) < 2 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not hasattr(os, "fork"):
+    if jobs < 2 or len(families) < 2 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not _can_fork():
         out = scoped_run_stage(outcomes, config, rules)
         for o in outcomes:
             o.release()
@@ -227,6 +229,13 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
         if o.summary.run_rules:
             o.fetch()
     return _split(outcomes, config, families, order)
+
+
+def _can_fork() -> bool:
+    """fork() is there, and no other thread runs (one holding a lock would leave it held in the child)."""
+    import threading
+
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _take(tasks: int, outcomes, config, families) -> dict:

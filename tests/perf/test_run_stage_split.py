@@ -25,10 +25,14 @@ def _findings(report):
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory):
+def root(tmp_path_factory):
+    return tmp_path_factory.mktemp("tree")
+
+
+@pytest.fixture(scope="module")
+def tree(root):
     """A generated monorepo: NodePools, a Cilium DaemonSet, workloads, PDBs and autoscalers, so that every
     family of cross-file rules has verdicts."""
-    root = tmp_path_factory.mktemp("tree")
     return [InputFile(str(p), str(p)) for p in sorted(generate(root, 400))]
 
 
@@ -57,6 +61,15 @@ def test_split_equals_one_process(tree, serial, splits):
     assert {"KPL301", "KPL421", "KPL901"} & codes, "the tree exercises several families of cross-file rules"
     assert _findings(check(tree, make_config(), jobs=2)) == serial
     assert len(splits) == 1 and len(splits[0]) >= 5  # one split, over every family
+
+
+def test_split_with_cluster_scopes(root, tree, splits):
+    config = make_config({"clusters": ["teams/*", "platform/*"]})
+    config.root = str(root)
+    one = _findings(check(tree, config, jobs=1))
+    assert not splits
+    assert _findings(check(tree, config, jobs=2)) == one
+    assert len(splits) == 1
 
 
 def test_child_dying_loses_nothing(tree, serial, splits, monkeypatch):
@@ -97,3 +110,19 @@ def test_released_documents_come_back_from_their_blob(tree):
     assert o.documents_blob() is blob
     again = o.documents()
     assert again is not first and [d.data for d in again] == [d.data for d in docs]
+
+
+def test_no_split_while_another_thread_runs(tree, serial, monkeypatch):
+    """A thread holding a lock at fork() would leave it held in the child: with threads, one process."""
+    import threading
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_RUN_DOCUMENTS", 0)
+    monkeypatch.setattr(parallel, "_split", lambda *a: pytest.fail("split with another thread running"))
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert _findings(check(tree, make_config(), jobs=2)) == serial
+    finally:
+        stop.set()
+        t.join()
