@@ -121,8 +121,11 @@ def _editable(doc: Document) -> bool:
     root = doc.nodes.get(())
     if root is None:
         return False
+    text = doc.source.text
+    if "&" not in text and "*" not in text and getattr(doc.nodes, "whole_stream_parsed", lambda: False)():
+        return True  # (what `_anchor_offsets` would parse the text again to find out)
     lo, hi = root.span.offset, root.span.end_offset
-    return not any(lo <= o <= hi for o in _anchor_offsets(doc.source.text))
+    return not any(lo <= o <= hi for o in _anchor_offsets(text))
 
 
 def _full(doc: Document, path: Path) -> tuple:
@@ -290,8 +293,17 @@ def _render_item(item: Any, dash_col: int, lay: Layout) -> list[str]:
     return [f"{pad}{dash}{_flow(item) if isinstance(item, (dict, list)) else render_scalar(item)}"]
 
 
+_last_layout: list = [None, None]  # (document, its layout): one edit asks several times, of one document
+
+
 def _layout(doc: Document) -> Layout:
     """The indentation the document uses (the first example of each); defaults 2, 2 and 2."""
+    if _last_layout[0] is not doc:
+        _last_layout[:] = doc, _measure_layout(doc)
+    return _last_layout[1]
+
+
+def _measure_layout(doc: Document) -> Layout:
     units: list[int] = []
     seq_offs: list[int] = []
     item_offs: list[int] = []

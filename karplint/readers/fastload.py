@@ -365,11 +365,12 @@ class _PositionBuilder:
 class _FilePositions:
     """Positions of every document of one file, computed once, on demand, shared by its `LazyNodes`."""
 
-    __slots__ = ("text", "by_index")
+    __slots__ = ("text", "by_index", "by_libyaml")
 
     def __init__(self, text: str):
         self.text = text
         self.by_index: dict[int, dict] | None = None
+        self.by_libyaml = False  # libyaml composed the whole stream (so it has no syntax error)
 
     def nodes(self, index: int) -> dict:
         if self.by_index is None:
@@ -381,6 +382,7 @@ class _FilePositions:
                         b = _PositionBuilder(marks)
                         b.build(root, (), None)
                         by_index[i] = b.nodes
+                self.by_libyaml = True
             except _Fallback:  # a position libyaml cannot place as ruamel does: ask the reference
                 from karplint.readers.loader import load_reference
 
@@ -395,6 +397,7 @@ class _FilePositions:
 
     def __setstate__(self, state):
         self.text, self.by_index = state
+        self.by_libyaml = False
 
 
 class LazyNodes(Mapping):
@@ -429,6 +432,11 @@ class LazyNodes(Mapping):
 
     def __repr__(self) -> str:
         return f"LazyNodes(document {self._index})"
+
+    def whole_stream_parsed(self) -> bool:
+        """Whether libyaml composed this document's whole stream, positions included (no syntax error in it)."""
+        self._get()
+        return self._file.by_libyaml
 
     def __getstate__(self):
         return (self._file, self._index)

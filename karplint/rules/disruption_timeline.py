@@ -267,12 +267,15 @@ def _evicted_workloads(doc, res) -> bool:
     return res is not None and res.kind in EVICTED_KINDS
 
 
+_NAMED = [("metadata", "name"), ("metadata", "namespace")]
+
+
 def _pdb_workload_parts(res: Resource) -> list[tuple]:
-    """What KPL421 reads of a workload: its metadata, replicas, pod labels and where its pods may land."""
+    """What KPL421 reads of a workload: its name and namespace, replicas, pod labels and where its pods may land."""
     from karplint.provisioning.placement import PLACEMENT_KEYS
 
     meta, spec = res.pod_template
-    return [("metadata",), ("spec", "replicas"), meta] + [spec + (k,) for k in PLACEMENT_KEYS]
+    return [*_NAMED, ("spec", "replicas"), meta + ("labels",)] + [spec + (k,) for k in PLACEMENT_KEYS]
 
 
 def _scalers(doc, res) -> bool:
@@ -282,7 +285,7 @@ def _scalers(doc, res) -> bool:
 # KPL421 reads PodDisruptionBudgets (it reports on them), only a little of every workload they may select and of
 # the autoscalers that decide those workloads' replicas.
 _PDB_READS = (_pdbs, Parts(_evicted_workloads, _pdb_workload_parts),
-              Parts(_scalers, lambda res: [("metadata",), ("spec", "scaleTargetRef")]))
+              Parts(_scalers, lambda res: [*_NAMED, ("spec", "scaleTargetRef")]))
 
 
 def _selector_matches(selector: dict, labels: dict) -> bool:
