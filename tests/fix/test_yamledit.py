@@ -292,3 +292,22 @@ def test_item_spacing_follows_the_file():
     assert out == text + "    -   key: z\n        effect: W\n"
     out = run(text, ye.insert_entry, ("a",), "c", [{"k": 1}])
     assert out == text + "    c:\n    -   k: 1\n"
+
+
+def test_editable_asks_the_parser_only_when_libyaml_did_not_compose_the_whole_stream(monkeypatch):
+    """A stream libyaml composed whole, without `&` or `*`, has no anchor: no second parse to find one. With an
+    anchor, or a syntax error further down the stream, the parser is asked."""
+    asked = []
+    real = ye._anchor_offsets.__wrapped__
+    monkeypatch.setattr(ye, "_anchor_offsets", lambda text: asked.append(text) or real(text))
+    plain = "a: 1\nitems:\n  - x\n"
+    assert run(plain, ye.append_item, ("items",), "z") == plain + "  - z\n"
+    assert asked == []
+    anchored = "a: &v 1\nb: *v\nitems:\n  - x\n"
+    assert run(anchored, ye.append_item, ("items",), "z") is None
+    assert asked == [anchored]
+    broken = "items:\n  - x\n---\nc: [\n"
+    src = decode("t.yaml", broken.encode("utf-8"))
+    first = load(src)[0][0]
+    assert ye.append_item(first, ("items",), "z") is not None
+    assert asked[-1] == broken
