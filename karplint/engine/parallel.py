@@ -140,14 +140,14 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
     todo: list[tuple[int, InputFile, bytes | None, str | None]] = []
     for i, item in enumerate(inputs):
         key = known.keys[i] if known is not None else None
+        # (bytes read to work out the key are the workers' now, or not needed: not kept for the whole run)
+        raw: bytes | FileResult | None = known.read.pop(i, None) if known is not None else None
         if key is not None:
             hit = _from_cache(cache, item, key, config, rules)
             if hit is not None:
                 outcomes[i] = hit
                 continue
-        raw: bytes | FileResult | None = None
         if known is not None:
-            raw = known.read.get(i)
             if raw is None:
                 raw = read_input(item, config)
         elif item.data is not None:
