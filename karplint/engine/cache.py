@@ -355,14 +355,17 @@ class Cache:
             self._index.dirty = True
 
     def put(self, display: str, key: str, summary, documents: bytes | None) -> None:
-        self._pack.data["summaries"][display] = (key, summary.packed(), documents is not None)
+        summaries = self._pack.data["summaries"]
+        before = summaries.get(display)
+        summaries[display] = (key, summary.packed(), documents is not None)
         self._pack.dirty = True
-        docs = self._docs.data["docs"]
         if documents is not None:
-            docs[display] = (key, documents, None)
+            self._docs.data["docs"][display] = (key, documents, None)
             self._docs.dirty = True
-        elif docs.pop(display, None) is not None:
-            self._docs.dirty = True
+        elif not (isinstance(before, tuple) and len(before) == 3 and before[2] is False):
+            # (it may have had documents: the documents' file, the largest, is loaded only then)
+            if self._docs.data["docs"].pop(display, None) is not None:
+                self._docs.dirty = True
 
     # ---------------------------------------------------------------- verdicts
 

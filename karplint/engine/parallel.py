@@ -306,6 +306,7 @@ def _split(outcomes, config, families, order) -> dict:
         finally:
             os.close(tasks_r)
     theirs, positions = pickle.loads(blob) if status == 0 and blob else ({}, {})
+    del blob
     mine.update(theirs)
     for i, update in positions.items():
         if outcomes[i].positions_update is None:

@@ -268,3 +268,22 @@ def test_lost_run_stage_documents_are_recomputed(tmp_path, probe_rules):
     cached = check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))
     assert _findings(cached) == _findings(check(inputs, cfg))
     assert "others: z" in [m for *_, m in _findings(cached)]
+
+
+def test_documents_file_is_loaded_only_for_files_that_had_documents(tmp_path):
+    """A touched file no cross-file rule reads does not load the cache's largest file; one that had documents
+    for the run stage and has none now loses them."""
+    from karplint.engine import FileSummary
+
+    cfg = make_config()
+    cache = Cache.for_run(cfg, tmp_path / "cache")
+    cache.put("a.yaml", "k1", FileSummary("a.yaml", resources=1), None)
+    cache.put("b.yaml", "k1", FileSummary("b.yaml", resources=1, run_documents=1, run_rules=frozenset({"KPL301"})),
+              b"docs")
+    cache.save()
+    again = Cache.for_run(cfg, tmp_path / "cache")
+    again.put("a.yaml", "k2", FileSummary("a.yaml", resources=2), None)
+    assert again._docs._data is None  # not loaded
+    assert again.documents("b.yaml", "k1") == b"docs"
+    again.put("b.yaml", "k2", FileSummary("b.yaml", resources=1), None)
+    assert again.documents("b.yaml", "k1") is None and again.positions("b.yaml", "k1") is None
