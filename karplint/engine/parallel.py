@@ -213,15 +213,10 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
     queue (the families that read the most documents first) and each reads only the documents of the families
     it took. Verdicts are the same as in one process: a rule's verdicts depend only on the documents it reads
     (`Rule.reads`; tests/perf/test_run_reads.py)."""
-    from karplint.engine import scoped_run_stage
-
     families = rule_families(rules)
     documents = sum(o.summary.run_documents for o in outcomes)
-    if jobs < 2 or len(families) < 2 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not _can_fork():
-        out = scoped_run_stage(outcomes, config, rules)
-        for o in outcomes:
-            o.release()
-        return out
+    if jobs < 2 or not 2 <= len(families) <= 255 or documents < MIN_PARALLEL_RUN_DOCUMENTS or not _can_fork():
+        return _one_process(outcomes, config, rules)
     readers = [{r.code for r in family} for family in families]
     weight = [sum(o.summary.run_documents for o in outcomes if o.summary.run_rules & codes) for codes in readers]
     order = sorted(range(len(families)), key=lambda i: -weight[i])
@@ -229,6 +224,15 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
         if o.summary.run_rules:
             o.fetch()
     return _split(outcomes, config, families, order)
+
+
+def _one_process(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict:
+    from karplint.engine import scoped_run_stage
+
+    out = scoped_run_stage(outcomes, config, rules)
+    for o in outcomes:
+        o.release()
+    return out
 
 
 def _can_fork() -> bool:
@@ -270,14 +274,11 @@ def _split(outcomes, config, families, order) -> dict:
     gc.freeze()  # (the collector would otherwise touch, and so copy, every object the child inherits)
     try:
         pid = os.fork()
-    except OSError:
+    except OSError:  # (no process to spare: all of it here)
         gc.unfreeze()
-        os.close(results_r)
-        os.close(results_w)
-        os.close(tasks_r)
-        from karplint.engine import scoped_run_stage
-
-        return scoped_run_stage(outcomes, config, [r for f in families for r in f])
+        for fd in (results_r, results_w, tasks_r):
+            os.close(fd)
+        return _one_process(outcomes, config, [r for f in families for r in f])
     if pid == 0:  # the child: its verdicts (and the positions it worked out) go back pickled; it never returns
         status = 1
         try:
@@ -313,8 +314,6 @@ def _split(outcomes, config, families, order) -> dict:
             outcomes[i].positions_update = update
     left = [r for family in families for r in family if r.code not in mine]
     if left:  # the child failed: what it took is done here
-        from karplint.engine import scoped_run_stage
-
-        mine.update(scoped_run_stage([o for o in outcomes if o.summary.run_rules & {r.code for r in left}],
-                                     config, left))
+        codes = {r.code for r in left}
+        mine.update(_one_process([o for o in outcomes if o.summary.run_rules & codes], config, left))
     return mine
