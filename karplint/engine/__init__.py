@@ -135,9 +135,7 @@ class FileOutcome:
         self.key = key
         self._docs = docs
         self._blob: bytes | None = None  # the pickled documents, kept while they are unpickled
-        # Cached documents: the positions of their tables (`fastload.file_positions`), pickled, each None when
-        # not worked out yet; None for documents made in this run.
-        self._positions = positions
+        self._positions = positions  # per position table of the documents (`fastload.file_positions`): bytes or None
         self.positions_update: list | None = None  # set by `release` when the run stage worked out new positions
 
     def documents(self) -> list[Document]:
@@ -150,7 +148,7 @@ class FileOutcome:
             self._blob = self._docs
             self._docs = pickle.loads(self._blob)
             if callable(self._positions):
-                self._positions = self._positions() or []
+                self._positions = self._positions()
             if self._positions:
                 tables = file_positions(self._docs)
                 if len(tables) == len(self._positions):
@@ -165,17 +163,14 @@ class FileOutcome:
 
     def release(self) -> None:
         """Forget the unpickled documents (they can be unpickled again): the run stage's rules are done with them.
-        Positions worked out meanwhile in cached documents go to `positions_update`, for the cache: a file that
-        was read from the cache once is likely to be again (edits touch few files), and pickling positions costs
-        about what working them out does, so a cold run keeps none."""
+        Positions worked out in them meanwhile go to `positions_update`, for the cache."""
         if not isinstance(self._docs, list):
             return
-        if self._positions is not None:  # (from the cache)
-            from karplint.readers.fastload import file_positions
+        from karplint.readers.fastload import file_positions
 
-            tables = file_positions(self._docs)
-            if any(t.worked_out for t in tables):
-                self.positions_update = self._positions = [t.state() for t in tables]
+        tables = file_positions(self._docs)
+        if any(t.worked_out for t in tables):
+            self.positions_update = self._positions = [t.state() for t in tables]
         if self._blob is not None:  # (documents made in this process, not unpickled, stay)
             self._docs, self._blob = self._blob, None
 
