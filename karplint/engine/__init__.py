@@ -125,35 +125,23 @@ _SHARED_RULE_SETS: dict[frozenset, frozenset] = {}
 class FileOutcome:
     """A file's per-file stage result, computed now or taken from the cache: the summary, and the documents the
     run stage reads (a list; or, from the cache, the pickled list or a function fetching it, used only when a
-    cross-file rule must run again), with the positions an earlier run stage worked out in them."""
+    cross-file rule must run again)."""
 
-    __slots__ = ("summary", "key", "_docs", "_blob", "_positions", "positions_update")
+    __slots__ = ("summary", "key", "_docs", "_blob")
 
-    def __init__(self, summary: FileSummary, docs: list[Document] | bytes | Callable | None, key: str | None = None,
-                 positions: list | Callable | None = None):
+    def __init__(self, summary: FileSummary, docs: list[Document] | bytes | Callable | None, key: str | None = None):
         self.summary = summary
         self.key = key
         self._docs = docs
         self._blob: bytes | None = None  # the pickled documents, kept while they are unpickled
-        self._positions = positions  # per position table of the documents (`fastload.file_positions`): bytes or None
-        self.positions_update: list | None = None  # set by `release` when the run stage worked out new positions
 
     def documents(self) -> list[Document]:
         self.fetch()
         if isinstance(self._docs, bytes):
             import pickle
 
-            from karplint.readers.fastload import file_positions
-
             self._blob = self._docs
             self._docs = pickle.loads(self._blob)
-            if callable(self._positions):
-                self._positions = self._positions()
-            if self._positions:
-                tables = file_positions(self._docs)
-                if len(tables) == len(self._positions):
-                    for table, saved in zip(tables, self._positions):
-                        table.saved = saved
         return self._docs or []
 
     def fetch(self) -> None:
@@ -162,16 +150,8 @@ class FileOutcome:
             self._docs = self._docs()
 
     def release(self) -> None:
-        """Forget the unpickled documents (they can be unpickled again): the run stage's rules are done with them.
-        Positions worked out in them meanwhile go to `positions_update`, for the cache."""
-        if not isinstance(self._docs, list):
-            return
-        from karplint.readers.fastload import file_positions
-
-        tables = file_positions(self._docs)
-        if any(t.worked_out for t in tables):
-            self.positions_update = self._positions = [t.state() for t in tables]
-        if self._blob is not None:  # (documents made in this process, not unpickled, stay)
+        """Forget the unpickled documents (they can be unpickled again): the run stage's rules are done with them."""
+        if self._blob is not None:
             self._docs, self._blob = self._blob, None
 
     def documents_blob(self) -> bytes | None:
@@ -915,10 +895,6 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
             by_rule[r.code] = computed[r.code]
             if r.code in digests:
                 cache.put_run(r.code, digests[r.code], computed[r.code])
-        if cache is not None:  # positions the rules asked for: the next run stage over these files reuses them
-            for o in outcomes:
-                if o.positions_update is not None and o.key is not None:
-                    cache.put_positions(o.summary.display, o.key, o.positions_update)
     run_results = [x for r in stage for x in by_rule[r.code]]
 
     findings: list[Finding] = []

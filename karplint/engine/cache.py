@@ -325,25 +325,9 @@ class Cache:
         return FileSummary.unpacked(display, entry[1]), entry[2]
 
     def documents(self, display: str, key: str) -> bytes | None:
-        entry = self._docs_entry(display, key)
-        return entry[1] if entry is not None else None
-
-    def positions(self, display: str, key: str) -> list | None:
-        """The positions the run stage worked out in these documents (`FileOutcome.positions_update`), or None."""
-        entry = self._docs_entry(display, key)
-        return entry[2] if entry is not None else None
-
-    def put_positions(self, display: str, key: str, positions: list) -> None:
-        if self._docs_entry(display, key) is not None and all(p is None or type(p) is bytes for p in positions):
-            docs = self._docs.data["docs"]
-            docs[display] = (key, docs[display][1], positions)
-            self._docs.dirty = True
-
-    def _docs_entry(self, display: str, key: str) -> tuple | None:
         entry = self._docs.data["docs"].get(display)
-        if isinstance(entry, tuple) and len(entry) == 3 and entry[0] == key and isinstance(entry[1], bytes) \
-                and (entry[2] is None or type(entry[2]) is list):
-            return entry
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == key and isinstance(entry[1], bytes):
+            return entry[1]
         return None
 
     def seen(self, display: str, st: tuple | None, checked_ns: int, key: str) -> None:
@@ -360,7 +344,7 @@ class Cache:
         summaries[display] = (key, summary.packed(), documents is not None)
         self._pack.dirty = True
         if documents is not None:
-            self._docs.data["docs"][display] = (key, documents, None)
+            self._docs.data["docs"][display] = (key, documents)
             self._docs.dirty = True
         elif not (isinstance(before, tuple) and len(before) == 3 and before[2] is False):
             # (it may have had documents: the documents' file, the largest, is loaded only then)

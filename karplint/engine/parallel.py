@@ -100,7 +100,7 @@ def _from_cache(cache, item: InputFile, key: str, config: Config, rules: list[Ru
         raw = read_input(item, config)
         return None if isinstance(raw, FileResult) else process_input(item, raw, config, rules, run_reads(rules)).documents()
 
-    return FileOutcome(summary, documents, key, positions=lambda: cache.positions(item.display, key))
+    return FileOutcome(summary, documents, key)
 
 
 def content_keys(inputs: list[InputFile], config: Config, cache, started_ns: int | None = None) -> "ContentKeys":
@@ -279,13 +279,11 @@ def _split(outcomes, config, families, order) -> dict:
         for fd in (results_r, results_w, tasks_r):
             os.close(fd)
         return _one_process(outcomes, config, [r for f in families for r in f])
-    if pid == 0:  # the child: its verdicts (and the positions it worked out) go back pickled; it never returns
+    if pid == 0:  # the child: its verdicts go back pickled; it never returns into the caller
         status = 1
         try:
             os.close(results_r)
-            verdicts = _take(tasks_r, outcomes, config, families)
-            positions = {i: o.positions_update for i, o in enumerate(outcomes) if o.positions_update is not None}
-            blob = pickle.dumps((verdicts, positions), PICKLE_PROTOCOL)
+            blob = pickle.dumps(_take(tasks_r, outcomes, config, families), PICKLE_PROTOCOL)
             with os.fdopen(results_w, "wb") as out:
                 out.write(blob)
             status = 0
@@ -306,12 +304,8 @@ def _split(outcomes, config, families, order) -> dict:
             raise
         finally:
             os.close(tasks_r)
-    theirs, positions = pickle.loads(blob) if status == 0 and blob else ({}, {})
-    del blob
+    theirs = pickle.loads(blob) if status == 0 and blob else {}
     mine.update(theirs)
-    for i, update in positions.items():
-        if outcomes[i].positions_update is None:
-            outcomes[i].positions_update = update
     left = [r for family in families for r in family if r.code not in mine]
     if left:  # the child failed: what it took is done here
         codes = {r.code for r in left}

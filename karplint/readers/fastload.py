@@ -365,35 +365,15 @@ class _PositionBuilder:
 class _FilePositions:
     """Positions of every document of one file, computed once, on demand, shared by its `LazyNodes`."""
 
-    __slots__ = ("text", "by_index", "by_libyaml", "saved", "worked_out")
+    __slots__ = ("text", "by_index", "by_libyaml")
 
     def __init__(self, text: str):
         self.text = text
         self.by_index: dict[int, dict] | None = None
         self.by_libyaml = False  # libyaml composed the whole stream (so it has no syntax error)
-        self.saved: bytes | None = None  # what `state` gave for this text earlier (the cache keeps it)
-        self.worked_out = False  # computed here, not restored from `saved`
-
-    def state(self) -> bytes | None:
-        """The positions as the cache keeps them: unpickling them costs a fifth of working them out again."""
-        if self.worked_out:
-            import pickle
-
-            self.saved, self.worked_out = pickle.dumps((self.by_libyaml, self.by_index), pickle.HIGHEST_PROTOCOL), False
-        return self.saved
 
     def nodes(self, index: int) -> dict:
-        if self.by_index is None and self.saved is not None:
-            import pickle
-
-            try:
-                by_libyaml, by_index = pickle.loads(self.saved)
-                if isinstance(by_index, dict):
-                    self.by_libyaml, self.by_index = bool(by_libyaml), by_index
-            except Exception:  # noqa: BLE001 - authentic but unreadable (another Python): worked out again
-                self.saved = None
         if self.by_index is None:
-            self.worked_out = True
             by_index: dict[int, dict] = {}
             marks = _Marks(self.text)
             try:
@@ -417,7 +397,7 @@ class _FilePositions:
 
     def __setstate__(self, state):
         self.text, self.by_index = state
-        self.by_libyaml, self.saved, self.worked_out = False, None, False
+        self.by_libyaml = False
 
 
 class LazyNodes(Mapping):
@@ -464,17 +444,6 @@ class LazyNodes(Mapping):
     def __setstate__(self, state):
         self._file, self._index = state
         self._nodes = None
-
-
-def file_positions(docs) -> list[_FilePositions]:
-    """The position tables of `docs` (one per text their positions come from), in order: what the cache keeps of
-    positions worked out in the run stage, and restores when the same documents are read again."""
-    out: dict[int, _FilePositions] = {}
-    for doc in docs:
-        nodes = doc.nodes
-        if type(nodes) is LazyNodes:
-            out.setdefault(id(nodes._file), nodes._file)
-    return list(out.values())
 
 
 def load_fast(src: SourceFile, text: str):
