@@ -19,29 +19,16 @@ class SimulateError(Exception):
     pass
 
 
-def _model(paths: list[str], max_file_size: int, root: str | None = None):
-    from karplint.discover import MissingPath, discover
-    from karplint.engine import InputFile, parse_input, read_regular
-    from karplint.model import Model
+def _model(paths: list[str], config, root: str | None = None):
+    """The run's documents as `check` sees the cluster (documentation examples left out), and the input problems:
+    a file that cannot be read or parsed is named, never silently missing from the simulation."""
+    from karplint.cli.inputs import read_model
+    from karplint.discover import MissingPath
 
     try:
-        found = discover(paths or ["."], exclude_root=root)
+        return read_model(paths or ["."], config, exclude_root=root, cluster_state=True)
     except MissingPath as exc:
         raise SimulateError(str(exc)) from exc
-    model = Model()
-    problems = []
-    for cand in found.files:
-        try:
-            raw = read_regular(cand.abspath, max_file_size)
-        except OSError as exc:
-            problems.append(f"{cand.display}: {exc}")
-            continue
-        if len(raw) > max_file_size:
-            problems.append(f"{cand.display}: larger than {max_file_size} bytes, not read")
-            continue
-        fr = parse_input(InputFile(cand.display, cand.abspath), raw)
-        model.add(fr.documents or [])
-    return model, problems
 
 
 def _catalog(instance_types: str | None, config_types: dict | None):
@@ -73,9 +60,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     from karplint.provisioning.simulate import simulate
     from karplint.rules.provisioning import nodeclass_facts_resolver
 
-    max_size = getattr(config, "max_file_size", 5 * 1024 * 1024)
     options = getattr(config, "options", {}) or {}
-    model, problems = _model(paths, max_size, getattr(config, "root", None))
+    model, problems = _model(paths, config, getattr(config, "root", None))
     catalog = _catalog(instance_types, options.get("instance-types"))
     facts_for = nodeclass_facts_resolver(model)
 

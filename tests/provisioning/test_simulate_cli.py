@@ -58,3 +58,21 @@ def test_names_from_the_tree_are_escaped(tmp_path):
                   "  template:\n    spec:\n      requirements: []\n")
     out = _run(str(np))
     assert "\x1b" not in out.stdout and "\\x1b" in out.stdout
+
+
+def test_unreadable_inputs_are_named_and_documentation_examples_are_not_the_cluster(tmp_path):
+    """A file that does not parse is named (the simulation lacks its objects), and a NodePool shown in a README
+    is an example, not one of the cluster's NodePools: `check` leaves it out of cross-file verdicts too."""
+    (tmp_path / "np.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: real}\nspec:\n"
+                                      "  template:\n    spec:\n      requirements: []\n")
+    (tmp_path / "broken.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p\n")
+    (tmp_path / "README.md").write_text("# Example\n\n```yaml\napiVersion: karpenter.sh/v1\nkind: NodePool\n"
+                                        "metadata:\n  name: example\nspec:\n  template:\n    spec:\n"
+                                        "      requirements: []\n```\n")
+    out = _run(".", "-f", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [p["name"] for p in data["nodepools"]] == ["real"]
+    assert data["problems"] == ["broken.yaml:4:1: invalid YAML: did not find expected ',' or '}'"]
+    text = _run(".", cwd=tmp_path)
+    assert "warning: broken.yaml:4:1: invalid YAML" in text.stdout
