@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,6 +31,9 @@ class Catalog:
     types: dict[str, InstanceType]
     source: dict[str, str]
     labels: tuple[str, ...] = ()  # every label key the catalog gives values for
+    # What the simulation works out from the catalog alone (type requirements, indexes, filtering results), by
+    # name: the catalog lives as long as the process, and NodePools of every run share these.
+    memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def label_keys(self) -> tuple[str, ...]:
         return self.labels

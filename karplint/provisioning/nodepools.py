@@ -111,7 +111,7 @@ def type_requirements(it: InstanceType, labels: tuple[str, ...], facts: NodeClas
 def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, Requirements]:
     """`type_requirements` of every catalog type, shared by the NodePools whose node classes agree on what
     matters (AMI family, reservations): kept on the catalog object, which lives as long as the process."""
-    memo = catalog.__dict__.setdefault("_type_requirements", {})
+    memo = catalog.memo.setdefault("type_requirements", {})
     key = (facts.ami_family if facts.ami_family in WINDOWS_BUILDS or facts.ami_family in LINUX_FAMILIES else None,
            facts.reservations)
     found = memo.get(key)
@@ -138,6 +138,7 @@ class _LazyTypeRequirements(dict):
         self.catalog, self.facts, self.base = catalog, facts, base
         self.shared: dict[tuple, Requirement] = {}
         self.by_arch: dict[str | None, dict[str, Requirement]] = {}
+        self.memo: dict = {}  # what rules work out from one variant's types (e.g. values left per filtering)
 
     def variant(self, it: InstanceType) -> dict[str, Requirement]:
         """The keys the node class decides (OS when known, windows build, capacity type, tenancy...). They depend
@@ -166,13 +167,13 @@ def type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[
     """key -> [(an instance-type requirement on it, the types that have exactly it)]: a NodePool requirement is
     compared once per distinct value instead of once per type."""
     found = all_type_requirements(catalog, facts)
-    memo = catalog.__dict__.setdefault("_type_index", {})
+    memo = catalog.memo.setdefault("type_index", {})
     index = memo.get(id(found))
     if index is None:
         base = memo.get("base")
         if base is None:  # the catalog's labels are the same in every variant: grouped once
             groups: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
-            for name, by in catalog.__dict__["_type_requirements"]["base"].items():
+            for name, by in catalog.memo["type_requirements"]["base"].items():
                 for k, r in by.items():
                     if k != OS:  # (the OS depends on the AMI family: a variant key)
                         groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
@@ -324,15 +325,15 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
 
     sim.type_reqs = all_type_requirements(catalog, facts)
-    listed = catalog.__dict__.get("_resources")
+    listed = catalog.memo.get("resources")
     if listed is None:
-        listed = catalog.__dict__["_resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
+        listed = catalog.memo["resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
     # NodePools with the same requirements (names aside) under the same node-class variant filter alike:
     # computed once per catalog (results are shared read-only).
     signature = (id(sim.type_reqs), tuple(sorted((k, str(r)) for k, r in reqs.by_key.items()
                                                  if k != "karpenter.sh/nodepool")))
-    shared = catalog.__dict__.setdefault("_pool_results", {})
+    shared = catalog.memo.setdefault("pool_results", {})
     cached = shared.get(signature)
     if cached is None:
         cached = shared[signature] = _filter(catalog, facts, reqs, sim.type_reqs)

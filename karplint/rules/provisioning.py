@@ -107,7 +107,7 @@ def _judged_pools(model: Model, ctx) -> Iterator[tuple]:
 
 
 def _catalog_values(catalog, key: str) -> set[str]:
-    memo = catalog.__dict__.setdefault("_values", {})  # (the catalog lives as long as the process)
+    memo = catalog.memo.setdefault("values", {})
     if key not in memo:
         memo[key] = catalog.values(key)
     return memo[key]
@@ -312,7 +312,7 @@ def _alive_values(sim, key: str) -> set[str]:
     NodePools with the same requirements share their filtering result (`simulate_pool`), and this with it."""
     from karplint.provisioning.nodepools import type_index
 
-    memo = sim.type_reqs.__dict__.setdefault("_alive", {})
+    memo = sim.type_reqs.memo.setdefault("alive", {})
     found = memo.get((id(sim.rejected_by), key))
     if found is not None:
         return found[1]
