@@ -209,9 +209,11 @@ def rule_families(rules: list[Rule]) -> list[list[Rule]]:
 
 
 def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jobs: int = 1) -> dict:
-    """`engine.scoped_run_stage`, in two processes when there is enough work: both take rule families from one
-    queue (the families that read the most documents first) and each reads only the documents of the families
-    it took. Verdicts are the same as in one process: a rule's verdicts depend only on the documents it reads
+    """`engine.scoped_run_stage`, in two processes when there is enough work. The rule families are lined up by
+    how many documents they read; this process takes them from the front, the other from the back, until they
+    meet: the families reading the most (and the most widely shared) documents end up together, and the other
+    process reads the fewest documents twice. Each process reads only the documents of the families it took.
+    Verdicts are the same as in one process: a rule's verdicts depend only on the documents it reads
     (`Rule.reads`; tests/perf/test_run_reads.py)."""
     families = rule_families(rules)
     documents = sum(o.summary.run_documents for o in outcomes)
@@ -223,7 +225,7 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
     for o in outcomes:  # the cached documents are fetched once, here, and shared with the child
         if o.summary.run_rules:
             o.fetch()
-    return _split(outcomes, config, families, order)
+    return _split(outcomes, config, [families[i] for i in order])
 
 
 def _one_process(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict:
@@ -242,19 +244,51 @@ def _can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _take(tasks: int, outcomes, config, families) -> dict:
-    """Run the families taken from the queue `tasks` until it is empty; their verdicts by rule code."""
+class _Line:
+    """Indexes into a line of families that two processes share: one takes from the front, the other from the
+    back. The two ends live in memory both processes map; a byte passed through a pipe is the lock."""
+
+    def __init__(self, n: int):
+        import mmap
+
+        self._ends = mmap.mmap(-1, 2)  # (anonymous: shared with a forked child)
+        self._ends[0], self._ends[1] = 0, n
+        self._lock_r, self._lock_w = os.pipe()
+        os.write(self._lock_w, b"\0")
+
+    def take(self, front: bool) -> int | None:
+        os.read(self._lock_r, 1)
+        try:
+            first, end = self._ends[0], self._ends[1]
+            if first >= end:
+                return None
+            if front:
+                self._ends[0] = first + 1
+                return first
+            self._ends[1] = end - 1
+            return end - 1
+        finally:
+            os.write(self._lock_w, b"\0")
+
+    def close(self) -> None:
+        os.close(self._lock_r)
+        os.close(self._lock_w)
+        self._ends.close()
+
+
+def _take(line: _Line, front: bool, outcomes, config, families) -> dict:
+    """Run the families taken from `line` (at its front or its back) until none is left; their verdicts."""
     from karplint.engine import scoped_run_stage
 
     out: dict = {}
     done: set[str] = set()
     while True:
-        token = os.read(tasks, 1)
-        if not token:
+        i = line.take(front)
+        if i is None:
             for o in outcomes:
                 o.release()
             return out
-        family = families[token[0]]
+        family = families[i]
         codes = {r.code for r in family}
         read = [o for o in outcomes if o.summary.run_rules & codes]
         out.update(scoped_run_stage(read, config, family))
@@ -264,26 +298,25 @@ def _take(tasks: int, outcomes, config, families) -> dict:
                 o.release()
 
 
-def _split(outcomes, config, families, order) -> dict:
+def _split(outcomes, config, families) -> dict:
     import gc
 
-    tasks_r, tasks_w = os.pipe()
-    os.write(tasks_w, bytes(order))  # (a few bytes: the pipe holds them all)
-    os.close(tasks_w)
+    line = _Line(len(families))
     results_r, results_w = os.pipe()
     gc.freeze()  # (the collector would otherwise touch, and so copy, every object the child inherits)
     try:
         pid = os.fork()
     except OSError:  # (no process to spare: all of it here)
         gc.unfreeze()
-        for fd in (results_r, results_w, tasks_r):
+        for fd in (results_r, results_w):
             os.close(fd)
+        line.close()
         return _one_process(outcomes, config, [r for f in families for r in f])
     if pid == 0:  # the child: its verdicts go back pickled; it never returns into the caller
         status = 1
         try:
             os.close(results_r)
-            blob = pickle.dumps(_take(tasks_r, outcomes, config, families), PICKLE_PROTOCOL)
+            blob = pickle.dumps(_take(line, False, outcomes, config, families), PICKLE_PROTOCOL)
             with os.fdopen(results_w, "wb") as out:
                 out.write(blob)
             status = 0
@@ -293,7 +326,7 @@ def _split(outcomes, config, families, order) -> dict:
     os.close(results_w)
     with os.fdopen(results_r, "rb") as results:
         try:
-            mine = _take(tasks_r, outcomes, config, families)
+            mine = _take(line, True, outcomes, config, families)
             blob = results.read()
             _, status = os.waitpid(pid, 0)
         except BaseException:  # (interrupted: the child's work would be lost anyway)
@@ -303,7 +336,7 @@ def _split(outcomes, config, families, order) -> dict:
             os.waitpid(pid, 0)
             raise
         finally:
-            os.close(tasks_r)
+            line.close()
     theirs = pickle.loads(blob) if status == 0 and blob else {}
     mine.update(theirs)
     left = [r for family in families for r in family if r.code not in mine]

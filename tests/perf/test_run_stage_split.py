@@ -76,11 +76,11 @@ def test_child_dying_loses_nothing(tree, serial, splits, monkeypatch):
     parent = os.getpid()
     real = parallel._take
 
-    def take(tasks, *args):
-        if os.getpid() != parent:  # the child takes a family from the queue, then dies
-            os.read(tasks, 1)
+    def take(line, front, *args):
+        if os.getpid() != parent:  # the child takes a family from the line, then dies
+            line.take(front)
             raise RuntimeError("boom")
-        return real(tasks, *args)
+        return real(line, front, *args)
 
     monkeypatch.setattr(parallel, "_take", take)
     assert _findings(check(tree, make_config(), jobs=2)) == serial
