@@ -388,7 +388,6 @@ def pdb_blocks_every_drain(model, ctx):
     for w, labels in everywhere:
         for k, v in labels.items():
             by_label.setdefault((k, str(v)), []).append((w, labels))
-    lands: dict[tuple[str, int], bool] = {}  # (scheduling signature, pool) -> can_land: most pods share theirs
     for pdb in model.of_kind("PodDisruptionBudget"):
         if pdb.group != "policy" or has_placeholder_within(pdb.spec):
             continue
@@ -422,13 +421,8 @@ def pdb_blocks_every_drain(model, ctx):
             spec = w.get(w.pod_template[1])
             spec = spec if isinstance(spec, dict) else {}
             signature = scheduling_signature(spec)
-            for np in pools:
-                if id(np) in seen:
-                    continue
-                ok = lands.get((signature, id(np)))
-                if ok is None:
-                    ok = lands[(signature, id(np))] = can_land(spec, np, signature)
-                if ok:
+            for np in pools:  # (can_land answers once per signature and pool)
+                if id(np) not in seen and can_land(spec, np, signature):
                     hosts.append(np)
                     seen.add(id(np))
         if not hosts:
