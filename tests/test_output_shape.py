@@ -72,13 +72,6 @@ def test_concise_statistics_and_quiet(tmp_path):
     assert stats.stdout.splitlines()[0] == "2\tKPL801\t    removed-api-version"
 
 
-def _documented_findings():
-    """Every rule's findings on the bad examples of its documentation (each rule fires there at least once)."""
-    from karplint.testing import documented_findings
-
-    return documented_findings()
-
-
 # Rules whose headline quotes text karplint does not write (the CRD's own CEL messages).
 VERBATIM_HEADLINES = {"KPL130"}
 
@@ -89,7 +82,9 @@ def test_every_rule_speaks_in_the_short_shape():
     import re
     import statistics
 
-    findings = _documented_findings()
+    from karplint.testing import documented_findings
+
+    findings = documented_findings()  # (each rule fires at least once on the bad examples of its documentation)
     heads = [f.parts[0] for f in findings]
     assert statistics.median(len(h) for h in heads) < 75
     long = sorted({(f.code, f.parts[0]) for f in findings

@@ -411,10 +411,6 @@ class RunReads:
     def __bool__(self) -> bool:
         return bool(self.by_rule)
 
-    def match(self, doc: Document, res: Resource | None) -> set[str]:
-        """The codes of the rules that read `doc`."""
-        return set(self.keep(doc, res)[1])
-
     def keep(self, doc: Document, res: Resource | None) -> tuple[Document | None, frozenset]:
         """(what the run stage keeps of `doc`: the document, only the parts its readers declare (`Parts`), or None;
         the codes of the rules that read it)."""

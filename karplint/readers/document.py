@@ -75,9 +75,11 @@ class Document:
                 kept.append(path)
         data: dict = {}
         for path in kept:
-            value = get_path(self.data, path, _MISSING)
-            if value is _MISSING or any(isinstance(part, int) for part in path):
+            if any(isinstance(part, int) for part in path):
                 continue  # (paths go through mappings only)
+            value = get_path(self.data, path, _MISSING)
+            if value is _MISSING:
+                continue
             cur = data
             for part in path[:-1]:
                 cur = cur.setdefault(part, {})

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from karplint.model import Parts, Resource, karpenter_resources
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
-from karplint.readers.templating import has_placeholder_within
+from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
+from karplint.readers.templating import has_placeholder, has_placeholder_within
 from karplint.rules import rule
 
 DISRUPTION = ("spec", "disruption")
@@ -272,8 +273,6 @@ _NAMED = [("metadata", "name"), ("metadata", "namespace")]
 
 def _pdb_workload_parts(res: Resource) -> list[tuple]:
     """What KPL421 reads of a workload: its name and namespace, replicas, pod labels and where its pods may land."""
-    from karplint.provisioning.placement import PLACEMENT_KEYS
-
     meta, spec = res.pod_template
     return [*_NAMED, ("spec", "replicas"), meta + ("labels",)] + [spec + (k,) for k in PLACEMENT_KEYS]
 
@@ -369,8 +368,6 @@ def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
       summary="A PodDisruptionBudget that never allows an eviction for the pods it selects, on Karpenter nodes",
       reads=_PDB_READS + (karpenter_resources,))
 def pdb_blocks_every_drain(model, ctx):
-    from karplint.provisioning.placement import can_land, scheduling_signature
-
     pools = [np for np in model.nodepools() if np.version in ("v1", "v1beta1")
              and isinstance(np.get(TEMPLATE_SPEC), dict)]
     if not pools:
@@ -593,7 +590,7 @@ def auto_mode_requirement(res, ctx):
     if not isinstance(reqs, list):
         return
     for i, r in enumerate(reqs):
-        if not isinstance(r, dict) or not isinstance(r.get("key"), str) or has_placeholder_within(r.get("key")):
+        if not isinstance(r, dict) or not isinstance(r.get("key"), str) or has_placeholder(r.get("key")):
             continue
         key, path = r["key"], TEMPLATE_SPEC + ("requirements", i, "key")
         if key in AUTO_MODE_LABELS:

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
+from karplint.provisioning.placement import PLACEMENT_KEYS
 from karplint.readers.document import Document
 from karplint.rules import rule
 from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
@@ -408,7 +409,7 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
     if res.kind == "DaemonSet":
         return True
     spec = res.get(res.pod_template[1])
-    return isinstance(spec, dict) and any(k in spec for k in ("nodeSelector", "affinity", "tolerations"))
+    return isinstance(spec, dict) and any(k in spec for k in PLACEMENT_KEYS)
 
 
 def _pool_dir(sim) -> str:
