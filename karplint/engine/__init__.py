@@ -517,6 +517,29 @@ def _watched_context(model, config: Config) -> _VersionWatch:
                          {**option_defaults(), **config.options}, config.karpenter_version_source)
 
 
+_STEPS: dict[tuple, tuple[list[Rule], dict]] = {}
+
+
+def _per_file_steps(rules: list[Rule], kinds) -> list[tuple[Rule, tuple[str, ...]]]:
+    """The per-file stage's work on a file holding resources of `kinds`, in `rules` order: (resource rule, the
+    kinds it checks that the file has) and (file rule, ()). Worked out once per set of kinds (a run sees few),
+    rather than walking every rule's kinds for every file."""
+    key = tuple(map(id, rules))  # (each entry keeps its rules alive: their ids stay theirs)
+    entry = _STEPS.get(key)
+    if entry is None:
+        if len(_STEPS) > 16:
+            _STEPS.clear()
+        entry = _STEPS[key] = (list(rules), {})
+    present = frozenset(kinds)
+    steps = entry[1].get(present)
+    if steps is None:
+        steps = entry[1][present] = [
+            (r, tuple(k for k in r.kinds if k in present) if r.scope == "resource" else ())
+            for r in rules if r.check is not None and r.scope in ("resource", "file")
+            and (r.scope == "file" or any(k in present for k in r.kinds))]
+    return steps
+
+
 def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule],
                   reads: RunReads | None = None) -> FileOutcome:
     """The per-file stage: parse one file, run the selected resource- and file-scope rules on it, and keep the
@@ -550,13 +573,11 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     results: list[Result] = []
     needs_model: set[str] = set()
     file_model: Model | None = None
-    for r in rules:
-        if r.check is None:
-            continue
-        if r.scope == "resource":
+    for r, kinds in _per_file_steps(rules, by_kind.keys()):
+        if kinds:
             if patch and r.code not in PATCH_RULES:
                 continue
-            for kind in r.kinds:
+            for kind in kinds:
                 for res in by_kind.get(kind, ()):
                     try:
                         out = [_resolve(v, r.code, r.code) for v in islice(r.check(res, guarded) or (),
@@ -577,7 +598,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                     except Exception as exc:  # noqa: BLE001 - isolation: one rule never stops the others
                         out = [_internal(r, exc, res.doc, res)]
                     results.extend(out)
-        elif r.scope == "file":
+        else:  # a file-scope rule
             if file_model is None:
                 file_model = Model()
                 file_model.add(fr.documents)

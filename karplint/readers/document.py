@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from karplint.readers.source import SourceFile, Span
@@ -69,14 +69,8 @@ class Document:
         """This document with only the values at `paths` (and the mappings that lead to them), for a reader that
         looks at nothing else and reports elsewhere: neither the file's text nor positions are kept (every span
         is the document's start)."""
-        kept: list[Path] = []
-        for path in sorted(set(map(tuple, paths)), key=len):  # (a prefix comes first and keeps the path whole)
-            if path and not any(path[:len(k)] == k for k in kept):
-                kept.append(path)
         data: dict = {}
-        for path in kept:
-            if any(isinstance(part, int) for part in path):
-                continue  # (paths go through mappings only)
+        for path in _outermost(tuple(map(tuple, paths))):
             value = get_path(self.data, path, _MISSING)
             if value is _MISSING:
                 continue
@@ -84,7 +78,20 @@ class Document:
             for part in path[:-1]:
                 cur = cur.setdefault(part, {})
             cur[path[-1]] = value
-        return replace(self, data=data, nodes={}, source=replace(self.source, text="", _line_starts=None))
+        src = self.source
+        bare = SourceFile(src.path, "", src.abspath, src.encoding, src.bom, src.newline, src.embedding)
+        return Document(bare, self.index, data, {}, self.base, self.start, self.fragment)
+
+
+@functools.lru_cache(maxsize=1024)
+def _outermost(paths: tuple) -> tuple[Path, ...]:
+    """`Document.only`'s paths without those inside another (a prefix keeps the path whole) and without list
+    indexes (paths go through mappings only); a reader asks for few different sets."""
+    kept: list[Path] = []
+    for path in sorted(set(paths), key=len):  # (a prefix comes first)
+        if path and not any(path[:len(k)] == k for k in kept):
+            kept.append(path)
+    return tuple(p for p in kept if not any(isinstance(part, int) for part in p))
 
 
 _MISSING = object()

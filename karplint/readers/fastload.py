@@ -99,8 +99,8 @@ if _CParser is not None:
 
         def resolve(self, kind, value, implicit):  # called by the C composer for untagged nodes
             if kind is ScalarNode:
-                if implicit[0]:
-                    return _resolve_plain(value)
+                if implicit[0] and value[:1] in _BY_FIRST:  # (most plain scalars start with a letter no
+                    return _resolve_plain(value)           # resolver but bool's and null's can start)
                 return _STR
             return _SEQ if kind is SequenceNode else _MAP
 
@@ -112,10 +112,14 @@ class _Fallback(Exception):
 # Each nesting level costs libyaml's recursive composer C stack; beyond a few thousand it crashes the process.
 # A document cannot nest deeper than the number of characters that can open a collection.
 _SAFE_OPENERS = 5000
-# `%` directives (`%YAML 1.1` changes the resolver); tabs (libyaml accepts tab separation where ruamel reports
-# "found character '\\t' that cannot start any token"); NEL/LS/PS (both count them as line breaks, the
-# positions of the rest of karplint do not).
-_UNSAFE = re.compile(r"^%|[\t\x85\u2028\u2029]", re.M)
+
+
+def _unsafe(text: str) -> bool:
+    """`%` directives (`%YAML 1.1` changes the resolver); tabs (libyaml accepts tab separation where ruamel reports
+    "found character '\\t' that cannot start any token"); NEL/LS/PS (both count them as line breaks, the
+    positions of the rest of karplint do not). (Substring tests: a regex scan of every file costs ten times more.)"""
+    return ("\t" in text or "\x85" in text or "\u2028" in text or "\u2029" in text or text.startswith("%")
+            or "\n%" in text)
 
 
 def _nesting_could_be_deep(text: str) -> bool:
@@ -151,7 +155,7 @@ def _event_depth(text: str, limit: int = 1000) -> int:
 
 def _compose(text: str) -> list:
     """Every document's root node (None for an empty document); raises _Fallback when libyaml can't."""
-    if _UNSAFE.search(text) or _nesting_could_be_deep(text):
+    if _unsafe(text) or _nesting_could_be_deep(text):
         raise _Fallback()
     loader = _Loader(text)
     nodes = []
@@ -267,12 +271,22 @@ class _DataBuilder:
                     f"more than {MAX_ALIAS_EXPANSIONS:,} alias expansions (a 'billion laughs' document?)",
                     self.span(node, value_of, key_end))
         self.seen[key] = visits + 1
-        if cls is SequenceNode:
-            d = depth + 1
-            return [self.build(item, d) for item in node.value]
-        out: dict = {}
-        first_key: dict = {}
         d = depth + 1
+        # Most nodes are scalars: a child scalar within the limits is built here rather than by a call (the
+        # same value, count and checks; a child over a limit goes through `build`, which reports it).
+        inline = d <= MAX_DEPTH
+        if cls is SequenceNode:
+            items = []
+            for item in node.value:
+                if inline and item.__class__ is ScalarNode and self.count < MAX_NODES:
+                    self.count += 1
+                    tag = item.tag
+                    items.append(item.value if tag == _STR else _scalar(tag, item.value))
+                else:
+                    items.append(self.build(item, d))
+            return items
+        out: dict = {}
+        first_key: dict = {}  # key -> the node of its first occurrence
         block = 2 if node.flow_style else 1
         for key_node, value_node in node.value:
             ktag = key_node.tag
@@ -284,33 +298,25 @@ class _DataBuilder:
                             out.setdefault(k, v)
                 continue
             if key_node.__class__ is ScalarNode:
-                key = _key(key_node)
+                key = key_node.value if ktag == _STR else _key(key_node)
             else:
                 key = f"<complex key at line {key_node.start_mark.line + 1}>"
             if key in first_key:
                 kspan = self.span(key_node)
                 self.problems.append(Problem(
                     "KPL002",
-                    f"duplicate key {key!r} (first defined at line {first_key[key].line})\n"
+                    f"duplicate key {key!r} (first defined at line {first_key[key].start_mark.line + 1})\n"
                     "note: the API server rejects the manifest or keeps only one of the values",
                     kspan))
             else:
-                first_key[key] = _LazyKeySpan(key_node)
-            out[key] = self.build(value_node, d, block, key_node.end_mark.index)
+                first_key[key] = key_node
+            if inline and value_node.__class__ is ScalarNode and self.count < MAX_NODES:
+                self.count += 1
+                tag = value_node.tag
+                out[key] = value_node.value if tag == _STR else _scalar(tag, value_node.value)
+            else:
+                out[key] = self.build(value_node, d, block, key_node.end_mark.index)
         return out
-
-
-class _LazyKeySpan:
-    """The first key's line, computed only when a duplicate needs it."""
-
-    __slots__ = ("node",)
-
-    def __init__(self, node):
-        self.node = node
-
-    @property
-    def line(self) -> int:
-        return self.node.start_mark.line + 1
 
 
 def _scalar(tag: str, value: str) -> Any:

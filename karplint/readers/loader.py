@@ -285,7 +285,8 @@ def syntax_depth_over(text: str, limit: int = MAX_SYNTAX_DEPTH) -> int | None:
     if len(text) <= limit:
         return None
     block_at, block = None, 0
-    if _DEEP_LINE.search(text):
+    # (`_DEEP_LINE` needs a line of MAX_SYNTAX_DEPTH/2 characters: most files have none, and skip its scan)
+    if max(map(len, text.split("\n"))) >= MAX_SYNTAX_DEPTH // 2 and _DEEP_LINE.search(text):
         for m in _LINE_NESTING.finditer(text):
             depth = len(m.group(1)) + m.group(2).count("-") + m.group(2).count("?")
             if depth > block:

@@ -88,6 +88,20 @@ def test_fast_path_taken_for_plain_manifests():
     assert not _compare("error", b"a: [1, 2\n")
 
 
+@pytest.mark.parametrize("limit", ["MAX_NODES", "MAX_DEPTH"])
+@pytest.mark.parametrize("at", range(1, 12))
+def test_load_limits_agree_at_every_boundary(monkeypatch, limit, at):
+    """The fast loader builds child scalars without a call: the node and depth limits must still trip on the
+    same node, with the same message and position, as in the reference loader."""
+    from karplint.readers import loader
+
+    for module in (loader, fastload):
+        monkeypatch.setattr(module, limit, at)
+    text = ("a: 1\nb: [x, {c: d, e: [f, g]}, h]\ni:\n  j:\n    - k\n    - l: m\n      n:\n        o: p\n"
+            "q: {r: [s, [t, [u]]]}\n")
+    assert _compare(f"{limit}={at}", text.encode())
+
+
 def test_deep_flow_nesting_does_not_crash():
     depth = 200_000
     src = decode("deep.yaml", b"[" * depth + b"]" * depth, None)
