@@ -334,37 +334,59 @@ def _key(key_node) -> Any:
     return key
 
 
+_new_tuple = tuple.__new__  # (builds a Span/NodeInfo without its Python-level __new__: positions are built by the
+                            # hundred thousand)
+
+
 class _PositionBuilder:
     """Plain data and positions, as `loader._Builder` (same paths, spans, styles and merge handling)."""
 
     def __init__(self, marks: _Marks):
+        self.marks = marks
         self.span = marks.span
         self.plain = None  # plain scalars have style None in the reference loader (C and pure parsers alike)
         self.nodes: dict = {}
 
+    def _span(self, node, value_of: int = 0, key_end: int = 0) -> Span:
+        """`_Marks.span`, without the call where it is libyaml's marks as they are (neither an empty value nor
+        the end of a text without a final line break)."""
+        si, ei = node.start_mark.index, node.end_mark.index
+        if si != ei and ei != self.marks.n:
+            sm, em = node.start_mark, node.end_mark
+            return _new_tuple(Span, (sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, si, ei))
+        return self.span(node, value_of, key_end)
+
     def build(self, node, path: tuple, key_span: Span | None, value_of: int = 0, key_end: int = 0) -> Any:
         cls = node.__class__
+        nodes, span = self.nodes, self._span
         if cls is ScalarNode:
-            style = node.style or self.plain
-        else:
-            style = ("{" if cls is MappingNode else "[") if node.flow_style else None
-        self.nodes[path] = NodeInfo(self.span(node, value_of, key_end), key_span, style)
-        if cls is ScalarNode:
+            nodes[path] = _new_tuple(NodeInfo, (span(node, value_of, key_end), key_span, node.style or self.plain))
             return None
+        nodes[path] = _new_tuple(NodeInfo, (span(node, value_of, key_end), key_span,
+                                            (("{" if cls is MappingNode else "[") if node.flow_style else None)))
         if cls is SequenceNode:
             for i, item in enumerate(node.value):
-                self.build(item, path + (i,), None)
+                if item.__class__ is ScalarNode:
+                    nodes[path + (i,)] = _new_tuple(NodeInfo, (span(item), None, item.style or self.plain))
+                else:
+                    self.build(item, path + (i,), None)
             return None
         block = 2 if node.flow_style else 1
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
-                self.build(value_node, path + ("<<",), self.span(key_node), block, key_node.end_mark.index)
+            ktag = key_node.tag
+            if ktag == _MERGE:
+                self.build(value_node, path + ("<<",), span(key_node), block, key_node.end_mark.index)
                 continue
             if key_node.__class__ is ScalarNode:
-                key = _key(key_node)
+                key = key_node.value if ktag == _STR else _key(key_node)
             else:
                 key = f"<complex key at line {key_node.start_mark.line + 1}>"
-            self.build(value_node, path + (key,), self.span(key_node), block, key_node.end_mark.index)
+            if value_node.__class__ is ScalarNode:
+                nodes[path + (key,)] = _new_tuple(NodeInfo, (
+                    span(value_node, block, key_node.end_mark.index), span(key_node),
+                    value_node.style or self.plain))
+            else:
+                self.build(value_node, path + (key,), span(key_node), block, key_node.end_mark.index)
         return None
 
 

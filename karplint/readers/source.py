@@ -38,6 +38,9 @@ class SourceFile:
     embedding: object = field(default=None, repr=False, compare=False)
     _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
 
+    def __reduce__(self):  # (fields by position; the line starts are recomputed when asked for)
+        return SourceFile, (self.path, self.text, self.abspath, self.encoding, self.bom, self.newline, self.embedding)
+
     def line_starts(self) -> list[int]:
         if self._line_starts is None:
             starts = [0]
