@@ -372,25 +372,36 @@ def pdb_blocks_every_drain(model, ctx):
              and isinstance(np.get(TEMPLATE_SPEC), dict)]
     if not pools:
         return
+    pdbs = [pdb for pdb in model.of_kind("PodDisruptionBudget")  # (policy/v1: a null selector selects no pod)
+            if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict) and not has_placeholder_within(pdb.spec)]
+    if not pdbs:
+        return
     scaled = _scaled(model)
-    workloads = [w for w in model.resources if w.kind in EVICTED_KINDS and w.group in ("", "apps")
-                 and w.pod_template is not None]
+    first_keys = {next(iter(ml)) for pdb in pdbs if isinstance(ml := pdb.spec["selector"].get("matchLabels"), dict) and ml}
     by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
-    for w in workloads:
-        labels = w.get(w.pod_template[0] + ("labels",))
-        if isinstance(labels, dict) and not has_placeholder_within(labels):
-            by_ns.setdefault(w.namespace, []).append((w, labels))
-    everywhere = [x for items in by_ns.values() for x in items]
-    by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it
-    for w, labels in everywhere:
-        for k, v in labels.items():
-            by_label.setdefault((k, str(v)), []).append((w, labels))
-    for pdb in model.of_kind("PodDisruptionBudget"):
-        if pdb.group != "policy" or has_placeholder_within(pdb.spec):
+    everywhere: list[tuple[Resource, dict]] = []
+    by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it, for the PDBs' keys
+    for w in model.resources:
+        if w.kind not in EVICTED_KINDS or w.group not in ("", "apps") or w.pod_template is None:
             continue
-        selector = pdb.spec.get("selector")
-        if not isinstance(selector, dict):
-            continue  # policy/v1: a null selector selects no pod
+        labels = w.get(w.pod_template[0] + ("labels",))
+        if not isinstance(labels, dict):
+            continue
+        by_ns.setdefault(w.namespace, []).append((w, labels))
+        everywhere.append((w, labels))
+        for k in first_keys:
+            if k in labels:
+                by_label.setdefault((k, str(labels[k])), []).append((w, labels))
+    clean: dict[int, bool] = {}  # pods whose labels hold a placeholder are never matched (checked when met)
+
+    def placeholder_free(w: Resource, labels: dict) -> bool:
+        ok = clean.get(id(w))
+        if ok is None:
+            ok = clean[id(w)] = not has_placeholder_within(labels)
+        return ok
+
+    for pdb in pdbs:
+        selector = pdb.spec["selector"]
         match_labels = selector.get("matchLabels")
         if isinstance(match_labels, dict) and match_labels:  # only pods carrying one of its labels can match
             k, v = next(iter(match_labels.items()))
@@ -398,7 +409,8 @@ def pdb_blocks_every_drain(model, ctx):
         else:
             candidates = everywhere if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
         matched = [w for w, labels in candidates
-                   if _same_namespace(pdb.namespace, w.namespace) and _selector_matches(selector, labels)]
+                   if _same_namespace(pdb.namespace, w.namespace) and _selector_matches(selector, labels)
+                   and placeholder_free(w, labels)]
         if not matched:
             continue
         if any((w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled for w in matched):
