@@ -79,10 +79,25 @@ for _tag, _rx, _first in _RESOLVERS_12:
 _BY_FIRST[""] = ((_NULL, _RESOLVERS_12[4][1]),)  # the empty plain scalar is null
 
 
+# Only numbers and timestamps need a regex: every other implicit type is a finite set of spellings (a plain scalar
+# never ends with a line break, the one other string those regexes' `$` accepts).
+_NUMERIC_FIRST = frozenset("-+0123456789.")
+_LITERAL_TAGS: dict[str, str] = {
+    **dict.fromkeys(("true", "True", "TRUE", "false", "False", "FALSE"), _BOOL),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), _NULL),
+    "<<": _MERGE, "=": "tag:yaml.org,2002:value", **dict.fromkeys("!&*", "tag:yaml.org,2002:yaml"),
+}
+
+
 def _resolve_plain(value: str) -> str:
-    for tag, rx in _BY_FIRST.get(value[:1], ()):
-        if rx.match(value):
-            return tag
+    tag = _LITERAL_TAGS.get(value)
+    if tag is not None:
+        return tag
+    first = value[:1]
+    if first in _NUMERIC_FIRST:
+        for tag, rx in _BY_FIRST[first]:
+            if rx.match(value):
+                return tag
     return _STR
 
 
@@ -99,8 +114,12 @@ if _CParser is not None:
 
         def resolve(self, kind, value, implicit):  # called by the C composer for untagged nodes
             if kind is ScalarNode:
-                if implicit[0] and value[:1] in _BY_FIRST:  # (most plain scalars start with a letter no
-                    return _resolve_plain(value)           # resolver but bool's and null's can start)
+                if implicit[0]:  # (inlined `_resolve_plain`: most scalars are plain strings)
+                    tag = _LITERAL_TAGS.get(value)
+                    if tag is not None:
+                        return tag
+                    if value[:1] in _NUMERIC_FIRST:
+                        return _resolve_plain(value)
                 return _STR
             return _SEQ if kind is SequenceNode else _MAP
 

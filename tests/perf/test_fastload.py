@@ -121,3 +121,26 @@ def test_corpus_agrees_node_by_node():
         if path.suffix in (".yaml", ".yml", ".json") and path.is_file():
             taken += _compare(str(path), path.read_bytes())
     assert taken > 200
+
+
+def test_plain_scalar_resolution_matches_ruamels_regexes():
+    """`_resolve_plain` looks the non-numeric types up in a table of spellings; ruamel's resolvers are regexes.
+    Both must tag every plain scalar alike."""
+    import itertools
+
+    def by_regex(value):
+        for tag, rx in fastload._BY_FIRST.get(value[:1], ()):
+            if rx.match(value):
+                return tag
+        return fastload._STR
+
+    words = ["", "~", "null", "Null", "NULL", "nULL", "true", "True", "TRUE", "tRUE", "false", "False", "FALSE",
+             "yes", "no", "on", "<<", "<", "=", "==", "!", "&", "*", "!!", "n", "t", ".inf", "-.Inf", ".NaN",
+             "1", "-1", "+1", "0x1F", "0o17", "0b10", "1_000", "1.5", "1e3", "1.5e-3", ".5", "2024-01-01",
+             "2024-01-01T10:00:00Z", "1:30", "v1", "None", "nil", " ", "true ", "null "]
+    letters = "tTfFnNlsSrue~<=!&*.0123456789-+x_ "
+    short = ["".join(p) for n in range(1, 4) for p in itertools.product(letters, repeat=n)]
+    for value in words + short:
+        if value and value[0] == " ":
+            continue  # (a plain scalar never starts or ends with a space)
+        assert fastload._resolve_plain(value) == by_regex(value), value

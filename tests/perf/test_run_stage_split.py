@@ -126,3 +126,24 @@ def test_no_split_while_another_thread_runs(tree, serial, monkeypatch):
     finally:
         stop.set()
         t.join()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collector_is_off_during_the_run_stage_and_restored_after(tree, monkeypatch, enabled):
+    import gc
+
+    seen = []
+    real = parallel._run_stage
+
+    def spy(*args):
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(parallel, "_run_stage", spy)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        check(tree, make_config(), jobs=1)
+        assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
