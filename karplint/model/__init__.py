@@ -33,6 +33,14 @@ class Resource:
     doc: Document
     api_version: str
     kind: str
+    _memo: dict | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def memo(self) -> dict:
+        """What rules work out about this resource once and ask again (each under its own key)."""
+        if self._memo is None:
+            self._memo = {}
+        return self._memo
 
     @property
     def data(self) -> dict:
@@ -102,6 +110,8 @@ class Model:
 
     resources: list[Resource] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
+    # What rules work out about the whole run once and several rules ask for (each under its own key).
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, docs: Iterable[Document]) -> None:
         for doc in docs:

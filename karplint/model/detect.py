@@ -258,7 +258,7 @@ def _scan(model: Model, cluster: dict) -> dict[str, Found]:
 def installed_agents(model: Model, cluster: dict) -> dict[str, Found]:
     """Agents installed according to the run (and `[cluster] cni`), by agent name."""
     key = ("agents", tuple(sorted((k, str(v)) for k, v in cluster.items())))
-    cache = model.__dict__.setdefault("_detect_cache", {})
+    cache = model.memo.setdefault("detect", {})
     if key not in cache:
         cache[key] = _scan(model, cluster)
     return cache[key]
@@ -336,7 +336,7 @@ def _scan_karpenter(model: Model) -> DeployedVersion | None:
 
 def deployed_karpenter(model: Model) -> DeployedVersion | None:
     """The Karpenter release the run deploys (first exact version found), or None."""
-    cache = model.__dict__.setdefault("_detect_cache", {})
+    cache = model.memo.setdefault("detect", {})
     if "karpenter" not in cache:
         cache["karpenter"] = _scan_karpenter(model)
     return cache["karpenter"]

@@ -22,9 +22,9 @@ WELL_KNOWN_PREFIXES = (
 def nodepool_template(np: Resource) -> tuple[dict, list, list]:
     """(labels, requirements, taints) of a NodePool's node template (read-only; memoised on the resource:
     placement checks ask once per pod and NodePool pair)."""
-    cached = np.__dict__.get("_placement_template")
+    cached = np.memo.get("placement template")
     if cached is None:
-        cached = np.__dict__["_placement_template"] = _nodepool_template(np)
+        cached = np.memo["placement template"] = _nodepool_template(np)
     return cached
 
 
@@ -151,7 +151,7 @@ def can_land(pod_spec: dict, np: Resource, signature: str | None = None) -> bool
         return True
     if signature is None:
         signature = scheduling_signature(pod_spec)
-    memo = np.__dict__.setdefault("_can_land_memo", {})
+    memo = np.memo.setdefault("can land", {})
     verdict = memo.get(signature)
     if verdict is None:
         verdict = memo[signature] = _can_land(pod_spec, np)

@@ -345,13 +345,13 @@ class Pod:
 
 
 def _pods(model: Model) -> list[Pod]:
-    cache = model.__dict__.setdefault("_disruption_pods", None)
+    cache = model.memo.get("disruption pods")
     if cache is None:
         cache = []
         for res in model.workloads():
             meta, spec = res.pod_template
             cache.append(Pod(res, meta, spec))
-        model.__dict__["_disruption_pods"] = cache
+        model.memo["disruption pods"] = cache
     return cache
 
 
@@ -369,10 +369,10 @@ def _protected(pod: Pod) -> bool:
 
 def _protected_pods(model: Model) -> list[Pod]:
     """`[p for p in _pods(model) if _protected(p)]`, memoised like `_pods` (NodePool rules ask once per pool)."""
-    cache = model.__dict__.get("_disruption_protected_pods")
+    cache = model.memo.get("disruption protected pods")
     if cache is None:
         cache = [p for p in _pods(model) if _protected(p)]
-        model.__dict__["_disruption_protected_pods"] = cache
+        model.memo["disruption protected pods"] = cache
     return cache
 
 

@@ -38,11 +38,11 @@ def _simulated(res: Resource):
     """(budgets, timelines per reason) of a NodePool, memoised on the resource (three rules ask for it)."""
     from karplint.disruption.budgets import read_budgets, timelines
 
-    cached = res.__dict__.get("_budget_timelines")
+    cached = res.memo.get("budget timelines")
     if cached is None:
         v1 = res.version == "v1"
         budgets = read_budgets(res.get(DISRUPTION), v1=v1)
-        cached = res.__dict__["_budget_timelines"] = (budgets, timelines(budgets, v1=v1))
+        cached = res.memo["budget timelines"] = (budgets, timelines(budgets, v1=v1))
     return cached
 
 

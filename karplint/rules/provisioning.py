@@ -87,14 +87,14 @@ def _simulation(model: Model, ctx):
     NodePool has requirements, so that the catalog is never loaded for such runs."""
     if not _pools_with_requirements(model):
         return None, []
-    memo = model.__dict__.get("_provisioning_pools")
+    memo = model.memo.get("provisioning pools")
     if memo is not None:
         return memo
     from karplint.provisioning.simulate import simulate_pools
 
     catalog = _catalog(ctx)
-    memo = model.__dict__["_provisioning_pools"] = (catalog, simulate_pools(model, catalog,
-                                                                            nodeclass_facts_resolver(model)))
+    memo = model.memo["provisioning pools"] = (catalog, simulate_pools(model, catalog,
+                                                                      nodeclass_facts_resolver(model)))
     return memo
 
 
