@@ -373,11 +373,13 @@ def pdb_blocks_every_drain(model, ctx):
     if not pools:
         return
     pdbs = [pdb for pdb in model.of_kind("PodDisruptionBudget")  # (policy/v1: a null selector selects no pod)
-            if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict) and not has_placeholder_within(pdb.spec)]
+            if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict)
+            and not has_placeholder_within(pdb.spec)]
     if not pdbs:
         return
     scaled = _scaled(model)
-    first_keys = {next(iter(ml)) for pdb in pdbs if isinstance(ml := pdb.spec["selector"].get("matchLabels"), dict) and ml}
+    first_keys = {next(iter(ml)) for pdb in pdbs
+                  if isinstance(ml := pdb.spec["selector"].get("matchLabels"), dict) and ml}
     by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
     everywhere: list[tuple[Resource, dict]] = []
     by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it, for the PDBs' keys
