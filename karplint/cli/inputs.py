@@ -31,7 +31,7 @@ def read_model(paths: list[str], config=None, *, exclude_root: str | None = None
                         for p in result.problems)
         docs = result.documents
         if cluster_state:
-            docs = [d for d in docs if getattr(d.source.embedding, "host_kind", None) != "markdown"]
+            docs = [d for d in docs if not d.documentation_example]
         model.add(docs)
     return model, problems
 

@@ -626,8 +626,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     run_rules: set[str] = set()
     if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
-            emb = doc.source.embedding
-            if emb is not None and emb.host_kind == "markdown":
+            if doc.documentation_example:
                 continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
             kept, codes = reads.keep(doc, res)
             if kept is not None:

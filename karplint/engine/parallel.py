@@ -218,7 +218,8 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], jo
 
     The cyclic garbage collector is off meanwhile: the stage unpickles thousands of documents that live until
     it ends, and its rules make little cyclic garbage; the collector would walk those documents over and over
-    (0.03 s, a twentieth of a run that re-checks a NodePool)."""
+    (0.03 s, a twentieth of a run that re-checks a NodePool), and in a forked child it would touch, and so copy,
+    every object the child inherits."""
     import gc
 
     enabled = gc.isenabled()
@@ -315,15 +316,11 @@ def _take(line: _Line, front: bool, outcomes, config, families) -> dict:
 
 
 def _split(outcomes, config, families) -> dict:
-    import gc
-
     line = _Line(len(families))
     results_r, results_w = os.pipe()
-    gc.freeze()  # (the collector would otherwise touch, and so copy, every object the child inherits)
     try:
         pid = os.fork()
     except OSError:  # (no process to spare: all of it here)
-        gc.unfreeze()
         for fd in (results_r, results_w):
             os.close(fd)
         line.close()
@@ -338,7 +335,6 @@ def _split(outcomes, config, families) -> dict:
             status = 0
         finally:
             os._exit(status)
-    gc.unfreeze()
     os.close(results_w)
     with os.fdopen(results_r, "rb") as results:
         try:

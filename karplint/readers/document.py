@@ -40,6 +40,12 @@ class Document:
     def path(self) -> str:
         return self.source.path
 
+    @property
+    def documentation_example(self) -> bool:
+        """A YAML block of a Markdown file (`readers.embedded`): documentation, not an object of the cluster."""
+        emb = self.source.embedding
+        return emb is not None and emb.host_kind == "markdown"
+
     def info(self, path: Path) -> NodeInfo | None:
         """Position of the node at `path`, or of its nearest existing ancestor."""
         full = self.base + tuple(path)

@@ -178,8 +178,7 @@ def _structural(field: str) -> bool:
 def documentation_filter(results: list, documents: list, key) -> list:
     """`results` (engine `Result`s of one file) without the verdicts that do not apply to documentation: see
     FRAGMENT_SILENCED and DOCUMENTATION_SILENCED. `key(doc)` is the engine's document key (`Result.doc`)."""
-    docs = {key(d): d for d in documents
-            if d.source.embedding is not None and d.source.embedding.host_kind == "markdown"}
+    docs = {key(d): d for d in documents if d.documentation_example}
     if not docs:
         return results
     # a part of the object's top is missing (`spec.template is required`, `spec.subnetSelectorTerms ...`):

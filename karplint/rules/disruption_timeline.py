@@ -7,7 +7,7 @@ https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-no
 
 from __future__ import annotations
 
-from karplint.model import Parts, Resource, karpenter_resources
+from karplint.model import Parts, Resource, karpenter_resources, of_kinds
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
 from karplint.readers.templating import has_placeholder, has_placeholder_within
@@ -260,14 +260,6 @@ EVICTED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationControll
 SCALERS = ("HorizontalPodAutoscaler", "ScaledObject")  # replicas decided elsewhere: not judged
 
 
-def _pdbs(doc, res) -> bool:
-    return res is not None and res.kind == "PodDisruptionBudget"
-
-
-def _evicted_workloads(doc, res) -> bool:
-    return res is not None and res.kind in EVICTED_KINDS
-
-
 _NAMED = [("metadata", "name"), ("metadata", "namespace")]
 
 
@@ -277,14 +269,10 @@ def _pdb_workload_parts(res: Resource) -> list[tuple]:
     return [*_NAMED, ("spec", "replicas"), meta + ("labels",)] + [spec + (k,) for k in PLACEMENT_KEYS]
 
 
-def _scalers(doc, res) -> bool:
-    return res is not None and res.kind in SCALERS
-
-
 # KPL421 reads PodDisruptionBudgets (it reports on them), only a little of every workload they may select and of
 # the autoscalers that decide those workloads' replicas.
-_PDB_READS = (_pdbs, Parts(_evicted_workloads, _pdb_workload_parts),
-              Parts(_scalers, lambda res: [*_NAMED, ("spec", "scaleTargetRef")]))
+_PDB_READS = (of_kinds("PodDisruptionBudget"), Parts(of_kinds(*EVICTED_KINDS), _pdb_workload_parts),
+              Parts(of_kinds(*SCALERS), lambda res: [*_NAMED, ("spec", "scaleTargetRef")]))
 
 
 def _selector_matches(selector: dict, labels: dict) -> bool:
