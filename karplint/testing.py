@@ -82,13 +82,20 @@ def need_shared() -> Path:
     return SHARED
 
 
+# A command line prefix that runs a program as root without any capability (util-linux's setpriv): root's file
+# permission overrides (CAP_DAC_OVERRIDE, CAP_FOWNER, ...) are gone, so a test of permissions holds in CI as root.
+UNPRIVILEGED = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"]
+
+
 def run_cli(*args: str, cwd: str | Path | None = None, stdin: str | bytes | None = None,
-            env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run `python -m karplint ARGS` as a user would; returns the completed process (text stdout/stderr)."""
+            env: dict | None = None, timeout: float = 120, unprivileged: bool = False) -> subprocess.CompletedProcess:
+    """Run `python -m karplint ARGS` as a user would; returns the completed process (text stdout/stderr).
+    `unprivileged`: as root, run it without capabilities (UNPRIVILEGED), so that file permissions apply."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
     full_env.update(env or {})
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    proc = subprocess.run([sys.executable, "-m", "karplint", *args], cwd=cwd, input=data, capture_output=True,
+    prefix = UNPRIVILEGED if unprivileged and os.geteuid() == 0 else []
+    proc = subprocess.run([*prefix, sys.executable, "-m", "karplint", *args], cwd=cwd, input=data, capture_output=True,
                           env=full_env, timeout=timeout)
     proc.stdout = proc.stdout.decode("utf-8", "replace")
     proc.stderr = proc.stderr.decode("utf-8", "replace")
