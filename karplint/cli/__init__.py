@@ -162,6 +162,14 @@ def check(
     if show_settings:
         _show_settings(cfg, no_cache, [p for p in paths if p != "-"], not no_respect_gitignore, follow_links)
         raise SystemExit(0)
+    if output is not None:  # refused before the run, not after it
+        from karplint.safe_write import output_refusal
+
+        guarded = [".", *(p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths if p != "-"),
+                   *([cfg.root] if cfg.root else [])]
+        why = output_refusal(output, guarded)
+        if why:
+            _die(f"--output {output}: {why}")
 
     started_ns = time.time_ns()  # before discovery stat()s the files: the cache's racy-check reference
     try:
@@ -236,12 +244,17 @@ def check(
     color = output is None and fmt == "text" and use_color(color, report_out)
     try:
         if output is not None:
-            with open(output, "w", encoding="utf-8") as fh:
-                render(report, fmt, fh, color=False, quiet=quiet, statistics=statistics)
+            import io
+
+            from karplint.safe_write import write_output
+
+            text = io.StringIO()
+            render(report, fmt, text, color=False, quiet=quiet, statistics=statistics)
+            write_output(output, text.getvalue().encode("utf-8"))
         else:
             render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
     except OSError as exc:
-        _die(f"cannot write the report: {exc.strerror}")
+        _die(f"cannot write the report{f' to {output}' if output is not None else ''}: {exc.strerror or exc}")
     if not inputs and not found.problems:
         sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
     if len(report.karpenter_versions) > 1 and not quiet:
@@ -474,6 +487,9 @@ def main() -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while exiting: no traceback, still 130
         sys.stderr.write("karplint: interrupted\n")
         sys.exit(130)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 2 with one line, no traceback

@@ -47,7 +47,12 @@ def check(
     output_format: Optional[OutputFormat] = typer.Option(
         None, "--output-format", "-f",
         help="Report format. Default: text, or github when GITHUB_ACTIONS=true."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    output: Optional[Path] = typer.Option(
+        None, "--output", "-o",
+        help="Write the report to this file: a new file renamed into place, never written through a symbolic "
+        "link (refused, as is a linked directory inside the working directory or the checked paths). A FIFO or "
+        "character device you name is written in place; /dev/stdout, /dev/stderr and /dev/fd/N write to that "
+        "descriptor."),
     select: Optional[List[str]] = typer.Option(None, "--select",
                                                help="Rules to run: codes, code prefixes, slugs or categories."),
     extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help="Rules to add to the selection."),

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable
 
 from karplint.engine import FileSummary
+from karplint.safe_write import replace_file
 
 FORMAT = 3
 MAGIC = b"KPLCACHE3\n"  # then a 32-byte HMAC-SHA256, then the pickled payload
@@ -161,19 +162,10 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
 
 def _write_new(directory: Path, name: str, write: Callable[[BinaryIO], None]) -> None:
     """Create directory/name atomically with what `write(file)` writes: a fresh file (O_EXCL | O_NOFOLLOW)
-    renamed over the old name, which replaces a link there rather than writing through it."""
-    tmp = directory / f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, directory / name)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    renamed over the old name, which replaces a link there rather than writing through it. Ctrl-C cuts a large
+    store short (its temporary file is removed): entries carry their content keys, so stores written by
+    different runs never mix wrongly."""
+    replace_file(directory / name, write, mode=0o600, prefix=".tmp-", defer_interrupts=False)
 
 
 class _MacWriter:

@@ -9,6 +9,7 @@ The run stage (`run_stage`) is shared by two processes when it has thousands of 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
@@ -18,6 +19,7 @@ from karplint.config import Config
 from karplint.engine import (FileOutcome, FileResult, FileSummary, InputFile, process_input, read_input,
                              run_reads)
 from karplint.rules import Rule
+from karplint.safe_write import interrupts_deferred
 
 # Below this many files to process, worker start-up costs more than it saves.
 MIN_PARALLEL_FILES = 64
@@ -36,6 +38,7 @@ _STATE: tuple | None = None
 
 def _init(config: Config, codes: list[str]) -> None:
     global _STATE
+    _leave_interrupts_to_the_parent()
     from karplint.rules import REGISTRY, all_rules
 
     all_rules()
@@ -58,6 +61,14 @@ def _work(chunk: list[tuple[int, str, str | None, bytes | None]]) -> list[tuple[
         o = process_input(item, raw, config, rules, reads)
         out.append((i, pickle.dumps((o.summary, o.documents_blob()), PICKLE_PROTOCOL)))
     return out
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    """In a worker: ignore SIGINT. Ctrl-C reaches the whole process group; the parent stops the run (and its
+    workers) and exits 130, while a worker interrupted on its own would print a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _context():
@@ -183,7 +194,9 @@ def _run_parallel(todo, config, rules, jobs, outcomes, cache) -> None:
     chunks = [[(i, item.display, item.abspath, raw) for i, item, raw, _key in todo[s:s + size]]
               for s in range(0, len(todo), size)]
     codes = [r.code for r in rules]
-    with _context().Pool(jobs, initializer=_init, initargs=(config, codes)) as pool:
+    with contextlib.ExitStack() as stack:
+        with interrupts_deferred():  # (a worker forked meanwhile would be interrupted before its initializer runs)
+            pool = stack.enter_context(_context().Pool(jobs, initializer=_init, initargs=(config, codes)))
         for batch in pool.imap_unordered(_work, chunks):
             for i, blob in batch:
                 summary, docs = pickle.loads(blob)
@@ -328,6 +341,7 @@ def _split(outcomes, config, families) -> dict:
     if pid == 0:  # the child: its verdicts go back pickled; it never returns into the caller
         status = 1
         try:
+            _leave_interrupts_to_the_parent()
             os.close(results_r)
             blob = pickle.dumps(_take(line, False, outcomes, config, families), PICKLE_PROTOCOL)
             with os.fdopen(results_w, "wb") as out:

@@ -15,8 +15,9 @@ touched: edits are applied to the decoded text, which is re-encoded with the fil
 A file is left exactly as it was, with a note, when its fixed text would not parse as YAML with the same
 number of documents, when the passes do not converge, or when it cannot be written (read-only file or
 directory, changed on disk during the run). Files with input problems (syntax error, undecodable, too
-large) are never fixed. Writes are atomic: temporary file in the same directory, fsync, rename, original
-permission bits kept; a symlink is followed and its target replaced.
+large) are never fixed. Writes are atomic (karplint/safe_write.py: temporary file in the same directory,
+fsync, rename; owner, group and mode bits kept) and never cut short by Ctrl-C; a symlink is followed and its
+target replaced; a file with several hard links is left unchanged, with a note.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import difflib
 import os
 import stat
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, TextIO
@@ -37,6 +37,7 @@ from karplint.engine import check as run_check
 from karplint.findings import Edit, Finding, Fix
 from karplint.readers.loader import Problem, _yaml, _yaml_text
 from karplint.readers.source import SourceFile
+from karplint.safe_write import interrupts_deferred, replace_file
 
 MAX_PASSES = 10
 UNFIXABLE_INPUT = {"KPL001", "KPL002", "KPL003", "KPL004", "KPL006"}
@@ -301,44 +302,35 @@ def _writable(path: str) -> str | None:
 
 
 def atomic_write(path: str, data: bytes, expected: bytes | None = None) -> None:
-    """Replace the contents of `path` (a symlink's target) atomically, keeping its permission bits.
-    With `expected`, refuse when the file no longer holds those bytes (changed during the run)."""
+    """Replace the contents of `path` (a symlink's target) atomically, keeping its owner, group and mode bits
+    (setuid, setgid and sticky included) where permitted. With `expected`, refuse when the file no longer holds
+    those bytes (changed during the run). Refused too: a file with several hard links, since the new file
+    would carry one name only and the others would keep the old text; writing in place through the shared
+    inode would keep them together but give up atomicity, and change a file whose other names may lie outside
+    the checked tree. Ctrl-C waits until the file is in place."""
     real = os.path.realpath(path)
     why = _writable(real)
     if why:
         raise WriteError(why)
-    st = os.stat(real)
-    if expected is not None:
-        with open(real, "rb") as fh:
-            if fh.read(len(expected) + 1) != expected:
+    with interrupts_deferred():
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            raise WriteError(exc.strerror or str(exc)) from exc
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise WriteError("not a regular file")
+            if st.st_nlink > 1:
+                raise WriteError(f"it has {st.st_nlink} hard links, and a new file would leave the other names "
+                                 "with the old text; apply the fixes by hand (see --diff)")
+            if expected is not None and fh.read(len(expected) + 1) != expected:
                 raise WriteError("file changed on disk during the run")
-    directory = os.path.dirname(real) or "."
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".karplint~", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
         try:
-            os.chown(tmp, st.st_uid, st.st_gid)
-        except OSError:
-            pass
-        os.replace(tmp, real)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise WriteError(exc.strerror or str(exc)) from exc
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+            replace_file(real, lambda out: out.write(data), like=st, durable=True,
+                         prefix="." + os.path.basename(real) + ".", suffix=".karplint~")
+        except OSError as exc:
+            raise WriteError(exc.strerror or str(exc)) from exc
 
 
 def write_fixes(outcome: FixOutcome, config: Config) -> list[str]:
