@@ -6,13 +6,19 @@
 # PATHS (one per line, spaces kept), ARGS (split into words), SARIF_FILE, SUMMARY (true/false), KARPLINT_VERSION,
 # ACTION_PATH, ACTION_REPOSITORY (github.action_repository). KARPLINT_BIN and KARPLINT_PIP override the installed
 # command and pip (tests).
+# Nothing is written in the checkout: a pull request can commit any name there as a link to a file outside it.
+# Reports go to a fresh directory under $RUNNER_TEMP (else a new temporary directory).
 set -euo pipefail
 
-venv="${RUNNER_TEMP:?RUNNER_TEMP is not set}/karplint-venv"
-karplint=("${KARPLINT_BIN:-$venv/bin/karplint}")
-if [[ -n "${KARPLINT_BIN:-}" ]]; then read -r -a karplint <<<"$KARPLINT_BIN"; fi
+venv="${RUNNER_TEMP:+$RUNNER_TEMP/karplint-venv}"
+if [[ -n "${KARPLINT_BIN:-}" ]]; then
+  read -r -a karplint <<<"$KARPLINT_BIN"
+else
+  karplint=("${venv:?RUNNER_TEMP is not set}/bin/karplint")
+fi
 
 install() {
+  : "${venv:?RUNNER_TEMP is not set}"
   local -a pip=("$venv/bin/pip")
   if [[ -n "${KARPLINT_PIP:-}" ]]; then
     read -r -a pip <<<"$KARPLINT_PIP"
@@ -52,14 +58,26 @@ check() {
   (( ${#paths[@]} )) || paths=(.)
   read -r -a args <<<"${ARGS:-}"
 
-  local report="$venv-report.json"
-  mkdir -p "$(dirname "$report")"
+  local base="${RUNNER_TEMP:-${TMPDIR:-/tmp}}" reports report sarif=""
+  mkdir -p "$base"
+  reports="$(mktemp -d "$base/karplint-reports.XXXXXX")"
+  report="$reports/report.json"
+  if [[ -n "${SARIF_FILE:-}" ]]; then
+    # An absolute path is the workflow's choice (karplint refuses to write through a link there); any other
+    # name is a file in the reports directory.
+    if [[ "$SARIF_FILE" == /* ]]; then sarif="$SARIF_FILE"; else sarif="$reports/$SARIF_FILE"; fi
+    if [[ "$sarif" == *$'\n'* || "$sarif" == *$'\r'* ]]; then
+      echo "::error title=karplint::sarif-file must not contain a line break" >&2
+      exit 2
+    fi
+    mkdir -p "$(dirname "$sarif")"
+  fi
   # One full check (the cache makes the two renderings below cheap): the JSON feeds the summary and outputs.
   "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format json --output "$report" --exit-zero
-  if [[ -n "${SARIF_FILE:-}" ]]; then
-    "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format sarif --output "$SARIF_FILE" --exit-zero
+  if [[ -n "$sarif" ]]; then
+    "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format sarif --output "$sarif" --exit-zero
   fi
-  python3 - "$report" <<'PY'
+  SARIF_PATH="$sarif" python3 - "$report" <<'PY'
 import json, os, sys
 report = json.load(open(sys.argv[1], encoding="utf-8"))
 s = report["summary"]
@@ -68,8 +86,8 @@ if out:
     with open(out, "a", encoding="utf-8") as fh:
         fh.write(f"findings={s['findings']}\n")
         fh.write(f"errors={s['by_severity']['error']}\nwarnings={s['by_severity']['warning']}\n")
-        if os.environ.get("SARIF_FILE"):
-            fh.write(f"sarif-file={os.environ['SARIF_FILE']}\n")
+        if os.environ.get("SARIF_PATH"):
+            fh.write(f"sarif-file={os.environ['SARIF_PATH']}\n")
 summary = os.environ.get("GITHUB_STEP_SUMMARY")
 if summary and os.environ.get("SUMMARY", "true") == "true":
     slugs = {f["code"]: f["slug"] for f in report["findings"]}

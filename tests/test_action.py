@@ -62,6 +62,44 @@ def test_clean_tree_passes_and_still_writes_sarif(tmp_path):
     assert (tmp_path / "summary.md").read_text() == ""
 
 
+def test_sarif_file_name_is_written_under_runner_temp_never_through_a_link_in_the_checkout(tmp_path):
+    """A pull request commits `karplint.sarif` (the name of the README's setup) as a link to a file outside the
+    checkout: the SARIF report goes to a new directory under RUNNER_TEMP, whose path the step outputs."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "victim").write_text("precious\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "np.yaml").write_text(OLD)
+    (proj / "karplint.sarif").symlink_to("../outside/victim")
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE="karplint.sarif")
+    assert proc.returncode == 1, proc.stderr
+    assert (tmp_path / "outside" / "victim").read_text() == "precious\n"
+    assert os.readlink(proj / "karplint.sarif") == "../outside/victim"
+    assert sorted(os.listdir(proj)) == ["karplint.sarif", "np.yaml"]
+    outputs = dict(ln.split("=", 1) for ln in (tmp_path / "output").read_text().splitlines())
+    sarif = outputs["sarif-file"]
+    reports = os.path.dirname(sarif)
+    assert os.path.basename(sarif) == "karplint.sarif"
+    assert os.path.dirname(reports) == str(tmp_path / "runner")
+    assert os.path.basename(reports).startswith("karplint-reports.")
+    assert len(json.loads(open(sarif).read())["runs"][0]["results"]) == 1
+    assert sorted(os.listdir(reports)) == ["karplint.sarif", "report.json"]
+
+
+def test_without_runner_temp_reports_go_to_a_new_temporary_directory(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "np.yaml").write_text(OLD)
+    (tmp_path / "tmp").mkdir()
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE="k.sarif", RUNNER_TEMP="",
+                TMPDIR=str(tmp_path / "tmp"))
+    assert proc.returncode == 1, proc.stderr
+    outputs = dict(ln.split("=", 1) for ln in (tmp_path / "output").read_text().splitlines())
+    [made] = os.listdir(tmp_path / "tmp")
+    assert outputs["sarif-file"] == str(tmp_path / "tmp" / made / "k.sarif")
+    assert os.listdir(proj) == ["np.yaml"]
+
+
 def test_action_yml_passes_inputs_as_data():
     """Inputs reach the steps through env: `${{ inputs.x }}` inside `run:` would be a script injection."""
     action = YAML(typ="safe").load((REPO / "action.yml").read_text())
