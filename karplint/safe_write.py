@@ -46,12 +46,13 @@ def interrupts_deferred() -> Iterator[None]:
 def _keep_owner_and_mode(fd: int, like: os.stat_result) -> None:
     """Give the new file `like`'s owner and group where permitted, then its mode bits. In this order: changing
     the owner clears setuid and setgid. Another user's file gets our ownership (only root may give files
-    away), and a group we are not in stays ours: EPERM is not an error here."""
+    away), and a group we are not in stays ours: a refusal (EPERM, or a filesystem without owners) is not an
+    error here."""
     for uid, gid in ((like.st_uid, like.st_gid), (-1, like.st_gid)):
         try:
             os.fchown(fd, uid, gid)
             break
-        except PermissionError:
+        except OSError:
             continue
     os.fchmod(fd, stat.S_IMODE(like.st_mode))
 
