@@ -30,8 +30,8 @@ def interrupts_deferred() -> Iterator[None]:
     """SIGINT (Ctrl-C) received during the block is delivered when it ends, so the block is never cut short: a
     file is then either its old or its new content and no temporary file is left. Only the main thread can
     handle signals; elsewhere the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield  # (None: a handler not set from Python, which could not be put back)
         return
     received: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, _frame: received.append(signum))
