@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from fixsupport import NP, run_fix_cli  # noqa: F401 - pytest fixtures
+
+import fixrules  # noqa: E402 - (on the path once fixsupport is imported)
+
+from karplint.testing import UNPRIVILEGED
 
 SEL = ("--select", "KPL991,KPL994", "--no-respect-gitignore", "--no-cache")
 
@@ -17,11 +24,17 @@ def _fixed(text: str) -> bool:
     return "WhenEmptyOrUnderutilized" in text
 
 
-def test_setuid_setgid_mode_kept(tmp_path, run_fix_cli):
+@pytest.mark.parametrize("unprivileged", [False, True])
+def test_setuid_setgid_mode_kept(tmp_path, run_fix_cli, unprivileged):
+    """As the file's owner, with root's capabilities dropped too (karplint.testing.UNPRIVILEGED)."""
     p = tmp_path / "np.yaml"
     p.write_text(NP.format(name="a"))
     p.chmod(0o6750)
-    r = run_fix_cli("check", *SEL, "--fix", "np.yaml", cwd=tmp_path)
+    if unprivileged and os.geteuid() == 0:
+        r = subprocess.run([*UNPRIVILEGED, sys.executable, str(Path(fixrules.__file__)), "check", *SEL, "--fix",
+                            "np.yaml"], cwd=tmp_path, capture_output=True, timeout=60)
+    else:
+        r = run_fix_cli("check", *SEL, "--fix", "np.yaml", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert _fixed(p.read_text())
     assert stat.S_IMODE(p.stat().st_mode) == 0o6750
