@@ -32,7 +32,7 @@ from karplint.userdata.kubelet import (
     KubeletFlags, Label, LabelError, Taint, TaintError, parse_kubelet_args, parse_node_labels, parse_taints,
     validate_node_labels,
 )
-from karplint.userdata.mime import MimeDocument, parse_mime
+from karplint.userdata.mime import MAX_MIME_PARTS, MimeDocument, parse_mime
 from karplint.userdata.shell import ShellScript, Word, bootstrap_calls, parse_script
 from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219, split_exec_252
 from karplint.userdata.text import UserDataText
@@ -221,9 +221,6 @@ MAX_ANALYSED_BYTES = 4 * EC2_USERDATA_LIMIT
 # cross-check of karplint's own scan costing about 10 us a byte, gets a quarter of that.
 MAX_ANALYSED_BYTES_PER_FILE = 8 * MAX_ANALYSED_BYTES
 MAX_PARSER_BYTES_PER_FILE = 2 * MAX_ANALYSED_BYTES
-# A part needs at least a delimiter line and an empty line: 16 KiB of EC2 userData holds a few thousand empty parts,
-# and real ones have a handful.
-MAX_MIME_PARTS = 1000
 
 
 @dataclass

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import time
 
-from karplint.testing import codes, lint
-from karplint.userdata.model import MAX_ANALYSED_BYTES_PER_FILE, MAX_MIME_PARTS, MAX_PARSER_BYTES_PER_FILE
+from karplint.readers.toml_limits import too_many_entries
+from karplint.testing import codes, lint, run_cli
+from karplint.userdata.bottlerocket import MAX_TOML_ENTRIES
+from karplint.userdata.merge import MAX_RENDERED_BYTES
+from karplint.userdata.mime import MAX_MIME_PARTS
+from karplint.userdata.model import MAX_ANALYSED_BYTES_PER_FILE, MAX_PARSER_BYTES_PER_FILE
 
 from .ud_helpers import nodeclass
 
@@ -60,3 +64,61 @@ def test_mime_parts_are_capped():
     found = [f for f in lint({"t.yaml": text}) if f.code == "KPL200"]
     assert codes(found) == [("KPL200", 9, 5)]
     assert found[0].message.startswith(f"userData has {MAX_MIME_PARTS + 1:,} MIME parts: too many")
+
+
+def _bottlerocket(userdata: str) -> str:
+    return nodeclass("br", family_lines="  amiFamily: Bottlerocket\n", userdata=userdata)
+
+
+def test_toml_keys_are_capped_before_tomllib():
+    entries = "".join(f"k{i}=1\n" for i in range(MAX_TOML_ENTRIES))  # the header makes it one too many
+    text = _bottlerocket("[settings.kubernetes]\n" + entries)
+    found = [f for f in lint({"t.yaml": text}) if f.code == "KPL240"]
+    first = _userdata_lines(text)[0]
+    assert codes(found) == [("KPL240", first + MAX_TOML_ENTRIES, 5)]
+    assert found[0].severity == "info"
+    assert found[0].message.startswith(f"settings not analysed: more than {MAX_TOML_ENTRIES:,} keys and table headers "
+                                       "(too large)")
+
+
+def test_toml_entries_count_outside_strings():
+    quoted = '[settings.kubernetes.node-labels]\n' + "".join(f'"k{i}" = "a=b=c"\n' for i in range(MAX_TOML_ENTRIES - 1))
+    assert too_many_entries(quoted, MAX_TOML_ENTRIES) is None  # `=` inside strings does not count
+    assert too_many_entries(quoted + "x = 1\ny = 2\n", MAX_TOML_ENTRIES) == MAX_TOML_ENTRIES + 1  # the line of `x`
+
+
+def _render(tmp_path, text: str) -> tuple[str, float]:
+    path = tmp_path / "nc.yaml"
+    path.write_text(text)
+    t0 = time.monotonic()
+    proc = run_cli("render", str(path))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return proc.stdout, time.monotonic() - t0
+
+
+def test_render_bounds_mime_parts(tmp_path):
+    parts = "".join(f"--B\nContent-Type: text/x-shellscript\n\necho {i}\n" for i in range(MAX_MIME_PARTS + 1))
+    userdata = f'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n{parts}--B--'
+    out, elapsed = _render(tmp_path, nodeclass(family_lines="  amiFamily: AL2\n", userdata=userdata))
+    assert (f"note: not rendered: userData has {MAX_MIME_PARTS + 1:,} MIME parts: too many to render (karplint "
+            f"renders up to {MAX_MIME_PARTS:,})") in out.split("\n")
+    assert "userData Karpenter renders:" not in out and "echo 1\n" not in out
+    assert elapsed < 10
+
+
+def test_render_bounds_toml_entries(tmp_path):
+    userdata = "".join(f"[settings.t{i}]\nx.y = 1\n" for i in range(MAX_TOML_ENTRIES))  # tomllib: superlinear
+    out, elapsed = _render(tmp_path, _bottlerocket(userdata))
+    assert (f"note: not rendered: userData has more than {MAX_TOML_ENTRIES:,} keys and table headers "
+            "(too large)") in out.split("\n")
+    assert "Karpenter cannot render" not in out  # a budget of karplint's, not Karpenter's verdict
+    assert elapsed < 10
+
+
+def test_render_bounds_userdata_size(tmp_path):
+    userdata = "#!/bin/bash\n" + "echo hello world\n" * 4000  # 68,012 bytes
+    out, elapsed = _render(tmp_path, nodeclass(family_lines="  amiFamily: AL2\n", userdata=userdata))
+    assert (f"note: not rendered: userData is 68,012 bytes: too large to render (karplint renders up to "
+            f"{MAX_RENDERED_BYTES:,} bytes)") in out.split("\n")
+    assert "echo hello world" not in out
+    assert elapsed < 10
