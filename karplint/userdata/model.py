@@ -231,20 +231,17 @@ class FileBudget:
     parser: int = 0  # bytes of shell handed to bashlex
 
 
-_FILE_BUDGETS: dict[tuple, tuple[weakref.ref, FileBudget]] = {}
+_FILE_BUDGETS: dict[object, tuple[weakref.ref, FileBudget]] = {}
 
 
 def file_budget(source) -> FileBudget:
-    """The budget of the file `source` belongs to. Blocks embedded in one host (Markdown, heredocs) are sources of
-    their own with the host's path: keyed by path, and renewed when the source it was opened for is gone (a later
-    run)."""
-    key = (source.path, source.abspath)
+    """The budget of the file `source` belongs to: the source's own; blocks embedded in one host (Markdown,
+    heredocs) are sources of their own with the host's path, and share one by path, renewed when the source it was
+    opened for is gone (a later run)."""
+    key = (source.path, source.abspath) if source.embedding is not None else id(source)
     entry = _FILE_BUDGETS.get(key)
-    if entry is None or entry[0]() is None:
-        if len(_FILE_BUDGETS) > 4096:  # a long-lived process: drop the entries of files gone
-            for k in [k for k, (ref, _b) in _FILE_BUDGETS.items() if ref() is None]:
-                del _FILE_BUDGETS[k]
-        entry = _FILE_BUDGETS[key] = (weakref.ref(source), FileBudget())
+    if entry is None or entry[0]() is None:  # (the entry goes with its source)
+        entry = _FILE_BUDGETS[key] = (weakref.ref(source, lambda _r, k=key: _FILE_BUDGETS.pop(k, None)), FileBudget())
     return entry[1]
 
 
