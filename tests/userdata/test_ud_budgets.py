@@ -122,3 +122,18 @@ def test_render_bounds_userdata_size(tmp_path):
             f"{MAX_RENDERED_BYTES:,} bytes)") in out.split("\n")
     assert "echo hello world" not in out
     assert elapsed < 10
+
+
+def test_file_budget_is_shared_by_the_blocks_of_one_host_and_goes_with_its_source():
+    from karplint.readers.source import SourceFile
+    from karplint.userdata.model import file_budget
+
+    host = object()  # the embedding: blocks of one Markdown file or Terraform heredocs
+    first, second = (SourceFile("doc.md", "\n" * k + "x", "/r/doc.md", embedding=host) for k in (3, 9))
+    plain_a, plain_b = SourceFile("a.yaml", "x", "/r/a.yaml"), SourceFile("a.yaml", "x", "/r/a.yaml")
+    file_budget(first).analysed = 100
+    assert file_budget(second).analysed == 100  # one host file, one budget
+    file_budget(plain_a).analysed = 7
+    assert file_budget(plain_b).analysed == 0  # two reads of a file (two runs): a budget each
+    del first
+    assert file_budget(second).analysed == 0  # the source it was opened for is gone: a later run starts afresh
