@@ -33,8 +33,9 @@ def print_rendered(node: RenderedNode, console) -> None:
         console.print(_t("note: " + note, style="yellow"))
     if node.merged.text is not None:
         console.print(_t("userData Karpenter renders:", style="bold"))
-        for line in node.merged.text.rstrip("\n").split("\n"):
-            console.print(_t("  " + line), soft_wrap=True)
+        # one print for the block: rich's cost per call is ~0.3 ms, per line of one Text far less
+        console.print(Text("\n".join(escape.name("  " + line) for line in node.merged.text.rstrip("\n").split("\n"))),
+                      soft_wrap=True)
     console.print(_t("kubelet argv:", style="bold"))
     if node.kubelet_argv is None:
         console.print(_t("  (unknown)"))

@@ -190,16 +190,28 @@ def _toml() -> Any:
     return tomllib
 
 
+# Keys and table headers decoded per TOML document. Bottlerocket settings have dozens; 16 KiB of EC2 userData holds
+# at most a few thousand `a=1` lines.
+MAX_TOML_ENTRIES = 1000
+
+
 def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
     """TOML-decode `text`; a syntax error becomes an `Issue` at its line and column."""
     res = BottlerocketSettings(text, base, None)
-    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex
+    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex, too_many_entries
 
     line = too_complex(text)
     if line is not None:  # tomllib's cost grows with the square of a key's parts: not decoded, not verified
         off = _offset_of(text, line, 1)
         res.error = Issue("toml-budget", "info", f"settings not analysed: a key with more than {MAX_KEY_PARTS} dotted "
                           f"parts\nnote: line {line} of the userData", base + off, base + off + 1)
+        return res
+    line = too_many_entries(text, MAX_TOML_ENTRIES)
+    if line is not None:  # tomllib and the checks after it grow faster than the entries: not decoded, not verified
+        off = _offset_of(text, line, 1)
+        res.error = Issue("toml-budget", "info", f"settings not analysed: more than {MAX_TOML_ENTRIES:,} keys and table "
+                          f"headers (too large)\nnote: line {line} of the userData passes the bound",
+                          base + off, base + off + 1)
         return res
     toml = _toml()
     try:

@@ -22,7 +22,7 @@ from typing import Any
 from karplint.userdata import bottlerocket as br
 from karplint.userdata import nodeadm, windows
 from karplint.userdata.content import AL2, AL2023, BOTTLEROCKET, CUSTOM, UBUNTU, is_windows
-from karplint.userdata.mime import looks_like_mime, parse_mime
+from karplint.userdata.mime import MAX_MIME_PARTS, looks_like_mime, parse_mime
 from karplint.userdata.placeholders import PLACEHOLDERS, Placeholder
 from karplint.model.versions import Version
 
@@ -187,12 +187,20 @@ class Part:
     headers: list[tuple[str, str]] = field(default_factory=list)  # all headers (AL2 copies them)
 
 
+class TooLarge(Exception):
+    """The user's userData is more than karplint renders (a budget, not Karpenter's verdict)."""
+
+
 def user_parts(user_text: str, family: str) -> tuple[list[Part], str | None]:
-    """The user's userData as MIME parts the way Karpenter reads it; (parts, error Karpenter fails with)."""
+    """The user's userData as MIME parts the way Karpenter reads it; (parts, error Karpenter fails with).
+    Raises TooLarge past `MAX_MIME_PARTS`."""
     if not user_text:
         return [], None
     if looks_like_mime(user_text):
         doc = parse_mime(user_text)
+        if len(doc.parts) > MAX_MIME_PARTS:
+            raise TooLarge(f"{len(doc.parts):,} MIME parts: too many to render (karplint renders up to "
+                           f"{MAX_MIME_PARTS:,})")
         fatal = [p for p in doc.problems if p.kind != "no-closing-boundary"]
         if fatal:
             return [], fatal[0].message
@@ -246,6 +254,7 @@ class Merged:
     error: str | None = None
     karpenter_nodeconfig: dict | None = None  # AL2023
     bottlerocket_settings: dict | None = None  # Bottlerocket
+    too_large: str | None = None  # why karplint did not render it (a budget: Karpenter may well render it)
 
 
 def al2_bootstrap_script(inputs: NodeInputs) -> str:
@@ -280,8 +289,24 @@ def al2023_nodeconfig(inputs: NodeInputs) -> dict:
     return nodeadm.karpenter_nodeconfig(opts)
 
 
+# The userData karplint renders: as much as it analyses (`model.MAX_ANALYSED_BYTES`, four times what EC2 takes), so
+# that the work and the output stay bounded (80,000 MIME parts printed took 21 s).
+MAX_RENDERED_BYTES = 64 * 1024
+
+
 def merge_userdata(family: str | None, user_text: str | None, inputs: NodeInputs) -> Merged:
     text = user_text or ""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_RENDERED_BYTES:
+        return Merged(family, None, too_large=f"userData is {size:,} bytes: too large to render (karplint renders up "
+                                              f"to {MAX_RENDERED_BYTES:,} bytes)")
+    try:
+        return _merge(family, text, inputs)
+    except TooLarge as exc:
+        return Merged(family, None, too_large=f"userData has {exc}")
+
+
+def _merge(family: str | None, text: str, inputs: NodeInputs) -> Merged:
     if family in (AL2, UBUNTU):
         parts, err = user_parts(text, AL2)
         if err:
@@ -299,6 +324,8 @@ def merge_userdata(family: str | None, user_text: str | None, inputs: NodeInputs
         return Merged(family, serialize_mime(parts + [karpenter_part], copy_headers=False), karpenter_nodeconfig=cfg)
     if family == BOTTLEROCKET:
         parsed = br.parse_settings(text) if text else br.BottlerocketSettings(text, 0, {})
+        if parsed.error is not None and parsed.error.kind == "toml-budget":
+            raise TooLarge(parsed.error.message.split("\n", 1)[0].removeprefix("settings not analysed: "))
         if parsed.data is None:
             return Merged(family, None, f"invalid UserData {parsed.error.message if parsed.error else ''}".strip())
         opts = br.KarpenterBottlerocketOptions(

@@ -25,6 +25,10 @@ NO_CLOSING_BOUNDARY = "no-closing-boundary"  # ends with "--B" instead of "--B--
 UNTERMINATED_PART = "unterminated-part"  # the last part runs to the end of the text: Go's reader: unexpected EOF
 PART_MISSING_COLON = "part-missing-colon"
 
+# Parts analysed or rendered per document. A part needs at least a delimiter line and an empty line: 16 KiB of EC2
+# userData holds a few thousand empty parts, and real ones have a handful.
+MAX_MIME_PARTS = 1000
+
 
 @dataclass
 class MimeProblem:

@@ -20,6 +20,7 @@ merge, or the last bootstrap.sh call).
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -31,7 +32,7 @@ from karplint.userdata.kubelet import (
     KubeletFlags, Label, LabelError, Taint, TaintError, parse_kubelet_args, parse_node_labels, parse_taints,
     validate_node_labels,
 )
-from karplint.userdata.mime import MimeDocument, parse_mime
+from karplint.userdata.mime import MAX_MIME_PARTS, MimeDocument, parse_mime
 from karplint.userdata.shell import ShellScript, Word, bootstrap_calls, parse_script
 from karplint.userdata.systemd import ExtraArgsResult, kubelet_extra_args_219, split_exec_252
 from karplint.userdata.text import UserDataText
@@ -149,6 +150,7 @@ class UserDataAnalysis:
     parts: list[Part] = field(default_factory=list)
     bootstraps: list[BootstrapAnalysis] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
+    budget: FileBudget | None = field(default=None, repr=False)  # the file's userData budget, while analysing
 
     @property
     def shell_parts(self) -> list[Part]:
@@ -199,7 +201,7 @@ def analyze(res) -> UserDataAnalysis | None:
     else:
         family, source = ct.family_of(res)
         try:
-            result = analyze_text(text, family, source)
+            result = analyze_text(text, family, source, file_budget(text.source))
             result.ami_os = ct.alias_family(res) or family
         except Exception as exc:  # a library bug must never become a traceback in a lint run
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
@@ -214,19 +216,68 @@ def analyze(res) -> UserDataAnalysis | None:
 # bootstrap calls) costs bounded time: past it, nothing is analysed and a note says so.
 EC2_USERDATA_LIMIT = 16 * 1024
 MAX_ANALYSED_BYTES = 4 * EC2_USERDATA_LIMIT
+# One file may hold hundreds of EC2NodeClasses (a 9 MB file of 200 with 45 KB of shell each took a minute and 2 GB):
+# the userData analysed per file is bounded too, 8 of the largest analysed, 32 of the largest EC2 takes. bashlex, a
+# cross-check of karplint's own scan costing about 10 us a byte, gets a quarter of that.
+MAX_ANALYSED_BYTES_PER_FILE = 8 * MAX_ANALYSED_BYTES
+MAX_PARSER_BYTES_PER_FILE = 2 * MAX_ANALYSED_BYTES
 
 
-def analyze_text(text: UserDataText, family: str | None, family_source: str = "amiFamily") -> UserDataAnalysis:
+@dataclass
+class FileBudget:
+    """The userData work already spent on one file, charged in document order (the rules visit EC2NodeClasses so)."""
+
+    analysed: int = 0  # bytes of userData analysed
+    parser: int = 0  # bytes of shell handed to bashlex
+
+
+_FILE_BUDGETS: dict[object, tuple[weakref.ref, FileBudget]] = {}
+
+
+def file_budget(source) -> FileBudget:
+    """The budget of the file `source` belongs to: the source's own; blocks embedded in one host (Markdown,
+    heredocs) are sources of their own with the host's path, and share one by path, renewed when the source it was
+    opened for is gone (a later run)."""
+    key = (source.path, source.abspath) if source.embedding is not None else id(source)
+    entry = _FILE_BUDGETS.get(key)
+    if entry is None or entry[0]() is None:  # (the entry goes with its source)
+        entry = _FILE_BUDGETS[key] = (weakref.ref(source, lambda _r, k=key: _FILE_BUDGETS.pop(k, None)), FileBudget())
+    return entry[1]
+
+
+def _not_analysed(text: UserDataText, family: str | None, family_source: str, why: str, message: str,
+                  ) -> UserDataAnalysis:
+    analysis = UserDataAnalysis(text, family, family_source, ct.Content(ct.UNKNOWN, why))
+    analysis.notes.append(Note("budget", message, text.span(0, 0)))
+    return analysis
+
+
+def analyze_text(text: UserDataText, family: str | None, family_source: str = "amiFamily",
+                 budget: FileBudget | None = None) -> UserDataAnalysis:
+    """`budget`: the file's, when the analysis is one of many in a file (`analyze`); None: this text alone."""
     size = len(text.text.encode("utf-8", "surrogatepass"))
     if size > MAX_ANALYSED_BYTES:
-        analysis = UserDataAnalysis(text, family, family_source, ct.Content(ct.UNKNOWN, "too large to analyse"))
-        analysis.notes.append(Note("budget", f"userData is {size:,} bytes: nothing in it was verified\n"
-                                             f"note: karplint analyses up to {MAX_ANALYSED_BYTES:,} bytes", text.span(0, 0)))
-        return analysis
+        return _not_analysed(text, family, family_source, "too large to analyse",
+                             f"userData is {size:,} bytes: too large, nothing in it was verified\n"
+                             f"note: karplint analyses up to {MAX_ANALYSED_BYTES:,} bytes")
+    if budget is not None:
+        if budget.analysed + size > MAX_ANALYSED_BYTES_PER_FILE:
+            return _not_analysed(text, family, family_source, "too large to analyse",
+                                 f"userData not analysed: this file's userData is too large, nothing in this one "
+                                 f"was verified\nnote: karplint analyses up to {MAX_ANALYSED_BYTES_PER_FILE:,} bytes "
+                                 "of userData per file; split the file to have the rest checked")
+        budget.analysed += size
     content = ct.detect(text.text, family)
-    analysis = UserDataAnalysis(text, family, family_source, content)
     if content.kind == ct.MIME:
-        analysis.mime = parse_mime(text.text)
+        mime = parse_mime(text.text)
+        if len(mime.parts) > MAX_MIME_PARTS:
+            return _not_analysed(text, family, family_source, "too many MIME parts",
+                                 f"userData has {len(mime.parts):,} MIME parts: too many, nothing in it was "
+                                 f"verified\nnote: karplint analyses up to {MAX_MIME_PARTS:,} parts")
+    analysis = UserDataAnalysis(text, family, family_source, content)
+    analysis.budget = budget
+    if content.kind == ct.MIME:
+        analysis.mime = mime
         for idx, mp in enumerate(analysis.mime.parts):
             kind = ct.part_kind(mp.content_type, mp.body)
             analysis.parts.append(Part(idx, kind, mp.content_type, text.view(mp.body_start, mp.body_end)))
@@ -292,6 +343,16 @@ _RELEVANT = re.compile(r"bootstrap\.sh|kubelet|nodeadm|KUBELET|/etc/eks/")
 def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
     view = part.view
     relevant = _RELEVANT.search(view.text) is not None
+    budget = analysis.budget
+    if relevant and budget is not None:
+        if budget.parser + len(view.text) > MAX_PARSER_BYTES_PER_FILE:
+            relevant = False
+            analysis.notes.append(Note(
+                "budget", "this script was not cross-checked by a shell parser: this file's shell userData is too "
+                          "large\nnote: commands were found by karplint's own scan only; karplint hands up to "
+                          f"{MAX_PARSER_BYTES_PER_FILE:,} bytes of shell per file to the parser", view.span(0, 0)))
+        else:
+            budget.parser += len(view.text)
     script = parse_script(view.text, check_parser=relevant)
     part.script = script
     if script.parser == "line-scan":

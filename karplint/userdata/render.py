@@ -81,6 +81,8 @@ def render_node(nodeclass, nodepool=None, karpenter_version: Version | None = No
     out = RenderedNode(nodeclass, nodepool, family, inputs, merged)
     if merged.error:
         out.notes.append(f"Karpenter cannot render this userData: {merged.error}; no node launches")
+    if merged.too_large:
+        out.notes.append(f"not rendered: {merged.too_large}")
     if nodepool is None and family != ct.CUSTOM:
         out.notes.append("no NodePool references this EC2NodeClass: NodePool labels and taints are placeholders")
     analysis = analyze(nodeclass) if user_text is not None else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from karplint.readers.document import per_document
 from karplint.readers.source import SourceFile, Span
 
 USERDATA_PATH = ("spec", "userData")
@@ -42,7 +43,12 @@ class UserDataText:
 
     @classmethod
     def from_resource(cls, res) -> "UserDataText | None":
-        """The userData of a resource, or None when `spec.userData` is absent or not a string."""
+        """The userData of a resource, or None when `spec.userData` is absent or not a string. Built once per
+        document: several rules ask, and the line map costs a pass over the userData's file lines."""
+        return _from_resource(res)
+
+    @classmethod
+    def _build_from_resource(cls, res) -> "UserDataText | None":
         value = res.get(USERDATA_PATH)
         if not isinstance(value, str):
             return None
@@ -143,3 +149,8 @@ def _literal_line_map(value: str, source: SourceFile, scalar_span: Span) -> _Lin
     if indent is None:
         return None
     return _LineMap(value_line_starts, file_starts)
+
+
+@per_document
+def _from_resource(res) -> UserDataText | None:
+    return UserDataText._build_from_resource(res)

@@ -1,8 +1,9 @@
 """Run an AL2 userData script and the real amazon-eks-ami bootstrap.sh under real bash, confined to a temporary root.
 
 The bootstrap.sh is NOT part of this repository. It is taken from `KARPLINT_EKS_AMI_BOOTSTRAP` (a path to
-bootstrap.sh; the files next to it, as in amazon-eks-ami's `templates/al2/runtime/`, are used when present) or
-found under /work/.mirror/ (a snapshot of awslabs/amazon-eks-ami; the AL2 script is read from the last commit that
+bootstrap.sh; the files next to it, as in amazon-eks-ami's `templates/al2/runtime/`, are used when present), else
+from the shared material beside the checkout (`karplint.testing.SHARED`/amazon-eks-ami/al2-0ab84280/, the runtime
+files of awslabs/amazon-eks-ami@0ab84280; CI has it), else found under /work/.mirror/ (a snapshot of awslabs/amazon-eks-ami; the AL2 script is read from the last commit that
 had it, `b2289030^` = 0ab84280). Without it, `find_bootstrap()` returns None and the tests using it skip.
 
 Confinement: absolute paths under /etc, /var, /sys, /run, /sbin, /opt, /mnt in the userData and in bootstrap.sh are
@@ -24,8 +25,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from karplint.testing import SHARED
+
 _AL2_COMMIT = "0ab842803d827b8087d78dd2eff0bc408caec771"  # parent of b2289030 "chore: remove AL2 support (#2645)"
 _RUNTIME = "templates/al2/runtime"
+# The same files in the shared material beside the checkout (its SOURCES.tsv names each file's origin).
+_SHARED_AL2 = "amazon-eks-ami/al2-0ab84280"
 _ROOTED = re.compile(r"(?<![\w.~$}/-])/(etc|var|sys|run|sbin|opt|mnt)(?=/|\b)")
 
 _STUBS = {
@@ -70,14 +75,19 @@ class BootstrapSource:
     origin: str = ""
 
 
+def _from_file(p: Path) -> BootstrapSource:
+    runtime = {f.name: f.read_text(errors="replace") for f in p.parent.iterdir() if f.is_file() and f != p}
+    return BootstrapSource(p.read_text(), runtime, str(p))
+
+
 def find_bootstrap() -> BootstrapSource | None:
     env = os.environ.get("KARPLINT_EKS_AMI_BOOTSTRAP")
     if env:
         p = Path(env)
-        if not p.is_file():
-            return None
-        runtime = {f.name: f.read_text(errors="replace") for f in p.parent.iterdir() if f.is_file() and f != p}
-        return BootstrapSource(p.read_text(), runtime, str(p))
+        return _from_file(p) if p.is_file() else None
+    shared = SHARED / _SHARED_AL2 / "bootstrap.sh"  # beside the checkout, as in CI
+    if shared.is_file():
+        return _from_file(shared)
     for git_dir in sorted(Path("/work/.mirror").glob("*amazon-eks-ami*/repo")):
         try:
             script = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{_AL2_COMMIT}:{_RUNTIME}/bootstrap.sh"],

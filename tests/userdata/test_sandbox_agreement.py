@@ -1,8 +1,8 @@
 """karplint's AL2 userData model against the real amazon-eks-ami bootstrap.sh run under real bash (sandbox.py).
 
-bootstrap.sh is not part of this repository: these tests skip unless KARPLINT_EKS_AMI_BOOTSTRAP points at it (or a
-snapshot of awslabs/amazon-eks-ami is under /work/.mirror/). The full generated set runs with
-`python scripts/userdata_agreement.py`; here a bounded sample per class.
+bootstrap.sh is not part of this repository: it is read from the shared material beside the checkout (as in CI),
+or from KARPLINT_EKS_AMI_BOOTSTRAP; the tests skip only when neither has it or the sandbox cannot run. The full
+generated set runs with `python scripts/userdata_agreement.py`; here a bounded sample per class.
 """
 
 from __future__ import annotations
