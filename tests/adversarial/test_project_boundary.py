@@ -186,8 +186,54 @@ def test_many_distinct_sources_in_a_wide_tree_stay_fast(tmp_path: Path):
     stream = "".join(RENDERED.format(path=f"c/templates/np{i}.yaml") for i in range(1_500))
     started = time.monotonic()
     out = run_cli("check", "-", "--select", "KPL102", "--output-format", "json", "--no-cache", cwd=tmp_path,
-                  stdin=stream, timeout=120)
+                  stdin=stream, timeout=60)
     assert time.monotonic() - started < 10
     findings = json.loads(out.stdout)["findings"]
     assert len(findings) == 1_500
     assert [f["line"] for f in findings if f["file"] == "charts/c/templates/np7.yaml"] == [9]
+
+
+def _check_stdin_in_process(monkeypatch, capsys, stream: str) -> list[dict]:
+    import io
+    import sys
+
+    from karplint import cli
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stream.encode())))
+    with pytest.raises(SystemExit):
+        cli.check(["-"], output_format=cli.OutputFormat.json, select=["KPL102"], no_cache=True, jobs=1)
+    return json.loads(capsys.readouterr().out)["findings"]
+
+
+def test_sources_past_the_cap_stay_on_the_rendered_text_and_say_so(tmp_path: Path, monkeypatch, capsys):
+    from karplint.readers import helm_rendered
+
+    monkeypatch.setattr(helm_rendered, "MAX_SOURCES", 3)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c" / "templates").mkdir(parents=True)
+    for i in range(5):
+        (tmp_path / "c" / "templates" / f"np{i}.yaml").write_text(RENDERED.split("\n", 2)[2])
+    findings = _check_stdin_in_process(monkeypatch, capsys, "".join(
+        RENDERED.format(path=f"c/templates/np{i}.yaml") for i in range(5)))
+    assert [(f["file"], f["line"]) for f in findings] == [
+        ("-", 44), ("-", 55), ("c/templates/np0.yaml", 9), ("c/templates/np1.yaml", 9), ("c/templates/np2.yaml", 9)]
+    assert findings[0]["notes"][-1] == ("rendered by helm from `c/templates/np3.yaml` (not looked up: the input names "
+                                        "more than 3 templates)")
+
+
+def test_a_search_cut_short_says_so(tmp_path: Path, monkeypatch, capsys):
+    from karplint.readers import helm_rendered
+
+    monkeypatch.setattr(helm_rendered, "MAX_INDEXED", 20)
+    monkeypatch.chdir(tmp_path)
+    for i in range(30):
+        (tmp_path / f"d{i:02}").mkdir()
+    (tmp_path / "z" / "c" / "templates").mkdir(parents=True)  # (listed after the 20 entries)
+    (tmp_path / "z" / "c" / "templates" / "np.yaml").write_text(RENDERED.split("\n", 2)[2])
+    (finding,) = _check_stdin_in_process(monkeypatch, capsys, RENDERED.format(path="c/templates/np.yaml"))
+    assert finding["file"] == "-"
+    assert finding["notes"][-1] == ("rendered by helm from `c/templates/np.yaml` (not found: the directories below "
+                                    "this one hold over 20 entries, not searched)")
+    monkeypatch.setattr(helm_rendered, "MAX_INDEXED", 1_000)
+    (finding,) = _check_stdin_in_process(monkeypatch, capsys, RENDERED.format(path="c/templates/np.yaml"))
+    assert (finding["file"], finding["line"]) == ("z/c/templates/np.yaml", 9)
