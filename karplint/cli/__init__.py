@@ -200,7 +200,7 @@ def check(
     from karplint.engine import read_regular
     from karplint.readers.kustomize import patch_files
 
-    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular)  # (before the cache: in its key)
+    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular, cfg.root)  # (before the cache: in its key)
     if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
         cfg.terraform_releases = _terraform_releases(inputs)
 

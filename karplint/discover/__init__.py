@@ -147,12 +147,17 @@ class _GitIgnore:
         if directory not in self.specs:
             spec = None
             gi = os.path.join(directory, ".gitignore")
-            if os.path.isfile(gi):
-                try:
-                    with open(gi, encoding="utf-8", errors="replace") as fh:
-                        spec = self._parse(fh.read().splitlines())
-                except OSError:
-                    spec = None
+            try:  # never through a symbolic link (git does not follow one either) nor from a FIFO
+                fd = os.open(gi, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            except OSError:  # absent, or a link (ELOOP)
+                fd = None
+            if fd is not None:
+                with os.fdopen(fd, "rb") as fh:
+                    try:
+                        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                            spec = self._parse(fh.read().decode("utf-8", "replace").splitlines())
+                    except OSError:
+                        spec = None
             self.specs[directory] = spec
         return self.specs[directory]
 

@@ -748,7 +748,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
     if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
         from karplint.readers.kustomize import patch_files
 
-        config = replace(config, kustomize_patches=patch_files(inputs, read_regular))
+        config = replace(config, kustomize_patches=patch_files(inputs, read_regular, config.root))
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands
         known = content_keys(inputs, config, cache, started_ns)

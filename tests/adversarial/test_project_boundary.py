@@ -237,3 +237,35 @@ def test_a_search_cut_short_says_so(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setattr(helm_rendered, "MAX_INDEXED", 1_000)
     (finding,) = _check_stdin_in_process(monkeypatch, capsys, RENDERED.format(path="c/templates/np.yaml"))
     assert (finding["file"], finding["line"]) == ("z/c/templates/np.yaml", 9)
+
+
+# ------------------------------------------------------------------------------- other lookups on behalf of files
+
+PATCH = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  disruption:\n" \
+        "    consolidateAfter: 1m\n"
+
+
+def test_a_kustomization_names_patches_only_inside_its_project(tmp_path: Path):
+    # A patch is checked only for what it sets; a kustomization of one tree must not make another tree's file one.
+    repo = tmp_path / "repo"
+    (repo / "overlay").mkdir(parents=True)
+    (repo / "patches").mkdir()
+    (repo / "patches" / "np.yaml").write_text(PATCH)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "np.yaml").write_text(PATCH)
+    (repo / "overlay" / "kustomization.yaml").write_text(
+        "patches:\n- path: ../patches/np.yaml\n- path: ../../other/np.yaml\n")
+    (repo / ".git").mkdir()
+    out = run_cli("check", "repo", "other", "--select", "KPL103", "--output-format", "json", "--no-cache",
+                  cwd=tmp_path)
+    assert _findings(out) == {("other/np.yaml", "KPL103")}  # repo/patches/np.yaml: a patch inside the project
+
+
+def test_a_gitignore_is_never_read_through_a_link(tmp_path: Path):
+    # git does not follow a .gitignore that is a symbolic link (`git check-ignore` warns and ignores it): neither
+    # does karplint, so a link cannot make it read a file outside the tree as patterns.
+    repo = _home(tmp_path)
+    (tmp_path / "home" / "ignore").write_text("np.yaml\n")
+    (repo / ".gitignore").symlink_to("../home/ignore")
+    out = run_cli("check", "repo", "--select", "KPL705", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert _findings(out) == {("repo/np.yaml", "KPL705")}
