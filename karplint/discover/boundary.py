@@ -75,13 +75,18 @@ def _project_of_directory(real_dir: str, config_root: str | None) -> str:
     return root
 
 
+_real_dirs: dict[str, str] = {}
+
+
 def anchor_of(path: str) -> str:
     """The real directory a named path's project is looked up from: a directory as named, a file's directory (so
     that a named file which is a link is judged, not followed)."""
     abspath = os.path.abspath(path)
-    if os.path.isdir(abspath):
-        return os.path.realpath(abspath)
-    return os.path.realpath(os.path.dirname(abspath))
+    directory = abspath if os.path.isdir(abspath) else os.path.dirname(abspath)
+    real = _real_dirs.get(directory)
+    if real is None:  # (memoised: pre-commit names thousands of files in a few directories)
+        real = _real_dirs[directory] = os.path.realpath(directory)
+    return real
 
 
 def project_root(path: str, config_root: str | None = None) -> str:
