@@ -431,7 +431,8 @@ def discover(
         if force_exclude and (matcher.matches(rel_for_exclude(abspath)) or gitignore.ignored(abspath, False)):
             continue
         display = os.path.normpath(given)
-        if not follow_links and os.path.islink(abspath) and not _inside(os.path.realpath(abspath), project):
+        real = os.path.realpath(abspath)
+        if not follow_links and not _inside(real, project):  # (a link, or a path through a linked directory)
             problems.append(PathProblem(display, _OUTSIDE.format("a file")))
             continue
         try:
@@ -442,7 +443,7 @@ def discover(
         if not stat.S_ISREG(st.st_mode):
             problems.append(_special(display, st.st_mode))
             continue
-        accept(display, abspath, st, os.path.realpath(abspath), _chart_root(abspath))
+        accept(display, abspath, st, real, _chart_root(abspath))
     for chart, (first, templates) in charts.items():
         result.helm_charts[first] = templates
     return result

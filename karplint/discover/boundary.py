@@ -10,9 +10,10 @@ whatever directory karplint runs from. The project of a named path is the neares
 
 else the named directory itself (for a named file: its directory). The nearest wins: a repository cloned below a
 directory with a configuration (a home directory, a workspace) is its own project, and its links cannot reach its
-neighbours. A named directory is taken as the user named it (a link on the command line is their choice); a named
-file is judged from its directory, so a link named by a file list (pre-commit) is checked like one met in a walk.
-`--follow-links` is the only opt-out.
+neighbours. A named directory is taken as the user named it (its real path, as git finds a work tree). A named file
+may come from a file list (pre-commit), so the names above it decide (`repo/link/x.yaml` belongs to `repo`'s project
+wherever `link` points), and the file, links resolved, must then lie inside the project's real directory: a link
+named that way is judged like one met in a walk. `--follow-links` is the only opt-out.
 """
 
 from __future__ import annotations
@@ -50,48 +51,52 @@ class Boundary:
         return f"Boundary({', '.join(self.roots)})"
 
 
-_roots_of_anchor: dict[tuple[str, str | None], str] = {}
+_roots: dict[tuple[str, str | None], str] = {}
 
 
-def _project_of_directory(real_dir: str, config_root: str | None) -> str:
-    """The project root (a real path) of the real directory `real_dir`; memoised (pre-commit names many files of
-    few directories)."""
-    key = (real_dir, config_root)
-    hit = _roots_of_anchor.get(key)
+def _project_of_directory(directory: str, config_root: str | None) -> str:
+    """The real path of the project root of `directory` (absolute, as named: its ancestors are the names above it,
+    not those of a link's target, so that a directory reached through a link in a repository belongs to that
+    repository); memoised (pre-commit names many files of few directories)."""
+    key = (directory, config_root)
+    hit = _roots.get(key)
     if hit is not None:
         return hit
-    config_real = os.path.realpath(config_root) if config_root else None
-    root = real_dir
-    here = real_dir
+    config_name = os.path.basename(config_root) if config_root else None
+    root = directory  # neither above: the named directory itself
+    here = directory
     while True:
-        if here == config_real or os.path.lexists(os.path.join(here, ".git")):
+        if config_root is not None and (here == config_root or (
+                os.path.basename(here) == config_name and _same_directory(here, config_root))):
+            root = here
+            break
+        if os.path.lexists(os.path.join(here, ".git")):
             root = here
             break
         parent = os.path.dirname(here)
         if parent == here:
-            break  # neither: the named directory itself
+            break
         here = parent
-    _roots_of_anchor[key] = root
-    return root
-
-
-_real_dirs: dict[str, str] = {}
-
-
-def anchor_of(path: str) -> str:
-    """The real directory a named path's project is looked up from: a directory as named, a file's directory (so
-    that a named file which is a link is judged, not followed)."""
-    abspath = os.path.abspath(path)
-    directory = abspath if os.path.isdir(abspath) else os.path.dirname(abspath)
-    real = _real_dirs.get(directory)
-    if real is None:  # (memoised: pre-commit names thousands of files in a few directories)
-        real = _real_dirs[directory] = os.path.realpath(directory)
+    real = _roots[key] = os.path.realpath(root)
     return real
 
 
+def _same_directory(a: str, b: str) -> bool:
+    """(the configuration root is a real path; a named path may reach it through a link)"""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def project_root(path: str, config_root: str | None = None) -> str:
-    """The real path of the project `path` (as named on the command line or by the user) belongs to."""
-    return _project_of_directory(anchor_of(path), config_root)
+    """The real path of the project `path` (as named on the command line or by the user) belongs to: found from a
+    named directory's real path (the user's choice, as git finds its work tree), or from the names above a named
+    file (a file list may come from the tree itself)."""
+    abspath = os.path.abspath(path)
+    if os.path.isdir(abspath):
+        return _project_of_directory(os.path.realpath(abspath), config_root)
+    return _project_of_directory(os.path.dirname(abspath), config_root)
 
 
 def boundary_of(paths: Iterable[str], config_root: str | None = None) -> Boundary:

@@ -87,6 +87,18 @@ def test_a_link_named_on_the_command_line_is_judged_by_its_project(tmp_path: Pat
     assert SECRET in out.stdout
 
 
+def test_a_file_named_through_a_linked_directory_is_judged_by_its_repository(tmp_path: Path):
+    # `repo/kube/np.yaml` belongs to repo's project whatever `kube` links to: the names above a file decide.
+    repo = _home(tmp_path)
+    (repo / ".git").mkdir()
+    (repo / "kube").symlink_to("../home/.kube", target_is_directory=True)
+    out = run_cli("check", "repo/kube/np.yaml", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert SECRET not in out.stdout + out.stderr
+    assert _findings(out) == {("repo/kube/np.yaml", "KPL003")}
+    out = run_cli("check", "kube/np.yaml", "--output-format", "text", "--no-cache", cwd=repo)
+    assert SECRET not in out.stdout + out.stderr
+
+
 def test_fix_never_rewrites_a_file_beside_the_named_tree(tmp_path: Path):
     repo = _home(tmp_path)
     victim = tmp_path / "outside" / "victim.yaml"
