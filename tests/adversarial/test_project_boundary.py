@@ -281,3 +281,14 @@ def test_a_gitignore_is_never_read_through_a_link(tmp_path: Path):
     (repo / ".gitignore").symlink_to("../home/ignore")
     out = run_cli("check", "repo", "--select", "KPL705", "--output-format", "json", "--no-cache", cwd=tmp_path)
     assert _findings(out) == {("repo/np.yaml", "KPL705")}
+
+
+def test_a_named_link_does_not_choose_the_configuration(tmp_path: Path):
+    # The configuration is looked for from a named file's directory, not from wherever the file links to.
+    repo = _home(tmp_path)
+    (tmp_path / "home" / ".karplint.toml").write_text('ignore = ["KPL003"]\n')
+    (repo / "leak.yaml").symlink_to("../home/.aws/credentials")
+    out = run_cli("check", "repo/leak.yaml", "--show-settings", cwd=tmp_path)
+    assert "configuration file: (none: defaults)" in out.stdout
+    out = run_cli("check", "repo/leak.yaml", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert _findings(out) == {("repo/leak.yaml", "KPL003")}
