@@ -229,7 +229,7 @@ def check(
         if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
             from karplint.readers.helm_rendered import remap
 
-            report = remap(report, stdin_filename, cfg.root)
+            report = remap(report, stdin_filename, cfg.root, tuple(p for p in paths if p != "-"))
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")

@@ -102,3 +102,19 @@ def project_root(path: str, config_root: str | None = None) -> str:
 def boundary_of(paths: Iterable[str], config_root: str | None = None) -> Boundary:
     """The projects of `paths`, as one Boundary."""
     return Boundary(project_root(p, config_root) for p in paths)
+
+
+def project_of_input(display: str, named: Iterable[str], config_root: str | None = None) -> str:
+    """The project of a file discovered under one of the `named` paths (its display path starts with the named
+    path, as karplint/discover writes it): the named path's project, which the file's own directory may lie below
+    (without a configuration or git work tree, the project is the named directory, not the file's)."""
+    best = None
+    for given in named:
+        norm = os.path.normpath(given)
+        if norm == os.curdir:
+            hit = not os.path.isabs(display) and not display.startswith(os.pardir + os.sep)
+        else:
+            hit = display == norm or display.startswith(_with_sep(norm))
+        if hit and (best is None or len(norm) > len(os.path.normpath(best))):
+            best = given
+    return project_root(display if best is None else best, config_root)

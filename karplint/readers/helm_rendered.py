@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from typing import NamedTuple
 
-from karplint.discover.boundary import Boundary, boundary_of
+from karplint.discover.boundary import Boundary, boundary_of, project_of_input
 from karplint.readers.files import read_inside
 from karplint.readers.source import Span
 
@@ -174,11 +174,12 @@ class _Templates:
         return hit
 
 
-def _boundary(display: str, stdin_filename: str | None, config_root: str | None) -> Boundary:
-    """Where templates for the rendered `display` may be read: the project of the rendered file; for standard
-    input, the project of the working directory and of `--stdin-filename` (the user's choices)."""
+def _boundary(display: str, stdin_filename: str | None, config_root: str | None, named: list[str]) -> Boundary:
+    """Where templates for the rendered `display` may be read: the project of the rendered file (of the path named
+    on the command line it was found under); for standard input, the project of the working directory and of
+    `--stdin-filename` (the user's choices)."""
     if display != "-":
-        return boundary_of([display], config_root)
+        return Boundary([project_of_input(display, named, config_root)])
     return boundary_of([os.curdir, *([stdin_filename] if stdin_filename else [])], config_root)
 
 
@@ -285,9 +286,10 @@ def map_line(rendered: list[str], template: list[str], index: int, column: int,
     return hits[0], value + 1
 
 
-def remap(report, stdin_filename: str | None = None, config_root: str | None = None):
+def remap(report, stdin_filename: str | None = None, config_root: str | None = None, named: tuple = ()):
     """`report` with findings in rendered Helm documents moved to their templates (see the module docstring).
-    `config_root`: the configuration's directory, for the project boundary (karplint/discover/boundary.py)."""
+    `config_root` (the configuration's directory) and `named` (the paths named on the command line) give the
+    project boundary (karplint/discover/boundary.py)."""
     by_file: dict[str, list[int]] = {}
     for i, f in enumerate(report.findings):
         if f.file in report.helm_rendered:
@@ -304,7 +306,7 @@ def remap(report, stdin_filename: str | None = None, config_root: str | None = N
         rendered = _Rendered(src.text)
         beside = [os.path.dirname(x) for x in (stdin_filename, display) if x and x != "-"]
         beside = list(dict.fromkeys(d for d in beside if d))
-        boundary = _boundary(display, stdin_filename, config_root)
+        boundary = _boundary(display, stdin_filename, config_root, list(named))
         for i in indexes:
             f = findings[i]
             where = rendered.document_of(f.span.line)

@@ -292,3 +292,18 @@ def test_a_named_link_does_not_choose_the_configuration(tmp_path: Path):
     assert "configuration file: (none: defaults)" in out.stdout
     out = run_cli("check", "repo/leak.yaml", "--output-format", "json", "--no-cache", cwd=tmp_path)
     assert _findings(out) == {("repo/leak.yaml", "KPL003")}
+
+
+def test_source_mapping_searches_the_project_of_the_named_directory(tmp_path: Path):
+    # Without a configuration or git work tree, the project of a rendered file found under `repo` is `repo` (the
+    # named directory), not the rendered file's own directory.
+    repo = tmp_path / "repo"
+    (repo / "charts" / "c" / "templates").mkdir(parents=True)
+    (repo / "charts" / "c" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (repo / "charts" / "c" / "templates" / "np.yaml").write_text(RENDERED.split("\n", 2)[2].replace(
+        "expireAfter: 30dd", "expireAfter: {{ .Values.expireAfter }}"))
+    (repo / "out").mkdir()
+    (repo / "out" / "rendered.yaml").write_text(RENDERED.format(path="c/templates/np.yaml"))
+    out = run_cli("check", "repo", "--select", "KPL102", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    (finding,) = json.loads(out.stdout)["findings"]
+    assert (finding["file"], finding["line"], finding["column"]) == ("repo/charts/c/templates/np.yaml", 9, 20)
