@@ -82,7 +82,7 @@ def _candidates(path: str, beside: list[str]) -> list[str]:
 MAX_SOURCES = 2_000  # distinct `# Source:` paths looked up per run (a chart has tens of templates)
 MAX_INDEXED = 50_000  # directory entries listed to find charts kept one or two directories down
 MAX_SAME_NAME = 64  # directories of one name tried for one template; more: ambiguous, not looked at
-_TOO_MANY = "too many"
+_TOO_MANY = object()  # what _Templates.find returns past MAX_SOURCES
 
 
 class _ListingFull(Exception):
@@ -149,7 +149,7 @@ class _Templates:
         self.looked_up: set[str] = set()
         self.below: _ChartsBelow | None = None
 
-    def find(self, path: str, beside: list[str], boundary: Boundary) -> str | None:
+    def find(self, path: str, beside: list[str], boundary: Boundary):
         """The template file `path` names, None when not found, `_TOO_MANY` past MAX_SOURCES distinct paths."""
         key = (path, tuple(beside), boundary.roots)
         if key in self.found:
