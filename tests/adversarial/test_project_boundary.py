@@ -49,6 +49,11 @@ def _home(tmp_path: Path) -> Path:
     return repo
 
 
+def _every_format(cwd: Path, *args: str) -> dict:
+    """The run in each output format, by format."""
+    return {fmt: run_cli(*args, "--output-format", fmt, "--no-cache", cwd=cwd) for fmt in FORMATS}
+
+
 def _findings(out) -> set[tuple[str, str]]:
     assert "Traceback" not in out.stderr, out.stderr
     return {(f["file"], f["code"]) for f in json.loads(out.stdout)["findings"]}
@@ -57,22 +62,20 @@ def _findings(out) -> set[tuple[str, str]]:
 def test_a_link_to_a_file_beside_the_named_tree_is_not_followed(tmp_path: Path):
     repo = _home(tmp_path)
     (repo / "leak.yaml").symlink_to("../home/.aws/credentials")
-    for fmt in FORMATS:
-        out = run_cli("check", "repo", "--output-format", fmt, "--no-cache", cwd=tmp_path)
+    outputs = _every_format(tmp_path, "check", "repo")
+    for fmt, out in outputs.items():
         assert SECRET not in out.stdout + out.stderr, fmt
         assert "AKIAEXAMPLE" not in out.stdout + out.stderr, fmt
-    out = run_cli("check", "repo", "--output-format", "json", "--no-cache", cwd=tmp_path)
-    assert ("repo/leak.yaml", "KPL003") in _findings(out)
+    assert ("repo/leak.yaml", "KPL003") in _findings(outputs["json"])
 
 
 def test_a_link_to_a_directory_beside_the_named_tree_is_not_followed(tmp_path: Path):
     repo = _home(tmp_path)
     (repo / "kube").symlink_to("../home/.kube", target_is_directory=True)
-    for fmt in FORMATS:
-        out = run_cli("check", "repo", "--output-format", fmt, "--no-cache", cwd=tmp_path)
+    outputs = _every_format(tmp_path, "check", "repo")
+    for fmt, out in outputs.items():
         assert SECRET not in out.stdout + out.stderr, fmt
-    out = run_cli("check", "repo", "--output-format", "json", "--no-cache", cwd=tmp_path)
-    assert ("repo/kube", "KPL003") in _findings(out)
+    assert ("repo/kube", "KPL003") in _findings(outputs["json"])
 
 
 def test_a_link_named_on_the_command_line_is_judged_by_its_project(tmp_path: Path):
@@ -166,11 +169,10 @@ def test_source_mapping_never_shows_a_file_beside_the_named_tree(tmp_path: Path)
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "rendered.yaml").write_text(RENDERED.format(path="other/templates/np.yaml"))
-    for fmt in FORMATS:
-        out = run_cli("check", "repo", "--select", "KPL102", "--output-format", fmt, "--no-cache", cwd=tmp_path)
+    outputs = _every_format(tmp_path, "check", "repo", "--select", "KPL102")
+    for fmt, out in outputs.items():
         assert SECRET not in out.stdout + out.stderr, fmt
-    out = run_cli("check", "repo", "--select", "KPL102", "--output-format", "json", "--no-cache", cwd=tmp_path)
-    (finding,) = json.loads(out.stdout)["findings"]
+    (finding,) = json.loads(outputs["json"].stdout)["findings"]
     assert (finding["file"], finding["line"], finding["column"]) == ("repo/rendered.yaml", 11, 20)
     assert "not found from here" in finding["notes"][-1]
 
