@@ -194,10 +194,11 @@ def read_file(path: Path) -> dict | None:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest config file from `start` upwards."""
-    start = start.resolve()
-    if start.is_file() or not start.exists():
-        start = start.parent
+    """The nearest config file from `start` upwards: from a directory's real path, from a file's directory as
+    named (a named file may be a link out of the tree, which must not choose the configuration:
+    karplint/discover/boundary.py finds the project the same way)."""
+    start = Path(os.path.abspath(start))
+    start = start.resolve() if start.is_dir() else start.parent.resolve()
     for directory in (start, *start.parents):
         for name in CONFIG_FILES:
             candidate = directory / name

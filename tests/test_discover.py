@@ -15,6 +15,7 @@ def _write(path: Path, text: str = "a: 1\n") -> None:
 
 def test_candidate_stat_is_the_stat_of_the_file_read(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()  # the project, which d/z.yml's target must be in (not merely the cwd)
     _write(tmp_path / "d" / "plain.yaml", "a: 12345\n")  # walked, not a link: the lstat is the stat
     _write(tmp_path / "target.yaml", "b: 1\n")
     os.symlink("../target.yaml", tmp_path / "d" / "z.yml")  # walked link: the stat of the target

@@ -208,7 +208,7 @@ def check(
     from karplint.engine import read_regular
     from karplint.readers.kustomize import patch_files
 
-    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular)  # (before the cache: in its key)
+    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular, cfg.root)  # (before the cache: in its key)
     if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
         cfg.terraform_releases = _terraform_releases(inputs)
 
@@ -237,7 +237,7 @@ def check(
         if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
             from karplint.readers.helm_rendered import remap
 
-            report = remap(report, stdin_filename)
+            report = remap(report, stdin_filename, cfg.root, tuple(p for p in paths if p != "-"))
 
     fmt = output_format.value if output_format else (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")

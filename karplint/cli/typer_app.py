@@ -68,8 +68,9 @@ def check(
     force_exclude: bool = typer.Option(False, "--force-exclude",
                                        help="Apply excludes to files named on the command line too (for pre-commit)."),
     follow_links: bool = typer.Option(False, "--follow-links",
-                                      help="Follow symbolic links that leave the checked tree (reported, not "
-                                      "followed, by default)."),
+                                      help="Follow symbolic links that leave the checked project (its "
+                                      "configuration root or git work tree, else the named directory; reported, "
+                                      "not followed, by default)."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for stdin input."),
     quiet: bool = typer.Option(False, "--quiet", "-q",
                                help="text and concise formats: the findings only, no summary line."),

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from karplint.discover.boundary import inside as _inside, project_root
+
 EXTENSIONS = (".yaml", ".yml", ".json")
 # files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown code
 # blocks): read by karplint.readers.embedded, after a cheap check of their bytes
@@ -145,12 +147,17 @@ class _GitIgnore:
         if directory not in self.specs:
             spec = None
             gi = os.path.join(directory, ".gitignore")
-            if os.path.isfile(gi):
-                try:
-                    with open(gi, encoding="utf-8", errors="replace") as fh:
-                        spec = self._parse(fh.read().splitlines())
-                except OSError:
-                    spec = None
+            try:  # never through a symbolic link (git does not follow one either) nor from a FIFO
+                fd = os.open(gi, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            except OSError:  # absent, or a link (ELOOP)
+                fd = None
+            if fd is not None:
+                with os.fdopen(fd, "rb") as fh:
+                    try:
+                        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                            spec = self._parse(fh.read().decode("utf-8", "replace").splitlines())
+                    except OSError:
+                        spec = None
             self.specs[directory] = spec
         return self.specs[directory]
 
@@ -251,8 +258,6 @@ _OUTSIDE = ("symbolic link to {} outside the checked tree; not followed (a check
             "read elsewhere: `--follow-links` follows it)")
 
 
-def _inside(real: str, tree_real: str) -> bool:
-    return real == tree_real or real.startswith(tree_real if tree_real.endswith(os.sep) else tree_real + os.sep)
 _NOT_LOOKED_UP = object()
 _by_name = operator.attrgetter("name")
 
@@ -266,15 +271,16 @@ def discover(
     exclude_root: str | None = None,
     follow_links: bool = False,
 ) -> DiscoveryResult:
-    """The files to check under `paths`. Symbolic links are followed only while they stay inside the project
-    (`exclude_root`: the configuration root, else the working directory) or the directory being walked, unless
-    `follow_links`: the tree is untrusted, and a link to /etc or to / must not make its bytes appear in a report."""
+    """The files to check under `paths`. Symbolic links are followed only while they stay inside the project of the
+    named path they were reached from (karplint/discover/boundary.py: the configuration root `exclude_root` or the
+    git work tree, else the named directory; never the working directory), unless `follow_links`: the tree is
+    untrusted, and a link to /etc or to / must not make its bytes appear in a report. Exclude patterns are relative
+    to `exclude_root`, else the working directory."""
     result = DiscoveryResult()
     problems = result.problems
     patterns = list(DEFAULT_EXCLUDES) + list(exclude or [])
     gitignore = _GitIgnore(respect_gitignore)
     root = exclude_root or os.getcwd()
-    root_real = os.path.realpath(root)  # the project (configuration root, else the working directory)
     seen: set[str] = set()  # real paths of the files taken: a file reached twice (links) is checked once
     charts: dict[str, tuple[str, list[str]]] = {}
     matcher = _Matcher.of(patterns)
@@ -298,7 +304,7 @@ def discover(
             return
         result.files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
 
-    def walk(given: str, top: str) -> None:
+    def walk(given: str, top: str, project: str) -> None:
         """The files under directory `top` in os.walk(top, followlinks=True)'s order (top-down, depth first,
         names sorted). One scandir per directory, whose DirEntry.is_dir needs no syscall, and one lstat per
         file, which tells a regular file (the common case) from a link and gives Candidate.stat."""
@@ -362,7 +368,7 @@ def discover(
                     continue
                 if entry.is_symlink():
                     child_real = os.path.realpath(full)
-                    if not follow_links and not (_inside(child_real, top_real) or _inside(child_real, root_real)):
+                    if not follow_links and not _inside(child_real, project):
                         problems.append(PathProblem(disp + name, _OUTSIDE.format("a directory")))
                         continue
                     if child_real in visited:
@@ -399,7 +405,7 @@ def discover(
                     continue
                 if real_file is None:
                     real_file = os.path.realpath(full)
-                    if not follow_links and not (_inside(real_file, top_real) or _inside(real_file, root_real)):
+                    if not follow_links and not _inside(real_file, project):
                         problems.append(PathProblem(disp + name, _OUTSIDE.format("a file")))
                         continue
                 if chart is not None or name.endswith(CODE_EXTENSIONS):
@@ -418,14 +424,15 @@ def discover(
         abspath = os.path.abspath(given)
         if not os.path.lexists(abspath):
             raise MissingPath(given)
+        project = project_root(abspath, exclude_root)  # (a real path: the boundary of what `given` holds)
         if os.path.isdir(abspath):
-            walk(given, abspath)
+            walk(given, abspath, project)
             continue
         if force_exclude and (matcher.matches(rel_for_exclude(abspath)) or gitignore.ignored(abspath, False)):
             continue
         display = os.path.normpath(given)
-        if not follow_links and os.path.islink(abspath) and \
-                not _inside(os.path.realpath(abspath), root_real):
+        real = os.path.realpath(abspath)
+        if not follow_links and not _inside(real, project):  # (a link, or a path through a linked directory)
             problems.append(PathProblem(display, _OUTSIDE.format("a file")))
             continue
         try:
@@ -436,7 +443,7 @@ def discover(
         if not stat.S_ISREG(st.st_mode):
             problems.append(_special(display, st.st_mode))
             continue
-        accept(display, abspath, st, os.path.realpath(abspath), _chart_root(abspath))
+        accept(display, abspath, st, real, _chart_root(abspath))
     for chart, (first, templates) in charts.items():
         result.helm_charts[first] = templates
     return result

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import stat
 import traceback
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -21,6 +20,7 @@ from typing import Callable, Iterable, NamedTuple
 
 from karplint.config import Config
 from karplint.readers.document import Document
+from karplint.readers.files import read_regular  # (also karplint.engine.read_regular, for its callers)
 from karplint.findings import Finding, Fix, severity_rank
 from karplint.readers.loader import Problem, decode, load
 from karplint.model import Model, Parts, Resource, as_resource
@@ -280,21 +280,6 @@ def load_input(item: InputFile, config: Config) -> FileResult:
     if isinstance(raw, FileResult):
         return raw
     return parse_input(item, raw)
-
-
-def read_regular(path: str, limit: int | None = None) -> bytes:
-    """At most `limit` + 1 bytes (None: all) of the regular file at `path`. Opened without blocking and checked on the
-    descriptor: a file replaced by a FIFO or a device after discovery raises OSError instead of hanging."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"not a regular file ({'FIFO' if stat.S_ISFIFO(st.st_mode) else 'special file'}); not read")
-        # read() sizes its buffer from fstat; read(limit + 1) would allocate the whole limit (5 MiB: a mapping of
-        # its own) for every file and shrink it, leaving one memory map per file: 65,530 files exhaust them.
-        if limit is None or st.st_size <= limit:
-            return fh.read()
-        return fh.read(limit + 1)
 
 
 def read_input(item: InputFile, config: Config) -> bytes | FileResult:
@@ -763,7 +748,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
     if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
         from karplint.readers.kustomize import patch_files
 
-        config = replace(config, kustomize_patches=patch_files(inputs, read_regular))
+        config = replace(config, kustomize_patches=patch_files(inputs, read_regular, config.root))
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands
         known = content_keys(inputs, config, cache, started_ns)

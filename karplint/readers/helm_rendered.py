@@ -3,8 +3,9 @@ them.
 
 `helm template` writes `# Source: CHART/templates/FILE.yaml` before each document. A finding in such a document
 names that template when the file can be found (relative to the working directory, or beside the
-`--stdin-filename` / rendered file, or one or two directories down), with the template's line and column when the
-rendered line can be matched to it:
+`--stdin-filename` / rendered file, or one or two directories down) inside the project of the rendered file (of the
+working directory and `--stdin-filename` for standard input: karplint/discover/boundary.py), with the template's
+line and column when the rendered line can be matched to it:
 
 * a line copied literally from the template (most of a manifest's structure) maps exactly;
 * a line whose value came from `{{ ... }}` maps to the template line between the same literal neighbours that
@@ -24,6 +25,8 @@ import re
 from dataclasses import replace
 from typing import NamedTuple
 
+from karplint.discover.boundary import Boundary, boundary_of, project_of_input
+from karplint.readers.files import read_inside
 from karplint.readers.source import Span
 
 _SOURCE = re.compile(r"^# Source: ([^\r\n]+?)[ \t]*\r?$", re.M)
@@ -76,51 +79,113 @@ def _candidates(path: str, beside: list[str]) -> list[str]:
     return out
 
 
-def _roots(beside: list[str]) -> tuple[str, ...]:
-    """Where a template may be read: the working directory and the directories the user named (beside
-    `--stdin-filename` or the rendered file, and their parents). The rendered text is untrusted: its `# Source:`
-    must not make karplint show lines of a file elsewhere (a link to /etc, an absolute path, `..`)."""
-    roots = {os.path.realpath(os.getcwd())}
-    for d in beside:
-        roots.add(os.path.realpath(d))
-        roots.add(os.path.realpath(os.path.dirname(d) or os.curdir))
-    return tuple(r if r.endswith(os.sep) else r + os.sep for r in roots)
+MAX_SOURCES = 2_000  # distinct `# Source:` paths looked up per run (a chart has tens of templates)
+MAX_INDEXED = 50_000  # directory entries listed to find charts kept one or two directories down
+MAX_SAME_NAME = 64  # directories of one name tried for one template; more: ambiguous, not looked at
+_TOO_MANY = object()  # what _Templates.find returns past MAX_SOURCES
 
 
-def _allowed(cand: str, roots: tuple[str, ...]) -> bool:
-    real = os.path.realpath(cand)
-    return os.path.isfile(real) and real.startswith(roots)
+class _ListingFull(Exception):
+    pass
 
 
-def _find_template(path: str, beside: list[str], found: dict) -> str | None:
-    if path in found:
-        return found[path]
-    hit = None
-    parts = path.replace("\\", "/").split("/")
-    if ".." not in parts and not os.path.isabs(path) and "\0" not in path:  # helm writes chart-relative paths
-        roots = _roots(beside)
-        for cand in _candidates(path, beside):
-            cand = os.path.normpath(cand)
-            if _allowed(cand, roots):
-                hit = cand
-                break
-        if hit is None:  # a chart kept one or two directories down (charts/NAME, deploy/helm/NAME)
-            import glob
+class _ChartsBelow:
+    """The entries two and three levels below the working directory, by name, listed once on first use: where
+    `*/CHART/...` and `*/*/CHART/...` may be (charts/NAME, deploy/helm/NAME), without two globs over the tree per
+    `# Source:` (5,000 of them in a tree of 4,000 directories took minutes). Hidden names are skipped, as glob
+    does. Past MAX_INDEXED entries the listing stops and `complete` is False."""
 
-            for pattern in (os.path.join("*", glob.escape(path)), os.path.join("*", "*", glob.escape(path))):
-                matches = sorted(glob.glob(pattern))
-                if len(matches) == 1 and _allowed(matches[0], roots):
-                    hit = os.path.normpath(matches[0])
+    def __init__(self):
+        self.by_depth: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+        self.complete = True
+        budget = MAX_INDEXED
+
+        def subdirs(path: str) -> list[str]:
+            nonlocal budget
+            out = []
+            try:
+                with os.scandir(path) as it:
+                    for entry in it:
+                        budget -= 1
+                        if budget < 0:
+                            raise _ListingFull
+                        if not entry.name.startswith(".") and entry.is_dir():
+                            out.append(entry.name)
+            except OSError:
+                pass
+            return sorted(out)
+
+        try:
+            for first in subdirs(os.curdir):
+                for second in subdirs(first):
+                    self.by_depth[0].setdefault(second, []).append(first)
+                    for third in subdirs(os.path.join(first, second)):
+                        self.by_depth[1].setdefault(third, []).append(os.path.join(first, second))
+        except _ListingFull:
+            self.complete = False
+
+    def find(self, path: str, boundary: Boundary) -> str | None:
+        """The one file `*/path`, else the one file `*/*/path` (glob's order: depth one first)."""
+        head = path.split("/", 1)[0]
+        for index in self.by_depth:
+            parents = index.get(head, ())
+            if len(parents) > MAX_SAME_NAME:
+                return None
+            matches = [os.path.join(p, path) for p in parents if os.path.isfile(os.path.join(p, path))]
+            if len(matches) == 1 and boundary.contains(matches[0]):
+                return os.path.normpath(matches[0])
+            if matches:
+                return None  # (several, or outside: not guessed)
+        return None
+
+
+class _Templates:
+    """The templates `# Source:` comments name, looked up once each, and read only inside the project boundary:
+    the rendered text is untrusted, and its `# Source:` must not make karplint show lines of a file elsewhere (a
+    link to /etc, an absolute path, `..`, a directory beside the checked tree)."""
+
+    def __init__(self):
+        self.found: dict[tuple, str | None] = {}
+        self.looked_up: set[str] = set()
+        self.below: _ChartsBelow | None = None
+
+    def find(self, path: str, beside: list[str], boundary: Boundary):
+        """The template file `path` names, None when not found, `_TOO_MANY` past MAX_SOURCES distinct paths."""
+        key = (path, tuple(beside), boundary.roots)
+        if key in self.found:
+            return self.found[key]
+        if path not in self.looked_up:
+            if len(self.looked_up) >= MAX_SOURCES:
+                return _TOO_MANY
+            self.looked_up.add(path)
+        hit = None
+        parts = path.replace("\\", "/").split("/")
+        if ".." not in parts and not os.path.isabs(path) and "\0" not in path:  # helm writes chart-relative paths
+            for cand in _candidates(path, beside):
+                cand = os.path.normpath(cand)
+                if os.path.isfile(cand) and boundary.contains(cand):
+                    hit = cand
                     break
-    found[path] = hit
-    return hit
+            if hit is None:  # a chart kept one or two directories down (charts/NAME, deploy/helm/NAME)
+                if self.below is None:
+                    self.below = _ChartsBelow()
+                hit = self.below.find(path, boundary)
+        self.found[key] = hit
+        return hit
 
 
-def _read_lines(path: str) -> list[str] | None:
-    from karplint.engine import read_regular
+def _boundary(display: str, stdin_filename: str | None, config_root: str | None, named: list[str]) -> Boundary:
+    """Where templates for the rendered `display` may be read: the project of the rendered file (of the path named
+    on the command line it was found under); for standard input, the project of the working directory and of
+    `--stdin-filename` (the user's choices)."""
+    if display != "-":
+        return Boundary([project_of_input(display, named, config_root)])
+    return boundary_of([os.curdir, *([stdin_filename] if stdin_filename else [])], config_root)
 
+
+def _read_lines(path: str, boundary: Boundary) -> list[str] | None:
     try:
-        raw = read_regular(path, MAX_TEMPLATE_BYTES)
+        raw = read_inside(path, boundary, MAX_TEMPLATE_BYTES)
     except OSError:
         return None
     if len(raw) > MAX_TEMPLATE_BYTES:
@@ -221,14 +286,16 @@ def map_line(rendered: list[str], template: list[str], index: int, column: int,
     return hits[0], value + 1
 
 
-def remap(report, stdin_filename: str | None = None):
-    """`report` with findings in rendered Helm documents moved to their templates (see the module docstring)."""
+def remap(report, stdin_filename: str | None = None, config_root: str | None = None, named: tuple = ()):
+    """`report` with findings in rendered Helm documents moved to their templates (see the module docstring).
+    `config_root` (the configuration's directory) and `named` (the paths named on the command line) give the
+    project boundary (karplint/discover/boundary.py)."""
     by_file: dict[str, list[int]] = {}
     for i, f in enumerate(report.findings):
         if f.file in report.helm_rendered:
             by_file.setdefault(f.file, []).append(i)
     findings = list(report.findings)
-    found: dict[str, str | None] = {}
+    lookup = _Templates()
     templates: dict[str, list[str] | None] = {}
     aligned: dict[tuple, list | None] = {}
     changed = False
@@ -239,21 +306,28 @@ def remap(report, stdin_filename: str | None = None):
         rendered = _Rendered(src.text)
         beside = [os.path.dirname(x) for x in (stdin_filename, display) if x and x != "-"]
         beside = list(dict.fromkeys(d for d in beside if d))
+        boundary = _boundary(display, stdin_filename, config_root, list(named))
         for i in indexes:
             f = findings[i]
             where = rendered.document_of(f.span.line)
             if where is None:
                 continue
             path, start, end = where
-            target = _find_template(path, beside, found)
+            target = lookup.find(path, beside, boundary)
+            if target is _TOO_MANY:
+                findings[i] = replace(f, message=f"{f.message}\nnote: rendered by helm from `{path}` (not looked up: "
+                                                 f"the input names more than {MAX_SOURCES:,} templates)")
+                changed = True
+                continue
             if target is None:
-                findings[i] = replace(f, message=f"{f.message}\nnote: rendered by helm from `{path}` (not found from "
-                                                 "here: run karplint from the directory holding the chart to have "
-                                                 "findings on the template)")
+                why = ("not found from here: run karplint from the directory holding the chart to have findings on "
+                       "the template") if lookup.below is None or lookup.below.complete else (
+                    f"not found: the directories below this one hold over {MAX_INDEXED:,} entries, not searched")
+                findings[i] = replace(f, message=f"{f.message}\nnote: rendered by helm from `{path}` ({why})")
                 changed = True
                 continue
             if target not in templates:
-                templates[target] = _read_lines(target)
+                templates[target] = _read_lines(target, boundary)
             lines = templates[target]
             doc = [ln.rstrip("\r") for ln in rendered.lines[start:end]]
             got = None

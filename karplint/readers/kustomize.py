@@ -36,9 +36,13 @@ def _paths(data: dict) -> list[str]:
     return out
 
 
-def patch_files(inputs, read) -> frozenset:
+def patch_files(inputs, read, config_root: str | None = None) -> frozenset:
     """Display paths of the inputs that a kustomization among `inputs` applies as patches. `read(abspath, limit)`
-    reads a file (OSError: skipped)."""
+    reads a file (OSError: skipped). A kustomization is untrusted: it names patches only inside its own project
+    (karplint/discover/boundary.py, `config_root` the configuration's directory; without a configuration or git work
+    tree, the kustomization's directory, which is kustomize's own default, `--load-restrictor
+    LoadRestrictionsRootOnly`), so that it cannot have a file of another named tree checked as a mere patch."""
+    from karplint.discover.boundary import inside, project_root
     from karplint.readers.loader import decode, load
 
     kustomizations = [i for i in inputs if i.abspath is not None and os.path.basename(i.display) in KUSTOMIZATION_FILES]
@@ -58,10 +62,16 @@ def patch_files(inputs, read) -> frozenset:
             continue
         docs, _problems = load(src)
         base = os.path.dirname(os.path.normpath(k.abspath))
+        project = None
         for doc in docs:
             if isinstance(doc.data, dict):
                 for rel in _paths(doc.data):
-                    hit = by_path.get(os.path.normpath(os.path.join(base, rel)))
-                    if hit is not None:
+                    target = os.path.normpath(os.path.join(base, rel))
+                    hit = by_path.get(target)
+                    if hit is None:
+                        continue
+                    if project is None:
+                        project = project_root(k.abspath, config_root)
+                    if inside(os.path.realpath(target), project):
                         out.add(hit)
     return frozenset(out)
