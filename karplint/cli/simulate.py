@@ -43,16 +43,32 @@ def _catalog(instance_types: str | None, config_types: dict | None):
                 raw = fh.read(50 * 1024 * 1024 + 1)
             if len(raw) > 50 * 1024 * 1024:
                 raise SimulateError(f"{instance_types}: larger than 50 MiB")
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise SimulateError(f"{instance_types}: not JSON ({exc})") from exc
+            data = _json(instance_types, raw)
             cat = extend(cat, data)
     except ExtraTypesError as exc:
         raise SimulateError(f"{instance_types or 'configuration'}: {exc}") from exc
     except OSError as exc:
         raise SimulateError(f"{instance_types}: {exc.strerror or exc}") from exc
     return cat
+
+
+def _json(path: str, raw: bytes):
+    """The JSON of `--instance-types`, nesting bounded before json.loads recurses (as YAML's, in the loader)."""
+    from karplint.readers.loader import MAX_DEPTH, syntax_depth_over
+
+    from karplint.numbers import integer
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SimulateError(f"{path}: not JSON (not UTF-8 at byte {exc.start})") from exc
+    deep = syntax_depth_over(text, MAX_DEPTH)
+    if deep is not None:
+        raise SimulateError(f"{path}:{text.count(chr(10), 0, deep) + 1}: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, parse_int=integer)
+    except ValueError as exc:
+        raise SimulateError(f"{path}: not JSON ({exc})") from exc
 
 
 def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:

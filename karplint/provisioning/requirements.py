@@ -62,7 +62,7 @@ _INT = re.compile(r"^[+-]?[0-9]+$")
 
 def _atoi(text: str) -> int | None:
     """Go's strconv.Atoi: optional sign, decimal digits, int64 range."""
-    if not _INT.match(text):
+    if not _INT.match(text) or len(text.lstrip("+-0")) > 19:  # (past int64: no int() of thousands of digits)
         return None
     n = int(text)
     return n if -MAX_INT - 1 <= n <= MAX_INT else None
