@@ -4,11 +4,12 @@ effective disruption budget of each NodePool, per reason, over a week (`karplint
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from karplint.model import Model
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKS = (date(2, 1, 1), date(9998, 12, 31))  # --week: datetime's years 1-9999 less the week, and the look-back
 
 
 def _pools(model: Model, name: str | None):
@@ -134,6 +135,10 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
             day = datetime.strptime(week, "%Y-%m-%d")
         except ValueError:
             err.print(f"karplint budgets: --week: {escape.name(week)!r} is not a date (YYYY-MM-DD)", markup=False)
+            return 2
+        if not WEEKS[0] <= day.date() <= WEEKS[1]:  # (the timeline looks back before and past the week's end)
+            err.print(f"karplint budgets: --week: {week} is outside the dates shown, {WEEKS[0]} to {WEEKS[1]}",
+                      markup=False)
             return 2
         start = day - timedelta(days=day.weekday())  # the Monday of that week, 00:00 UTC
     model = load_model(paths, err, "budgets")
