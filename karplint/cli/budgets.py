@@ -122,13 +122,11 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
     """Load `paths` (files, directories, `-` for stdin) and print the timelines; returns the exit code."""
     import sys
 
-    from rich.console import Console
-
     from karplint.cli.inputs import load_model
     from karplint.disruption.budgets import REFERENCE_WEEK
     from karplint.report import escape
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)  # (an error message is one line, never wrapped)
+    err = escape.console(stderr=True, soft_wrap=True)  # (an error message is one line, never wrapped)
     start = REFERENCE_WEEK
     if week:
         try:
@@ -153,7 +151,7 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
     if output_format == "json":
         sys.stdout.write(json.dumps({"nodepools": reports}, indent=2) + "\n")
         return 0
-    console = console or Console(highlight=False, soft_wrap=True)
+    console = console or escape.console(soft_wrap=True)
     for r in reports:
         print_report(r, console, nodes)
     return 0

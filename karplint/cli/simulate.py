@@ -133,6 +133,7 @@ def render_text(data: dict, out, color: bool) -> None:
     if _isatty(out):
         _render_rich(data, out, color)
         return
+    out = escape.Escaped(out)  # every line, whatever forgets `e` (labels of configured instance types: arch...)
     out.write(f"catalog: {data['instance_types_known']} instance types ({e(str(data['catalog'].get('version')))}, "
               f"{e(str(data['catalog'].get('repo')))}@{e(str(data['catalog'].get('commit', ''))[:8])})\n")
     out.write("\nNodePools\n")
@@ -142,7 +143,7 @@ def render_text(data: dict, out, color: bool) -> None:
             continue
         out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\t{p['instance_types']} types\tfamilies: {e(_short(p['families']))}\t"
                   f"sizes: {e(_short(p['sizes']))}\tcpu: {_range(p['cpu'])}\tmemory: {_range(p['memory'])}\t"
-                  f"arch: {','.join(p['arch']) or '-'}\tcapacity: {','.join(p['capacity_types']) or '-'}\n")
+                  f"arch: {e(','.join(p['arch'])) or '-'}\tcapacity: {e(','.join(p['capacity_types'])) or '-'}\n")
         if p.get("emptied_by"):
             ex = p["example"]
             out.write(f"    emptied by: {e(', '.join(p['emptied_by']))}"
@@ -170,12 +171,11 @@ def _isatty(out) -> bool:
 
 
 def _render_rich(data: dict, out, color: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     e = escape.line
-    console = Console(file=out, color_system="auto" if color else None, highlight=False)
+    console = escape.console(file=out, color_system="auto" if color else None)
     src = data["catalog"]
     console.print(Text(f"Instance-type catalog: {data['instance_types_known']} types "
                        f"({e(str(src.get('version')))}, {e(str(src.get('repo')))}@{e(str(src.get('commit', ''))[:8])})"))
@@ -196,8 +196,8 @@ def _render_rich(data: dict, out, color: bool) -> None:
             notes += f" minValues {mv['min_values']} on {k}: {mv['distinct']} distinct"
         count = Text(str(p["instance_types"]), style="bold red" if p["instance_types"] == 0 else "bold green")
         t.add_row(Text(e(p["name"])) + Text(f"\n{e(p['file'])}:{p['line']}", style="dim"), count, Text(e(_short(p["families"]))), Text(e(_short(p["sizes"]))),
-                  _range(p["cpu"]), _range(p["memory"]), ",".join(p["arch"]), ",".join(p["capacity_types"]),
-                  Text(e(notes)))
+                  _range(p["cpu"]), _range(p["memory"]), Text(e(",".join(p["arch"]))),
+                  Text(e(",".join(p["capacity_types"]))), Text(e(notes)))
     console.print(t)
     w = Table(title="Workloads", title_justify="left")
     for col in ("workload", "can run on", "why not (closest first)"):
