@@ -27,6 +27,25 @@ app = typer.Typer(
 )
 
 
+def run() -> None:
+    """`app` as the entry point runs it, with typer's usage errors written through karplint's escaping: they quote
+    the command line (a misspelt option, a bad value), which may hold a file name a pull request chose. Exits
+    through SystemExit."""
+    from karplint.report import escape
+
+    # (click's, or typer's copy of click: the base of the public typer.BadParameter either way)
+    click_exception = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    try:
+        code = app(prog_name="karplint", standalone_mode=False)
+    except click_exception as exc:
+        exc.show(file=escape.Escaped(sys.stderr))
+        code = exc.exit_code
+    except typer.Abort:
+        sys.stderr.write("Aborted!\n")
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 def _version_callback(value: bool) -> None:
     if value:
         typer.echo(f"karplint {__version__}")

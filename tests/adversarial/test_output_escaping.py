@@ -195,3 +195,12 @@ def test_rules_and_explain_print_no_raw_escapes(tmp_path):
         out = run_cli(*args, cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         no_escape_or_command(out.stdout, out.stderr)
+
+
+@pytest.mark.parametrize("command", ["check", "simulate", "budgets", "render", "rules", "explain"])
+def test_command_line_parser_errors_escape(tmp_path, command):
+    """typer's own usage errors quote the command line, which may carry a file name a pull request chose."""
+    out = run_cli(command, "--\u202e\x1b]52;c;cHduZWQ\x9b", cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert "No such option: --\\u202e\\x1b]52;c;cHduZWQ\\x9b" in out.stderr
+    no_escape_or_command(out.stdout, out.stderr)
