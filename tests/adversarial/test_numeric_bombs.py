@@ -212,3 +212,11 @@ def test_a_directory_where_a_cache_file_was_is_a_miss(tmp_path, with_content):
     else:  # replaced: the next run reads it
         assert out.stderr == ""
         assert all(p.is_file() for p in stores), [os.lstat(p) for p in stores]
+
+
+@pytest.mark.parametrize("command, prefix", [("check", "karplint: error: "), ("render", "karplint render: ")])
+def test_a_karpenter_version_option_of_thousands_of_digits_is_a_usage_error(tmp_path, command, prefix):
+    proj = _project(tmp_path, {})
+    out = run_cli(command, "--karpenter-version", f"1.{HUGE}.0", ".", cwd=proj)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == f"{prefix}--karpenter-version: not a Karpenter version: a component of more than 1,000 digits\n"
