@@ -220,3 +220,26 @@ def test_a_karpenter_version_option_of_thousands_of_digits_is_a_usage_error(tmp_
     out = run_cli(command, "--karpenter-version", f"1.{HUGE}.0", ".", cwd=proj)
     assert out.returncode == 2, out.stderr
     assert out.stderr == f"{prefix}--karpenter-version: not a Karpenter version: a component of more than 1,000 digits\n"
+
+
+def test_a_kubernetes_version_of_thousands_of_digits_in_the_configuration_is_no_version(tmp_path):
+    """`[cluster] kubernetes-version` with a minor of 5,000 digits took KPL218 down with an internal error; the
+    kubelet flags of the same userData are still checked (KPL217: a `--max-pods` past every integer type)."""
+    nodeclass = f"""\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2
+  amiSelectorTerms: [{{alias: al2@latest}}]
+  role: r
+  subnetSelectorTerms: [{{tags: {{a: b}}}}]
+  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]
+  userData: |
+    #!/bin/bash
+    /etc/eks/bootstrap.sh my-cluster --kubelet-extra-args '--max-pods={HUGE} --node-status-max-images=5'
+"""
+    proj = _project(tmp_path, {"nc.yaml": nodeclass, ".karplint.toml": f'[cluster]\nkubernetes-version = "1.{HUGE}"\n'})
+    code, findings, _ = _check(proj)
+    assert code == 1 and ("nc.yaml", "KPL217", 13, 71) in findings and GOOD_FINDING in findings, findings
