@@ -243,3 +243,13 @@ spec:
     proj = _project(tmp_path, {"nc.yaml": nodeclass, ".karplint.toml": f'[cluster]\nkubernetes-version = "1.{HUGE}"\n'})
     code, findings, _ = _check(proj)
     assert code == 1 and ("nc.yaml", "KPL217", 13, 71) in findings and GOOD_FINDING in findings, findings
+
+
+def test_a_directory_where_the_cache_key_was_runs_without_the_cache(tmp_path):
+    proj = _project(tmp_path, {".karplint.toml": ""})
+    key = tmp_path / "xdg" / "karplint" / "cache-key"
+    key.mkdir(parents=True)
+    out = run_cli("check", ".", "--output-format", "concise", cwd=proj, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert out.returncode == 0 and "good.yaml:5:1: KPL705" in out.stdout, out.stderr
+    assert out.stderr == (f"karplint: warning: running without the cache: no private cache key could be read or "
+                          f"created at {key}\n")
