@@ -20,11 +20,16 @@ def ascii_digits(text: str) -> bool:
 
 
 def integer(text: str, base: int = 10) -> int:
-    """`int(text, base)`; ValueError, like any other bad number, when `text` has more than MAX_DIGITS digits."""
-    digits = len(text) - (text[:1] in "+-") if text else 0
-    if digits > MAX_DIGITS:
-        raise ValueError(f"a number of {digits:,} digits: more than {MAX_DIGITS:,}")
-    return int(text, base)
+    """`int(text, base)`; ValueError, like any other bad number, when `text` has more than MAX_DIGITS digits
+    after its leading zeros (which `int()` counts too, and Go's strconv reads as any other)."""
+    if len(text) <= MAX_DIGITS:
+        return int(text, base)
+    body = text.strip()
+    sign = body[:1] if body[:1] in ("+", "-") else ""
+    digits = body[len(sign):].lstrip("0")
+    if len(digits) > MAX_DIGITS:
+        raise ValueError(f"a number of {len(digits):,} digits: more than {MAX_DIGITS:,}")
+    return int(sign + (digits or "0"), base)
 
 
 def too_large(value: int) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from karplint.numbers import ascii_digits
+from karplint.numbers import ascii_digits, integer
 
 MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 
@@ -43,7 +43,7 @@ def _number(text: str, f: CronField) -> int | str:
         return f"{f.name} field: {text!r} is not a number{what}"
     if len(text.lstrip("0")) > 4:  # (out of every field's range, and no int() of thousands of digits)
         return f"{f.name} field: {text[:20]}{'...' if len(text) > 20 else ''} is out of range {f.low}-{f.high}"
-    value = int(text)
+    value = integer(text)  # (leading zeros: any number of them)
     if not f.low <= value <= f.high:
         return f"{f.name} field: {value} is out of range {f.low}-{f.high}"
     return value
@@ -57,8 +57,8 @@ def _check_field(text: str, f: CronField) -> str | None:
         if slash:
             if not ascii_digits(step) or not step.strip("0"):
                 return f"{f.name} field: step {step!r} must be a positive number"
-            if len(step.lstrip("0")) > 18:  # robfig/cron reads it with strconv.Atoi: int64
-                return f"{f.name} field: step {step[:20]}... is out of range"
+            if len(step.lstrip("0")) > 19 or integer(step) > 2**63 - 1:  # robfig/cron's strconv.Atoi: int64
+                return f"{f.name} field: step {step[:20]}{'...' if len(step) > 20 else ''} is out of range"
         if rng in ("*", "?"):
             continue
         lo_text, dash, hi_text = rng.partition("-")

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from karplint.numbers import integer
+
 TABLE_PATH = Path(__file__).with_name("kubelet_flags.json")
 
 UNKNOWN = "unknown"  # no minor of the table knows the name (or it is Windows-only)
@@ -146,11 +148,11 @@ def _parse_int(text: str, bits: int, unsigned: bool, base0: bool = True) -> str 
             return f'strconv.{fn}: parsing "{text}": invalid syntax'
         body = body.replace("_", "")
     try:
-        n = int(body, base) if body and len(body) <= 2 * bits else None  # (longer digits: past every int type)
+        n = integer(body, base) if body else None
     except ValueError:
         n = None
     if n is None or not re.fullmatch(r"[0-9a-fA-F]+", body):
-        if body and len(body) > 2 * bits and re.fullmatch(_DIGITS[base], body):
+        if body and re.fullmatch(_DIGITS[base], body):  # (digits past karplint.numbers.MAX_DIGITS: past int64)
             return f'strconv.{fn}: parsing "{text}": value out of range'
         return f'strconv.{fn}: parsing "{text}": invalid syntax'
     lo, hi = (0, 2 ** bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)

@@ -253,3 +253,24 @@ def test_a_directory_where_the_cache_key_was_runs_without_the_cache(tmp_path):
     assert out.returncode == 0 and "good.yaml:5:1: KPL705" in out.stdout, out.stderr
     assert out.stderr == (f"karplint: warning: running without the cache: no private cache key could be read or "
                           f"created at {key}\n")
+
+
+def test_leading_zeros_count_for_nothing(tmp_path):
+    """`int()` counts leading zeros against its limit, Go's strconv does not: 5,000 zeros before a 5 are a 5."""
+    zeros = "0" * 5000
+    pool = GOOD.replace("name: good", "name: zeros") + f"""\
+    budgets:
+    - nodes: "{zeros}1"
+      schedule: "{zeros}5 * * * *"
+      duration: 1h
+"""
+    proj = _project(tmp_path, {"zeros.yaml": pool})
+    code, findings, _ = _check(proj)
+    assert code == 0 and set(findings) == {("zeros.yaml", "KPL705", 5, 1), GOOD_FINDING}, findings
+    out = run_cli("budgets", "zeros.yaml", "--output-format", "json", cwd=proj)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)["nodepools"][0]
+    assert report["budgets"][0]["error"] is None
+    # (an hour from minute 5 of every hour: the whole week, at the budget's value)
+    assert [(s["start"], s["end"], s["limit"]) for s in report["reasons"]["Drifted"]["segments"]] == [
+        ("Mon 00:00", "Sun 24:00", f"{zeros}1")]
