@@ -168,7 +168,7 @@ def read_file(path: Path) -> dict | None:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
-    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex
+    from karplint.readers.toml_limits import MAX_KEY_PARTS, long_number_line, out_of_range_integer, too_complex
 
     try:
         with open(path, "rb") as fh:
@@ -184,8 +184,12 @@ def read_file(path: Path) -> dict | None:
         raise ConfigError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except ValueError:  # tomllib's int() of a decimal number past Python's 4,300 digits
+        raise ConfigError(f"{path}:{long_number_line(text)}: invalid TOML: an integer outside 64 bits") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    if out_of_range_integer(data):
+        raise ConfigError(f"{path}:{long_number_line(text)}: invalid TOML: an integer outside 64 bits")
     if path.name == "pyproject.toml":
         return data.get("tool", {}).get("karplint")
     if set(data) == {"tool"} and isinstance(data["tool"], dict) and set(data["tool"]) == {"karplint"}:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,25 @@ def run_json(*args: str, **kw) -> tuple[int, dict, str]:
     proc = run_cli(*args, "--output-format", "json", **kw)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout), proc.stderr
+
+
+# What a terminal or a GitHub runner must never receive raw from karplint: C0 controls but tab and newline
+# (ESC above all), DEL, C1 controls (\x9b is CSI), line and paragraph separators, bidirectional overrides and
+# isolates, and U+FFFD (what a lone surrogate or a stray byte decodes to when a test reads the output).
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffd]")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def no_escape_or_command(*outputs: str, github: bool = False, color: bool = False) -> None:
+    """No raw escape sequence or other unsafe character in `outputs`; no line a GitHub runner would run as a
+    workflow command, except (in the github format) karplint's own annotations, one line each. `color`: the
+    colour codes karplint writes itself (SGR, `ESC [ ... m`) are allowed."""
+    for out in outputs:
+        if color:
+            out = _SGR.sub("", out)
+        bad = _RAW_CONTROL.search(out)
+        assert bad is None, f"raw {bad.group(0)!r} in output: {out[max(0, bad.start() - 80):bad.end() + 80]!r}"
+        for line in out.splitlines():
+            if github and re.match(r"::(error|warning|notice) file=[^\n:]*,line=\d+,", line):
+                continue
+            assert not line.lstrip().startswith("::"), f"a workflow command line: {line!r}"

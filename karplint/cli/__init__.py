@@ -481,9 +481,9 @@ def main() -> None:
             code = _fast_check(sys.argv[2:])
             if code is not None:
                 sys.exit(code)
-        from karplint.cli.typer_app import app
+        from karplint.cli.typer_app import run
 
-        app(prog_name="karplint")
+        run()
     except SystemExit:
         raise
     except KeyboardInterrupt:

@@ -4,11 +4,12 @@ effective disruption budget of each NodePool, per reason, over a week (`karplint
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from karplint.model import Model
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKS = (date(2, 1, 1), date(9998, 12, 31))  # --week: datetime's years 1-9999 less the week, and the look-back
 
 
 def _pools(model: Model, name: str | None):
@@ -121,19 +122,21 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
     """Load `paths` (files, directories, `-` for stdin) and print the timelines; returns the exit code."""
     import sys
 
-    from rich.console import Console
-
     from karplint.cli.inputs import load_model
     from karplint.disruption.budgets import REFERENCE_WEEK
     from karplint.report import escape
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)  # (an error message is one line, never wrapped)
+    err = escape.console(stderr=True, soft_wrap=True)  # (an error message is one line, never wrapped)
     start = REFERENCE_WEEK
     if week:
         try:
             day = datetime.strptime(week, "%Y-%m-%d")
         except ValueError:
             err.print(f"karplint budgets: --week: {escape.name(week)!r} is not a date (YYYY-MM-DD)", markup=False)
+            return 2
+        if not WEEKS[0] <= day.date() <= WEEKS[1]:  # (the timeline looks back before and past the week's end)
+            err.print(f"karplint budgets: --week: {week} is outside the dates shown, {WEEKS[0]} to {WEEKS[1]}",
+                      markup=False)
             return 2
         start = day - timedelta(days=day.weekday())  # the Monday of that week, 00:00 UTC
     model = load_model(paths, err, "budgets")
@@ -148,7 +151,7 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
     if output_format == "json":
         sys.stdout.write(json.dumps({"nodepools": reports}, indent=2) + "\n")
         return 0
-    console = console or Console(highlight=False, soft_wrap=True)
+    console = console or escape.console(soft_wrap=True)
     for r in reports:
         print_report(r, console, nodes)
     return 0

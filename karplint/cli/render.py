@@ -92,12 +92,11 @@ def render_model(model: Model, console, *, nodeclass: str | None = None, nodepoo
 def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: str | None = None,
                    karpenter_version: str | None = None, console=None) -> int:
     """Load `paths` (files, directories, `-` for stdin) and render; returns the exit code."""
-    from rich.console import Console
-
     from karplint.cli.inputs import load_model
+    from karplint.report import escape
 
-    console = console or Console(highlight=False, soft_wrap=True)  # no wrapping: long lines stay greppable
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = console or escape.console(soft_wrap=True)  # no wrapping: long lines stay greppable
+    err = escape.console(stderr=True, soft_wrap=True)
     version = None
     if karpenter_version:
         try:

@@ -43,16 +43,32 @@ def _catalog(instance_types: str | None, config_types: dict | None):
                 raw = fh.read(50 * 1024 * 1024 + 1)
             if len(raw) > 50 * 1024 * 1024:
                 raise SimulateError(f"{instance_types}: larger than 50 MiB")
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise SimulateError(f"{instance_types}: not JSON ({exc})") from exc
+            data = _json(instance_types, raw)
             cat = extend(cat, data)
     except ExtraTypesError as exc:
         raise SimulateError(f"{instance_types or 'configuration'}: {exc}") from exc
     except OSError as exc:
         raise SimulateError(f"{instance_types}: {exc.strerror or exc}") from exc
     return cat
+
+
+def _json(path: str, raw: bytes):
+    """The JSON of `--instance-types`, nesting bounded before json.loads recurses (as YAML's, in the loader)."""
+    from karplint.readers.loader import MAX_DEPTH, syntax_depth_over
+
+    from karplint.numbers import integer
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SimulateError(f"{path}: not JSON (not UTF-8 at byte {exc.start})") from exc
+    deep = syntax_depth_over(text, MAX_DEPTH)
+    if deep is not None:
+        raise SimulateError(f"{path}:{text.count(chr(10), 0, deep) + 1}: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, parse_int=integer)
+    except ValueError as exc:
+        raise SimulateError(f"{path}: not JSON ({exc})") from exc
 
 
 def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
@@ -117,6 +133,7 @@ def render_text(data: dict, out, color: bool) -> None:
     if _isatty(out):
         _render_rich(data, out, color)
         return
+    out = escape.Escaped(out)  # every line, whatever forgets `e` (labels of configured instance types: arch...)
     out.write(f"catalog: {data['instance_types_known']} instance types ({e(str(data['catalog'].get('version')))}, "
               f"{e(str(data['catalog'].get('repo')))}@{e(str(data['catalog'].get('commit', ''))[:8])})\n")
     out.write("\nNodePools\n")
@@ -126,7 +143,7 @@ def render_text(data: dict, out, color: bool) -> None:
             continue
         out.write(f"  {e(p['name'])} ({e(p['file'])}:{p['line']})\t{p['instance_types']} types\tfamilies: {e(_short(p['families']))}\t"
                   f"sizes: {e(_short(p['sizes']))}\tcpu: {_range(p['cpu'])}\tmemory: {_range(p['memory'])}\t"
-                  f"arch: {','.join(p['arch']) or '-'}\tcapacity: {','.join(p['capacity_types']) or '-'}\n")
+                  f"arch: {e(','.join(p['arch'])) or '-'}\tcapacity: {e(','.join(p['capacity_types'])) or '-'}\n")
         if p.get("emptied_by"):
             ex = p["example"]
             out.write(f"    emptied by: {e(', '.join(p['emptied_by']))}"
@@ -154,12 +171,11 @@ def _isatty(out) -> bool:
 
 
 def _render_rich(data: dict, out, color: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     e = escape.line
-    console = Console(file=out, color_system="auto" if color else None, highlight=False)
+    console = escape.console(file=out, color_system="auto" if color else None)
     src = data["catalog"]
     console.print(Text(f"Instance-type catalog: {data['instance_types_known']} types "
                        f"({e(str(src.get('version')))}, {e(str(src.get('repo')))}@{e(str(src.get('commit', ''))[:8])})"))
@@ -180,8 +196,8 @@ def _render_rich(data: dict, out, color: bool) -> None:
             notes += f" minValues {mv['min_values']} on {k}: {mv['distinct']} distinct"
         count = Text(str(p["instance_types"]), style="bold red" if p["instance_types"] == 0 else "bold green")
         t.add_row(Text(e(p["name"])) + Text(f"\n{e(p['file'])}:{p['line']}", style="dim"), count, Text(e(_short(p["families"]))), Text(e(_short(p["sizes"]))),
-                  _range(p["cpu"]), _range(p["memory"]), ",".join(p["arch"]), ",".join(p["capacity_types"]),
-                  Text(e(notes)))
+                  _range(p["cpu"]), _range(p["memory"]), Text(e(",".join(p["arch"]))),
+                  Text(e(",".join(p["capacity_types"]))), Text(e(notes)))
     console.print(t)
     w = Table(title="Workloads", title_justify="left")
     for col in ("workload", "can run on", "why not (closest first)"):

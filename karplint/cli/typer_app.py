@@ -27,6 +27,25 @@ app = typer.Typer(
 )
 
 
+def run() -> None:
+    """`app` as the entry point runs it, with typer's usage errors written through karplint's escaping: they quote
+    the command line (a misspelt option, a bad value), which may hold a file name a pull request chose. Exits
+    through SystemExit."""
+    from karplint.report import escape
+
+    # (click's, or typer's copy of click: the base of the public typer.BadParameter either way)
+    click_exception = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    try:
+        code = app(prog_name="karplint", standalone_mode=False)
+    except click_exception as exc:
+        exc.show(file=escape.Escaped(sys.stderr))
+        code = exc.exit_code
+    except typer.Abort:
+        sys.stderr.write("Aborted!\n")
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
+
+
 def _version_callback(value: bool) -> None:
     if value:
         typer.echo(f"karplint {__version__}")
@@ -165,15 +184,16 @@ def rules_cmd(
         for r in rules:
             typer.echo("\t".join((r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from karplint.report import escape
 
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("code", "slug", "category", "severity", "fix", "summary"):
         table.add_column(col, overflow="fold")
     for r in rules:
         table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
-    Console(no_color="NO_COLOR" in os.environ).print(table)
+    escape.console(no_color="NO_COLOR" in os.environ).print(table)
 
 
 @app.command()
@@ -193,7 +213,9 @@ def clean(
     removed, refused = clear(directory)
     if refused:
         _die(f"{directory}: {refused}; nothing removed")
-    typer.echo(f"removed {removed} cache file(s) from {directory}" if removed else f"no cache at {directory}")
+    from karplint.report import escape
+
+    typer.echo(escape.name(f"removed {removed} cache file(s) from {directory}" if removed else f"no cache at {directory}"))
 
 
 @app.command()
@@ -220,14 +242,14 @@ def explain(
     header = (f"{r.code} ({r.slug}) - category: {r.category}, default severity: {r.severity}"
               + (f", fix: {r.fix}" if r.fix else ""))
     text = doc.text if doc else r.summary
+    from karplint.report import escape
+
     if not use_color(color, sys.stdout):
-        typer.echo(header + "\n")
-        typer.echo(text)
+        typer.echo(escape.no_commands(escape.text(header + "\n\n" + text)))
         return
-    from rich.console import Console
     from rich.markdown import Markdown
 
-    console = Console(force_terminal=True, highlight=False)
+    console = escape.console(force_terminal=True)
     body = Markdown(text, code_theme="ansi_dark")
     if pager and sys.stdout.isatty() and text.count("\n") + 2 > console.height:
         with console.pager(styles=True):

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 
 from karplint.disruption.schedule import Schedule, parse
 from karplint.model.durations import FIELD_PATTERNS, parse_go_duration
+from karplint.numbers import ascii_digits, integer
 
 WEEK = 7 * 24 * 60  # minutes
 REFERENCE_WEEK = datetime(2024, 1, 1)  # a Monday, 00:00 UTC: the week timelines are computed on by default
@@ -73,8 +74,9 @@ class Budget:
 def allowed_nodes(nodes: str, total: int) -> int | None:
     """Karpenter's allowance for `nodes` on a pool of `total` nodes; None when `nodes` is not valid."""
     text = str(nodes)
-    if text.isdigit():
-        return int(text)
+    if ascii_digits(text):  # (`str.isdigit` admits `²`; Karpenter's strconv.Atoi reads int64)
+        value = integer(text) if len(text.lstrip("0")) <= 19 else None
+        return value if value is not None and value <= 2**63 - 1 else None
     if NODES_PATTERN.match(text):
         return math.ceil(float(text[:-1]) * float(total) / 100)
     return None

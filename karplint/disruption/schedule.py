@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from karplint.model import cron
+from karplint.numbers import integer
 
 DESCRIPTORS = {
     "@yearly": "0 0 1 1 *",
@@ -104,7 +105,7 @@ def _value(text: str, f: cron.CronField) -> int:
     low = text.lower()
     if f.names and low in f.names:
         return f.low + f.names.index(low)
-    return int(text)
+    return integer(text)  # (validated: a few digits after any number of leading zeros)
 
 
 def _field(text: str, f: cron.CronField) -> tuple[frozenset[int], bool]:
@@ -112,7 +113,7 @@ def _field(text: str, f: cron.CronField) -> tuple[frozenset[int], bool]:
     star = False
     for part in text.split(","):
         rng, slash, step_text = part.partition("/")
-        step = int(step_text) if slash else 1
+        step = integer(step_text) if slash else 1
         lo_text, dash, hi_text = rng.partition("-")
         if rng in ("*", "?"):
             lo, hi = f.low, f.high

@@ -138,11 +138,14 @@ def _secret() -> bytes | None:
             continue
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-                return None  # not ours alone: do not trust what it would authenticate
-            key = fh.read(64)
+        try:
+            with _open_regular(fd) as fh:
+                st = os.fstat(fh.fileno())
+                if st.st_uid != os.getuid() or st.st_mode & 0o077:
+                    return None  # not ours alone: do not trust what it would authenticate
+                key = fh.read(64)
+        except OSError:  # not a regular file (a directory stands there), unreadable
+            return None
         return key if len(key) == 32 else None
     return None
 
@@ -151,13 +154,43 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of a regular file owned by this user, read without following a link or blocking on a FIFO."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        with _open_regular(fd) as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_uid != os.getuid() or st.st_size > limit:
+                return None
+            return fh.read(limit + 1)
+    except OSError:  # absent, a link, not a regular file (a directory where a cache file was), unreadable
         return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > limit:
-            return None
-        return fh.read(limit + 1)
+
+
+def _not_a_file(paths) -> str | None:
+    """Why the cache cannot be written, when one of its files is something else (a corrupted cache: a directory
+    where a file was): an empty directory is removed (the file is a miss, rewritten at the end of the run),
+    anything else is left alone and named. Links are fine: the rename at save replaces them."""
+    for path in paths:
+        try:
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(path)
+            elif not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                return f"{path} is not a file"
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"{path} is not a file and cannot be replaced ({exc.strerror})"
+    return None
+
+
+def _open_regular(fd: int) -> BinaryIO:
+    """The open file of `fd` (closed here, with OSError, when it is not a regular file: a directory, a FIFO;
+    `os.fdopen` itself raises for a directory)."""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(f"not a regular file (descriptor {fd})")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _write_new(directory: Path, name: str, write: Callable[[BinaryIO], None]) -> None:
@@ -165,7 +198,14 @@ def _write_new(directory: Path, name: str, write: Callable[[BinaryIO], None]) ->
     renamed over the old name, which replaces a link there rather than writing through it. Ctrl-C cuts a large
     store short (its temporary file is removed): entries carry their content keys, so stores written by
     different runs never mix wrongly."""
-    replace_file(directory / name, write, mode=0o600, prefix=".tmp-", defer_interrupts=False)
+    target = directory / name
+    try:
+        is_dir = stat.S_ISDIR(os.lstat(target).st_mode)
+    except OSError:
+        is_dir = False
+    if is_dir:  # a directory where the file goes (a corrupted cache): an empty one is removed, any other stays
+        os.rmdir(target)  # (OSError: the caller warns, once)
+    replace_file(target, write, mode=0o600, prefix=".tmp-", defer_interrupts=False)
 
 
 class _MacWriter:
@@ -247,6 +287,8 @@ class Cache:
         self._index = _Store(self.directory / f"{namespace}.index", {"files": {}, "report": ()}, seal)
         self._pack = _Store(self.path, {"summaries": {}, "run": {}}, seal)
         self._docs = _Store(self.directory / f"{namespace}.docs", {"docs": {}}, seal)
+        if not self.refused:
+            self.refused = _not_a_file((self._index.path, self._pack.path, self._docs.path))
 
     def _refusal(self) -> str | None:
         """Why this directory must not be used as a cache (a link, someone else's, outside the project), or None."""

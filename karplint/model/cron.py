@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from karplint.numbers import ascii_digits, integer
+
 MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 
 
@@ -36,10 +38,12 @@ def _number(text: str, f: CronField) -> int | str:
     low = text.lower()
     if f.names and low in f.names:
         return f.low + f.names.index(low)
-    if not text.isdigit():
+    if not ascii_digits(text):
         what = f" (or a name {f.names[0].upper()}..{f.names[-1].upper()})" if f.names else ""
         return f"{f.name} field: {text!r} is not a number{what}"
-    value = int(text)
+    if len(text.lstrip("0")) > 4:  # (out of every field's range, and no int() of thousands of digits)
+        return f"{f.name} field: {text[:20]}{'...' if len(text) > 20 else ''} is out of range {f.low}-{f.high}"
+    value = integer(text)  # (leading zeros: any number of them)
     if not f.low <= value <= f.high:
         return f"{f.name} field: {value} is out of range {f.low}-{f.high}"
     return value
@@ -51,8 +55,10 @@ def _check_field(text: str, f: CronField) -> str | None:
             return f"{f.name} field: empty list item in {text!r}"
         rng, slash, step = part.partition("/")
         if slash:
-            if not step.isdigit() or int(step) == 0:
+            if not ascii_digits(step) or not step.strip("0"):
                 return f"{f.name} field: step {step!r} must be a positive number"
+            if len(step.lstrip("0")) > 19 or integer(step) > 2**63 - 1:  # robfig/cron's strconv.Atoi: int64
+                return f"{f.name} field: step {step[:20]}{'...' if len(step) > 20 else ''} is out of range"
         if rng in ("*", "?"):
             continue
         lo_text, dash, hi_text = rng.partition("-")

@@ -277,7 +277,7 @@ def _exact(text: Any) -> Version | None:
     if not isinstance(text, str):
         return None
     m = _EXACT_VERSION.match(text.strip())
-    return Version(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+    return Version.try_parse(f"{m.group(1)}.{m.group(2)}.{m.group(3)}") if m else None
 
 
 @dataclass(frozen=True)
@@ -311,8 +311,9 @@ def karpenter_releases(model: Model) -> list[KarpenterRelease]:
             for i, c in enumerate(items if isinstance(items, list) else ()):
                 image = c.get("image") if isinstance(c, dict) else None
                 m = _KARPENTER_IMAGE.search(image) if isinstance(image, str) else None
-                if m:
-                    out.append(KarpenterRelease(Version.parse(m.group(1)), f"controller image of {_describe(res)}",
+                tag = Version.try_parse(m.group(1)) if m else None  # (None: a tag of thousands of digits)
+                if tag is not None:
+                    out.append(KarpenterRelease(tag, f"controller image of {_describe(res)}",
                                                 "Karpenter controller image", res.doc,
                                                 ("spec", "template", "spec", key, i, "image")))
     return out

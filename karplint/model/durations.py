@@ -39,6 +39,7 @@ FIELD_PATTERNS: dict[str, re.Pattern] = {
 }
 
 NEVER = "Never"
+_GO_MAX_SECONDS = (2**63 - 1) / 1e9  # about 292 years
 
 
 def parse_go_duration(text: str) -> float | None:
@@ -63,6 +64,8 @@ def parse_go_duration(text: str) -> float | None:
             return None
         total += float(m.group(1)) * GO_UNITS[m.group(2)]
         pos = m.end()
+    if not total <= _GO_MAX_SECONDS:  # time.ParseDuration: "invalid duration" past int64 nanoseconds (also inf, NaN)
+        return None
     return sign * total
 
 

@@ -22,6 +22,7 @@ import re
 from typing import NamedTuple
 
 from karplint.model.versions import Version
+from karplint.numbers import MAX_DIGITS
 
 MAX_TERRAFORM_BYTES = 1 << 20
 MAX_BLOCK = 1 << 13  # a helm_release block is a few hundred bytes (values heredocs after chart/version)
@@ -49,7 +50,9 @@ def exact(text) -> str | None:
     if not isinstance(text, str):
         return None
     m = _EXACT.match(text.strip())
-    return f"{int(m.group(1))}.{int(m.group(2))}.{int(m.group(3))}" if m else None
+    if not m or any(len(g) > MAX_DIGITS for g in m.groups()[:3]):
+        return None
+    return f"{int(m.group(1))}.{int(m.group(2))}.{int(m.group(3))}"
 
 
 # ------------------------------------------------------------------------------------------------ YAML

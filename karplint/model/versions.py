@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from functools import total_ordering
 
+from karplint.numbers import MAX_DIGITS, integer
+
 _VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$")
 
 
@@ -25,7 +27,10 @@ class Version:
         m = _VERSION.match(str(text).strip())
         if not m:
             raise ValueError(f"not a Karpenter version: {text!r} (expected e.g. 1.14.1 or v0.37.8)")
-        return cls(int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0))
+        try:
+            return cls(integer(m.group(1)), integer(m.group(2) or "0"), integer(m.group(3) or "0"))
+        except ValueError:
+            raise ValueError(f"not a Karpenter version: a component of more than {MAX_DIGITS:,} digits") from None
 
     @classmethod
     def try_parse(cls, text) -> "Version | None":

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from karplint.numbers import integer
+
 MAX_INT = 2**63 - 1
 
 # pkg/apis/v1/labels.go: NormalizedLabels (aliased keys are translated before anything else).
@@ -62,9 +64,9 @@ _INT = re.compile(r"^[+-]?[0-9]+$")
 
 def _atoi(text: str) -> int | None:
     """Go's strconv.Atoi: optional sign, decimal digits, int64 range."""
-    if not _INT.match(text):
+    if not _INT.match(text) or len(text.strip().lstrip("+-").lstrip("0")) > 19:  # (past int64: no int() of them)
         return None
-    n = int(text)
+    n = integer(text)
     return n if -MAX_INT - 1 <= n <= MAX_INT else None
 
 

@@ -30,6 +30,7 @@ def _ruamel() -> None:
 
 from karplint.readers.document import Document, NodeInfo
 from karplint.readers.source import SourceFile, Span
+from karplint.numbers import integer
 
 # Budgets: bound the work per file by counting rather than by catching RecursionError afterwards.
 MAX_DEPTH = 200
@@ -236,8 +237,8 @@ def resolve_scalar(tag: str, value: str) -> Any:
             v = v.lstrip("+-")
             for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
                 if v.lower().startswith(prefix):
-                    return sign * int(v[2:], base)
-            return sign * int(v, 10)
+                    return sign * integer(v[2:], base)
+            return sign * integer(v, 10)
         if kind == "float":
             v = value.replace("_", "").lower()
             if v.endswith(".inf"):

@@ -46,3 +46,29 @@ def too_many_entries(text: str, limit: int) -> int | None:
         if seen > limit:
             return n
     return None
+
+
+def out_of_range_integer(data) -> bool:
+    """Whether decoded TOML holds an integer outside 64 bits, which TOML does not allow ("if an integer cannot be
+    represented losslessly, an error must be thrown", toml.io/en/v1.0.0#integer) but tomllib reads: without a
+    limit in hexadecimal, octal or binary, so that no message could print it (a decimal one past Python's 4,300
+    digits makes tomllib raise a plain ValueError instead, which callers report the same way)."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, int) and not -(2**63) <= value < 2**63:
+            return True
+    return False
+
+
+_LONG_NUMBER = re.compile(r"[0-9A-Fa-f_]{19,}")
+
+
+def long_number_line(text: str) -> int:
+    """The 1-based line of the first run of digits long enough to be outside 64 bits (for a message), else 1."""
+    m = _LONG_NUMBER.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else 1

@@ -68,24 +68,24 @@ def write_json(report: Report, out: TextIO) -> None:
             except _Unusual:  # (JSON strings hold no raw line break: re-indenting the standard encoder's is safe)
                 pieces.append(json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    "))
             if len(pieces) > 4096:
-                out.write("".join(pieces))
+                out.write(escape.json_text("".join(pieces)))
                 pieces.clear()
         pieces.append("\n  ]")
-        out.write("".join(pieces))
+        out.write(escape.json_text("".join(pieces)))
     out.write(',\n  "summary": ' + dumps_indented(summary(report)).replace("\n", "\n  ") + "\n}\n")
 
 
 def dumps_indented(obj) -> str:
-    """`json.dumps(obj, indent=2, ensure_ascii=False)`, byte for byte, about three times faster: with an indent
-    the standard library falls back to its pure-Python encoder, which dominates a run whose findings are cached.
-    Plain JSON data only (str keys; str, int, float, bool, None, list, tuple, dict values); anything else is
-    left to `json.dumps`."""
+    """`json.dumps(obj, indent=2, ensure_ascii=False)`, byte for byte but for the characters a terminal acts on
+    (\\u escapes: `escape.json_text`), about three times faster: with an indent the standard library falls back
+    to its pure-Python encoder, which dominates a run whose findings are cached. Plain JSON data only (str keys;
+    str, int, float, bool, None, list, tuple, dict values); anything else is left to `json.dumps`."""
     out: list[str] = []
     try:
         _encode(obj, "\n", out)
     except _Unusual:
-        return json.dumps(obj, indent=2, ensure_ascii=False)
-    return "".join(out)
+        return escape.json_text(json.dumps(obj, indent=2, ensure_ascii=False))
+    return escape.json_text("".join(out))
 
 
 class _Unusual(Exception):

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
+from karplint.numbers import ascii_digits
 from karplint.provisioning.placement import PLACEMENT_KEYS
 from karplint.readers.document import Document
 from karplint.rules import rule
@@ -147,8 +148,9 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     if key in INTEGER_KEYS:
         try:
             int(value)
-        except ValueError:
-            return "wrong", f"`{key}` takes integers, not `{value}`"
+        except ValueError:  # (also past Python's 4,300 digits: an integer still, just not one any type has)
+            if not ascii_digits(value.strip().lstrip("+-").replace("_", "")):
+                return "wrong", f"`{key}` takes integers, not `{value}`"
         return None  # a number no type has today: cannot tell
     if key not in NAMED_KEYS:
         return None

@@ -214,7 +214,12 @@ def parse_quantity(text: str) -> Decimal | None:
     if m.group(3):
         return num * _DEC[m.group(3)]
     if m.group(4):
-        return num.scaleb(int(m.group(4)))
+        if len(m.group(4).lstrip("+-")) > 9:  # (an exponent past int32 is no quantity; no int() of 5,000 digits)
+            return None
+        try:
+            return num.scaleb(int(m.group(4)))
+        except ArithmeticError:  # past Decimal's exponent range
+            return None
     return num
 
 

@@ -198,7 +198,8 @@ MAX_TOML_ENTRIES = 1000
 def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
     """TOML-decode `text`; a syntax error becomes an `Issue` at its line and column."""
     res = BottlerocketSettings(text, base, None)
-    from karplint.readers.toml_limits import MAX_KEY_PARTS, too_complex, too_many_entries
+    from karplint.readers.toml_limits import (MAX_KEY_PARTS, long_number_line, out_of_range_integer, too_complex,
+                                              too_many_entries)
 
     line = too_complex(text)
     if line is not None:  # tomllib's cost grows with the square of a key's parts: not decoded, not verified
@@ -226,8 +227,19 @@ def parse_settings(text: str, base: int = 0) -> BottlerocketSettings:
         res.error = Issue("toml", "error", f"not valid TOML: {reason} (line {m.group(1) if m else '?'} of the userData)",
                           base + off, base + min(len(text), off + 1))
         return res
+    except ValueError:  # tomllib's int() of a decimal number past Python's 4,300 digits
+        huge = True
     except Exception as exc:  # a TOML library bug must not take the run down
         res.error = Issue("toml", "error", f"not valid TOML: {exc}", base, base + 1)
+        return res
+    else:
+        huge = out_of_range_integer(res.data)
+    if huge:  # (hexadecimal ones: no message could print them)
+        res.data = None
+        line = long_number_line(text)
+        off = _offset_of(text, line, 1)
+        res.error = Issue("toml", "error", f"not valid TOML: an integer outside 64 bits (line {line} of the userData)",
+                          base + off, base + min(len(text), off + 1))
         return res
     res.positions = locate_keys(text, base)
     return res

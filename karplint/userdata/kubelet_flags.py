@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from karplint.numbers import integer
+
 TABLE_PATH = Path(__file__).with_name("kubelet_flags.json")
 
 UNKNOWN = "unknown"  # no minor of the table knows the name (or it is Windows-only)
@@ -55,7 +57,7 @@ def _minor_key(v: str) -> tuple[int, int]:
 
 def parse_minor(value: object) -> str | None:
     """"1.31", "v1.31", "1.31.2" -> "1.31"; anything else -> None."""
-    m = re.match(r"^v?(\d+)\.(\d+)(?:\.\d+)?$", str(value).strip()) if value is not None else None
+    m = re.match(r"^v?(\d{1,9})\.(\d{1,9})(?:\.\d+)?$", str(value).strip()) if value is not None else None
     return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
 
 
@@ -122,6 +124,9 @@ _QUANTITY = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[KMGTPE]i|[numkMGTPE]|[
 RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
 
 
+_DIGITS = {2: "[01]+", 8: "[0-7]+", 10: "[0-9]+", 16: "[0-9a-fA-F]+"}
+
+
 def _parse_int(text: str, bits: int, unsigned: bool, base0: bool = True) -> str | None:
     """strconv.ParseInt/ParseUint(s, 0|10, bits): None when valid, else the error's tail."""
     fn = "ParseUint" if unsigned else "ParseInt"
@@ -143,10 +148,12 @@ def _parse_int(text: str, bits: int, unsigned: bool, base0: bool = True) -> str 
             return f'strconv.{fn}: parsing "{text}": invalid syntax'
         body = body.replace("_", "")
     try:
-        n = int(body, base) if body else None
+        n = integer(body, base) if body else None
     except ValueError:
         n = None
     if n is None or not re.fullmatch(r"[0-9a-fA-F]+", body):
+        if body and re.fullmatch(_DIGITS[base], body):  # (digits past karplint.numbers.MAX_DIGITS: past int64)
+            return f'strconv.{fn}: parsing "{text}": value out of range'
         return f'strconv.{fn}: parsing "{text}": invalid syntax'
     lo, hi = (0, 2 ** bits - 1) if unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     if not lo <= (-n if neg else n) <= hi:

@@ -179,9 +179,10 @@ def test_reading_files_leaves_no_memory_map_per_file(tmp_path):
 
 def test_budget_schedules_that_fire_every_minute(tmp_path):
     """Disruption budgets are expanded minute by minute over a week (karplint.disruption): 60 budgets firing every
-    other minute and windows of 99999999h stay bounded (50 budgets, the CRD's maximum, one look-back hit each)."""
+    other minute and windows of 2562047h stay bounded (50 budgets, the CRD's maximum, one look-back hit each).
+    2562047h is the longest Go duration: a longer one (99999999h) is no duration at all, which Go rejects."""
     budgets = "".join(f'      - {{nodes: "{i}", schedule: "*/2 * * * *", duration: 1m}}\n' for i in range(60))
-    budgets += '      - {nodes: "1", schedule: "@yearly", duration: 99999999h}\n'
+    budgets += '      - {nodes: "1", schedule: "@yearly", duration: 2562047h}\n'
     pool = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p{n}\nspec:\n  disruption:\n"
             "    consolidateAfter: 0s\n    budgets:\n" + budgets +
             "  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}}\n"

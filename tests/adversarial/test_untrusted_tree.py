@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from karplint.testing import run_cli
+from karplint.testing import no_escape_or_command as _no_escape_or_command, run_cli
 
 FIXABLE = """\
 apiVersion: karpenter.sh/v1
@@ -55,15 +55,6 @@ def _project(tmp_path: Path) -> Path:
     return proj
 
 
-def _no_escape_or_command(*outputs: str, github: bool = False) -> None:
-    """No raw escape sequence; no line a GitHub runner would run as a workflow command, except (in the github
-    format) karplint's own annotations, one line each."""
-    for out in outputs:
-        assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
-        for line in out.splitlines():
-            if github and re.match(r"::(error|warning|notice) file=[^\n:]*,line=\d+,", line):
-                continue
-            assert not line.lstrip().startswith("::"), out
 
 
 # ------------------------------------------------------------------------------------------------ the cache
