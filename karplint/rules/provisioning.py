@@ -17,6 +17,7 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
 
 from __future__ import annotations
 
+import heapq
 from functools import lru_cache
 from typing import Iterator
 
@@ -93,9 +94,18 @@ def _simulation(model: Model, ctx):
     from karplint.provisioning.simulate import simulate_pools
 
     catalog = _catalog(ctx)
+    omitted = model.memo["provisioning omitted"] = []
     memo = model.memo["provisioning pools"] = (catalog, simulate_pools(model, catalog,
-                                                                      nodeclass_facts_resolver(model)))
+                                                                      nodeclass_facts_resolver(model), omitted))
     return memo
+
+
+def _too_large(model: Model, ctx) -> Iterator:
+    """KPL004 where a budget of the simulation left NodePools or workloads out (`provisioning.simulate`). Every
+    KPL9xx rule reports it (the engine keeps one): whichever of them runs, the verdict is never shown as complete."""
+    _simulation(model, ctx)
+    for o in model.memo.get("provisioning omitted", ()):
+        yield ctx.too_large(o.resource, o.path, o.message)
 
 
 def _judged_pools(model: Model, ctx) -> Iterator[tuple]:
@@ -140,10 +150,27 @@ def _well_formed(key: str, value: str) -> bool:
 
 def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     """Why `value` matches nothing for `key`: ("wrong", message), ("misspelt", message), ("unknown", message);
-    None when the catalog knows it."""
-    known = _catalog_values(catalog, key)
-    if value in known:
+    None when the catalog knows it. Memoised per catalog (NodePools repeat their values)."""
+    if value in _catalog_values(catalog, key):
         return None
+    memo = catalog.memo.setdefault("classify", {})
+    found = memo.get((key, value), False)
+    if found is False:
+        if len(memo) >= 100_000:  # (the catalog lives as long as the process)
+            memo.clear()
+        found = memo[(key, value)] = _classify(catalog, key, value)
+    return found
+
+
+def _lowered(catalog, key: str) -> dict[str, str]:
+    memo = catalog.memo.setdefault("lowered values", {})
+    if key not in memo:
+        memo[key] = {v.lower(): v for v in _catalog_values(catalog, key)}
+    return memo[key]
+
+
+def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
+    known = _catalog_values(catalog, key)
     if key in INTEGER_KEYS:
         try:
             int(value)
@@ -152,7 +179,7 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         return None  # a number no type has today: cannot tell
     if key not in NAMED_KEYS:
         return None
-    lowered = {v.lower(): v for v in known}
+    lowered = _lowered(catalog, key)
     if value.strip().lower() in lowered:
         right = lowered[value.strip().lower()]
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: label values are case-sensitive: `{right}`"
@@ -178,7 +205,7 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
         return "unknown", f"`{value}` is unknown to the bundled catalog"
-    return "wrong", f"`{value}` matches no {_what(key)}\nnote: values look like: {', '.join(sorted(known)[:4])}, ..."
+    return "wrong", f"`{value}` matches no {_what(key)}\nnote: values look like: {', '.join(heapq.nsmallest(4, known))}, ..."
 
 
 def _nearest(value: str, known: set[str]) -> str | None:
@@ -195,8 +222,16 @@ def _what(key: str) -> str:
             ARCH: "architecture"}.get(key, f"`{key}` value")
 
 
-def _value_findings(sim, catalog) -> Iterator[tuple]:
-    """(source, index, value, kind, message) for every requirement value the catalog knows nothing of."""
+def _value_findings(sim, catalog) -> list[tuple]:
+    """(source, index, value, kind, message) for every requirement value the catalog knows nothing of (worked out
+    once per NodePool: several rules ask)."""
+    found = sim.memo.get("value findings")
+    if found is None:
+        found = sim.memo["value findings"] = list(_classified_values(sim, catalog))
+    return found
+
+
+def _classified_values(sim, catalog) -> Iterator[tuple]:
     for src in sim.sources:
         if src.label:
             continue
@@ -208,6 +243,14 @@ def _value_findings(sim, catalog) -> Iterator[tuple]:
             found = classify(catalog, src.key, str(v))
             if found:
                 yield src, j, str(v), found[0], found[1]
+
+
+# Findings of one value rule per NodePool (as the engine bounds per-resource rules: engine.MAX_FINDINGS_PER_RESOURCE).
+MAX_VALUE_FINDINGS = 100
+
+
+def _cut(code: str) -> str:
+    return f"more than {MAX_VALUE_FINDINGS} findings of {code} on this NodePool; the rest are not reported"
 
 
 def _has_unknown_values(sim, catalog) -> bool:
@@ -237,6 +280,7 @@ def _single_key_explained(sim, key: str, catalog) -> bool:
       summary="A NodePool whose requirements together leave no instance type of the catalog to launch",
       reads=(karpenter_resources,), options={CATALOG_OPTION: {}})
 def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
@@ -271,13 +315,19 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
               "a value of another label",
       reads=(karpenter_resources,))
 def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
             continue
+        reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
             if kind == "unknown":
                 continue
+            reported += 1
+            if reported > MAX_VALUE_FINDINGS:
+                yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL902"))
+                break
             op = src.requirement.operator()
             emptied = op == "In" and not sim.compatible and all(
                 classify(catalog, src.key, v) for v in src.requirement.values)
@@ -292,13 +342,19 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
       summary="An instance type, family or size that is well-formed but unknown to the bundled catalog",
       reads=(karpenter_resources,))
 def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
             continue
+        reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
             if kind != "unknown":
                 continue
+            reported += 1
+            if reported > MAX_VALUE_FINDINGS:
+                yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL905"))
+                break
             yield ctx.violation(
                 sim.nodepool, src.path + ("values", j),
                 f"{message} ({_catalog_date(catalog)})\nhelp: if it is new, describe it under "
@@ -333,6 +389,7 @@ def _alive_values(sim, key: str) -> set[str]:
       summary="A requirement value that the NodePool's other requirements exclude (it selects nothing)",
       reads=(karpenter_resources,))
 def dead_requirement_value(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     for catalog, sim in _judged_pools(model, ctx):
         some_type = sim.type_reqs[sim.compatible[0].name]
         for src in sim.sources:
@@ -379,6 +436,7 @@ def _cover(sim, key: str, value: str) -> list[str]:
       summary="A minValues larger than the distinct values the NodePool's instance types offer",
       reads=(karpenter_resources,))
 def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     for _cat, sim in _judged_pools(model, ctx):
         for key, (wanted, have) in sorted(sim.min_values_short.items()):
             req = sim.requirements.get(key)
@@ -494,14 +552,20 @@ def _targeting(pod, pools, marks=None) -> str | None:
       summary="A workload that targets Karpenter but that no NodePool of the run can ever give a node",
       reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet")))
 def workload_unschedulable(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     if not pools:
         return
-    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
+    from karplint.provisioning.simulate import (MAX_POOLS, MAX_WORKLOADS, PlacementBudget, placement_omitted,
+                                                workloads_omitted)
     from karplint.provisioning.workloads import daemons, host, read_pod
 
     if sum(1 for _ in model.nodepools()) > MAX_POOLS:
-        return  # beyond the bound some NodePools were not simulated: any of them might host the workload
+        return  # some NodePools were not simulated (reported): any of them might host the workload
+    past = workloads_omitted(model)
+    if past is not None:
+        yield ctx.too_large(past.resource, past.path, past.message)
+    budget = PlacementBudget()
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
@@ -514,28 +578,34 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     order = {id(sim): i for i, sim in enumerate(pools)}  # (the model's order)
     for sim in pools:
         pools_by_dir.setdefault(_pool_dir(sim), []).append(sim)
-    mine_by_dir: dict[str, list] = {}
-    for pod in pods:
+    mine_by_dir: dict[str, tuple] = {}
+    for n, pod in enumerate(pods):
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
         if not strict and _targeting(pod, pools, all_marks) is None:
             continue  # (targets nothing of any NodePool: none of the related ones either)
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
         pod_dir = _dirname(str(pod.res.doc.path))
-        mine = mine_by_dir.get(pod_dir)
-        if mine is None:  # (pods share directories: the related NodePools are found once per directory)
+        found = mine_by_dir.get(pod_dir)
+        if found is None:  # (pods share directories: the related NodePools are found once per directory)
             related = {where for where in pools_by_dir if _dirs_related(where, pod_dir)}
-            mine = mine_by_dir[pod_dir] = sorted((sim for where in related for sim in pools_by_dir[where]),
-                                                 key=lambda sim: order[id(sim)])
-        if not mine or any(sim.unknown for sim in mine):
+            mine = sorted((sim for where in related for sim in pools_by_dir[where]), key=lambda sim: order[id(sim)])
+            found = mine_by_dir[pod_dir] = (mine, any(sim.unknown for sim in mine), {sim.name for sim in mine},
+                                            _pool_marks(mine))
+        mine, unknown, names, marks = found
+        if not mine or unknown:
             continue
-        names = {sim.name for sim in mine}
         wanted = _selected_pool_names(pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
-        level = "error" if strict else _targeting(pod, mine)
+        level = "error" if strict else _targeting(pod, mine, marks)
         if level is None:
             continue
+        if not budget.take(len(mine)):
+            left = sum(1 for p in pods[n + 1:] if p.res.kind != "DaemonSet")
+            omitted = placement_omitted(pod.res, left)
+            yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
+            return
         verdicts = []
         for sim in mine:
             pool_dir = _pool_dir(sim)
