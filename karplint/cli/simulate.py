@@ -153,7 +153,9 @@ def render_text(data: dict, out, color: bool) -> None:
     for p in data["problems"]:
         out.write(f"warning: {e(p)}\n")
     for o in data["not_simulated"]:
-        out.write(f"not simulated: {e(o['file'])}:{o['line']}: {e(o['message'])}\n")
+        first, *notes = o["message"].split("\n")
+        out.write(f"not simulated: {e(o['file'])}:{o['line']}: {e(first)}\n")
+        out.writelines(f"  {e(note)}\n" for note in notes)
 
 
 def _more(w: dict) -> str:
@@ -225,7 +227,10 @@ def _render_rich(data: dict, out, color: bool) -> None:
     for p in data["problems"]:
         console.print(Text(f"warning: {e(p)}", style="yellow"))
     for o in data["not_simulated"]:
-        console.print(Text(f"not simulated: {e(o['file'])}:{o['line']}: {e(o['message'])}", style="bold yellow"))
+        first, *notes = o["message"].split("\n")
+        console.print(Text(f"not simulated: {e(o['file'])}:{o['line']}: {e(first)}", style="bold yellow"))
+        for note in notes:
+            console.print(Text(f"  {e(note)}", style="yellow"))
 
 
 def main(paths: list[str], output_format: str, instance_types: str | None, config_path: str | None,

@@ -113,8 +113,8 @@ def simulate_pools(model: Model, catalog: Catalog,
 class PlacementBudget:
     """Counts pod-NodePool verdicts against `MAX_PLACEMENT_CHECKS`."""
 
-    def __init__(self, limit: int = MAX_PLACEMENT_CHECKS):
-        self.left = limit
+    def __init__(self, limit: int | None = None):
+        self.left = MAX_PLACEMENT_CHECKS if limit is None else limit
 
     def take(self, n: int) -> bool:
         """Whether `n` more verdicts fit (and if so, counts them)."""
