@@ -65,7 +65,7 @@ def test_huge_requirement_value_lists(monkeypatch):
     are not reported (before: a spelling search rebuilding the catalog's tables, three times per value, and 6,000
     findings); one bringing more distinct values than the run's budget is not simulated: KPL004 on its
     requirements, and no verdict on it."""
-    monkeypatch.setattr(simulate, "MAX_DISTINCT_VALUES", 8_000)
+    monkeypatch.setattr(simulate, "MAX_DISTINCT_VALUES", 8_000, raising=False)
     files = {"a.yaml": _pool("wide", _unknown_types(6_000)), "b.yaml": _pool("wider", _unknown_types(3_000, 6_000))}
     started = time.monotonic()
     found = [f for f in lint(files) if f.code.startswith(("KPL9", "KPL004"))]
@@ -111,7 +111,7 @@ def test_pod_nodepool_checks_are_budgeted(monkeypatch):
     10,000 pods are 10^8 verdicts). A lost workload before the budget is still reported."""
     files = _teams(20, 30)
     files["apps.yaml"] = _app("lost", "nowhere") + "---\n" + files["apps.yaml"]
-    monkeypatch.setattr(simulate, "MAX_PLACEMENT_CHECKS", 20 * 10)
+    monkeypatch.setattr(simulate, "MAX_PLACEMENT_CHECKS", 20 * 10, raising=False)
     found = [f for f in lint(files) if f.code in ("KPL004", "KPL910")]
     assert [(f.code, f.file, f.line) for f in found] == [("KPL910", "apps.yaml", 4),
                                                          ("KPL004", "apps.yaml", _line(files["apps.yaml"], "a009"))]
