@@ -5,8 +5,8 @@ Used by the KPL9xx rules and by `karplint simulate`. The caller tells what each 
 
 The work is bounded (SECURITY.md, "Time and memory bombs"): at most `MAX_POOLS` NodePools and `MAX_WORKLOADS`
 workloads, `MAX_DISTINCT_VALUES` distinct requirement values over the run's NodePools (an unknown value costs a
-spelling search through the catalog), and `MAX_PLACEMENT_CHECKS` pod-NodePool verdicts. What a budget leaves out
-is listed in `Omitted`, never dropped silently: the rules report it as KPL004, `karplint simulate` prints it.
+spelling search through the catalog), and `placement.MAX_PLACEMENT_CHECKS` pod-NodePool verdicts. What a budget
+leaves out is listed in `Omitted`, never dropped silently: the rules report it as KPL004, `simulate` prints it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Callable
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, simulate_pool
+from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
 
 MAX_POOLS = 500
@@ -25,9 +26,6 @@ MAX_WORKLOADS = 5000
 # Distinct (key, value) pairs written in the NodePools' requirements. The catalog holds about 3,000 distinct label
 # values, and NodePools repeat each other's: only hostile input comes near.
 MAX_DISTINCT_VALUES = 20_000
-# Pod-NodePool verdicts (`host`) per run: 500 NodePools for 1,000 workloads. Each costs microseconds to
-# milliseconds, and `simulate` keeps a few per workload.
-MAX_PLACEMENT_CHECKS = 500_000
 SHOWN_VERDICTS = 10  # per workload, `simulate` lists the NodePools that can host it and the closest misses
 
 
@@ -110,24 +108,10 @@ def simulate_pools(model: Model, catalog: Catalog,
     return out
 
 
-class PlacementBudget:
-    """Counts pod-NodePool verdicts against `MAX_PLACEMENT_CHECKS`."""
-
-    def __init__(self, limit: int | None = None):
-        self.left = MAX_PLACEMENT_CHECKS if limit is None else limit
-
-    def take(self, n: int) -> bool:
-        """Whether `n` more verdicts fit (and if so, counts them)."""
-        if n > self.left:
-            return False
-        self.left -= n
-        return True
-
-
-def placement_omitted(res: Resource, after: int) -> Omitted:
+def placement_omitted(res: Resource, after: int, budget: PlacementBudget) -> Omitted:
     return Omitted(res, ("metadata", "name"), (
         f"{res.kind} `{res.name}` and the {after:,} workloads after it were not checked against the NodePools: "
-        f"too large (over karplint's budget of {MAX_PLACEMENT_CHECKS:,} pod-NodePool verdicts per run)"))
+        f"{budget.too_large()}"))
 
 
 def workloads_omitted(model: Model) -> Omitted | None:
@@ -166,7 +150,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     for n, pod in enumerate(candidates):
         if not budget.take(len(pools)):
             if omitted is not None:
-                omitted.append(placement_omitted(pod.res, len(candidates) - n - 1))
+                omitted.append(placement_omitted(pod.res, len(candidates) - n - 1, budget))
             break
         counts: dict = {}
 

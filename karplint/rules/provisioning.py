@@ -556,8 +556,8 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     catalog, pools = _simulation(model, ctx)
     if not pools:
         return
-    from karplint.provisioning.simulate import (MAX_POOLS, MAX_WORKLOADS, PlacementBudget, placement_omitted,
-                                                workloads_omitted)
+    from karplint.provisioning.placement import PlacementBudget
+    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
     from karplint.provisioning.workloads import daemons, host, read_pod
 
     if sum(1 for _ in model.nodepools()) > MAX_POOLS:
@@ -603,7 +603,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
             continue
         if not budget.take(len(mine)):
             left = sum(1 for p in pods[n + 1:] if p.res.kind != "DaemonSet")
-            omitted = placement_omitted(pod.res, left)
+            omitted = placement_omitted(pod.res, left, budget)
             yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
             return
         verdicts = []
