@@ -86,8 +86,9 @@ def test_grace_periods_by_nodepools_are_budgeted(monkeypatch):
 
 
 def test_the_default_budget_bounds_the_time():
-    """300 NodePools by 1,000 distinct do-not-disrupt pods (before: 600,000 verdicts in KPL410 and KPL411, about
-    10 s; 10,000 by 10,000 would take hours): well under 10 s, and both rules say where they stopped."""
+    """300 NodePools by 1,000 distinct do-not-disrupt pods: both rules stop at the default budget and say where
+    (before: every one of the 600,000 verdicts asked, 3.6 s here, growing with the product: 2,000 NodePools by
+    2,000 pods took 100 s, 10,000 by 10,000 would take most of an hour)."""
     started = time.monotonic()
     found = _found(_files(300, 1_000, tgp=False), ("KPL004",))
     assert time.monotonic() - started < 10
