@@ -265,7 +265,7 @@ class PoolSimulation:
 # Karpenter's CRD (karpenter.sh_nodepools.yaml, `requirements`: maxItems 100): past it the API server rejects the
 # NodePool and the schema check says so; it is not simulated.
 MAX_REQUIREMENTS = 100
-SHOWN_VALUES = 20  # a requirement quoted in a message shows at most this many of its values
+SHOWN_VALUES = 200  # a requirement quoted in a message shows at most this many of its values (all 177 families fit)
 
 
 def _requirement_text(key: str, op: str, values: list, min_values) -> str:

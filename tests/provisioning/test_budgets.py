@@ -171,3 +171,17 @@ def test_simulate_says_what_it_left_out(tmp_path):
         "it were not simulated: too large (the run has 501 NodePools, over karplint's budget of 500)\n"
         "  note: no provisioning verdict (KPL901-KPL910) covers them, and no workload of the run is checked against "
         "the NodePools (KPL910)\n")
+
+
+def test_long_value_lists_are_shortened_in_messages():
+    """A requirement quoted in a message shows its first 200 values (before: all of them, 100,000 values made a
+    1.5 MB message)."""
+    from karplint.provisioning.catalog import load
+
+    amd64 = sorted(t.name for t in load().types.values() if t.labels.get("kubernetes.io/arch") == "amd64")[:250]
+    text = _pool("x86", amd64) + "        - {key: kubernetes.io/arch, operator: In, values: [arm64]}\n"
+    found = [f for f in lint({"np.yaml": text}) if f.code == "KPL901"]
+    assert codes(found) == [("KPL901", 263, 11)]
+    shown = ", ".join(amd64[:200])
+    assert (f"note: `node.kubernetes.io/instance-type In [{shown}, and 50 more]` (line 10) and "
+            "`kubernetes.io/arch In [arm64]` (line 263) together leave none") in found[0].message
