@@ -371,8 +371,16 @@ def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_re
     index = type_index(catalog, facts)
     for k in sorted(reqs.by_key):
         incoming = reqs.by_key[k]
+        # An `In` list (the usual requirement, and one of 1,000 instance types is no rarity) against a type's plain
+        # value set: `_key_ok` is whether they share a value.
+        allowed = incoming.values if not incoming.complement and incoming.values and \
+            incoming.gte is None and incoming.lte is None else None
         for type_req, names in index.get(k, ()):
-            if not _key_ok(type_req, incoming):
+            if allowed is not None and not type_req.complement and type_req.gte is None and type_req.lte is None:
+                ok = not allowed.isdisjoint(type_req.values)
+            else:
+                ok = _key_ok(type_req, incoming)
+            if not ok:
                 for n in names:
                     rejected.setdefault(n, []).append(k)
     rejected_by = {n: tuple(keys) for n, keys in rejected.items()}

@@ -392,7 +392,10 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
     yield from _too_large(model, ctx)
     for catalog, sim in _judged_pools(model, ctx):
         some_type = sim.type_reqs[sim.compatible[0].name]
+        reported = 0
         for src in sim.sources:
+            if reported > MAX_VALUE_FINDINGS:
+                break
             if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
                     src.key in NODECLASS_KEYS:
                 continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
@@ -403,6 +406,10 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                 v = str(v)
                 if v in alive or classify(catalog, src.key, v) or not src.requirement.has(v):
                     continue
+                reported += 1
+                if reported > MAX_VALUE_FINDINGS:
+                    yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL903"))
+                    break
                 others = _cover(sim, src.key, v)
                 by = ", ".join(s.text for s in sim.sources if s.key in others)
                 yield ctx.violation(
@@ -414,8 +421,8 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
 
 def _cover(sim, key: str, value: str) -> list[str]:
     """The fewest other keys (greedily) that reject every type carrying `key: value`."""
-    left = {name: set(keys) - {key} for name, keys in sim.rejected_by.items()
-            if sim.type_reqs[name].get(key).has(value)}
+    left = {name: set(keys) - {key} for name in _carrying(sim, key).get(value, ())
+            if (keys := sim.rejected_by.get(name)) is not None}
     chosen: list[str] = []
     while left and len(chosen) < 3:
         counts: dict[str, int] = {}
@@ -428,6 +435,21 @@ def _cover(sim, key: str, value: str) -> list[str]:
         chosen.append(best)
         left = {n: ks for n, ks in left.items() if best not in ks}
     return chosen
+
+
+def _carrying(sim, key: str) -> dict[str, list[str]]:
+    """value -> the instance types whose requirement on `key` has it, under the NodePool's node-class variant
+    (from the type index: once per variant and key, not a scan of the catalog per value)."""
+    from karplint.provisioning.nodepools import type_index
+
+    memo = sim.type_reqs.memo.setdefault("carrying", {})
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = {}
+        for requirement, names in type_index(sim.type_reqs.catalog, sim.type_reqs.facts).get(key, ()):
+            for v in requirement.values:
+                found.setdefault(v, []).extend(names)
+    return found
 
 
 # ------------------------------------------------------------------------------------------ KPL904
