@@ -154,9 +154,6 @@ class PlacementBudget:
         self.left -= n
         return True
 
-    def spent(self) -> bool:
-        return self.left < 0
-
     def too_large(self) -> str:
         return f"too large (over karplint's budget of {self.limit:,} pod-NodePool verdicts per rule and run)"
 

@@ -504,7 +504,8 @@ def tgp_shorter_than_pod_grace(res, ctx):
         return
     groups = ctx.model.memo.get("disruption graceful groups")
     if groups is None:  # (signature -> its pods with a grace period, the longest first)
-        graceful = sorted((p for p in _pods(ctx.model) if _grace_seconds(p) is not None), key=lambda p: -_grace_seconds(p))
+        graceful = sorted((p for p in _pods(ctx.model) if _grace_seconds(p) is not None),
+                          key=lambda p: -_grace_seconds(p))
         groups = ctx.model.memo["disruption graceful groups"] = _by_signature(graceful)
     if not _placement_budget(ctx, "KPL412").take(len(groups)):  # (the scan below)
         yield from _pool_not_checked(ctx, res, "KPL412")

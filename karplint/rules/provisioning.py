@@ -205,7 +205,8 @@ def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
         return "unknown", f"`{value}` is unknown to the bundled catalog"
-    return "wrong", f"`{value}` matches no {_what(key)}\nnote: values look like: {', '.join(heapq.nsmallest(4, known))}, ..."
+    return "wrong", (f"`{value}` matches no {_what(key)}\n"
+                     f"note: values look like: {', '.join(heapq.nsmallest(4, known))}, ...")
 
 
 def _nearest(value: str, known: set[str]) -> str | None:

@@ -113,8 +113,8 @@ def test_pod_nodepool_checks_are_budgeted(monkeypatch):
     files["apps.yaml"] = _app("lost", "nowhere") + "---\n" + files["apps.yaml"]
     monkeypatch.setattr(placement, "MAX_PLACEMENT_CHECKS", 20 * 10, raising=False)
     found = [f for f in lint(files) if f.code in ("KPL004", "KPL910")]
-    assert [(f.code, f.file, f.line) for f in found] == [("KPL910", "apps.yaml", 4),
-                                                         ("KPL004", "apps.yaml", _line(files["apps.yaml"], "a009"))]
+    assert [(f.code, f.file, f.line) for f in found] == [
+        ("KPL910", "apps.yaml", 4), ("KPL004", "apps.yaml", _line(files["apps.yaml"], "a009"))]
     assert found[1].message == ("Deployment `a009` and the 20 workloads after it were not checked against the "
                                 "NodePools: too large (over karplint's budget of 200 pod-NodePool verdicts per rule and run)")
     monkeypatch.setattr(placement, "MAX_PLACEMENT_CHECKS", 10**6, raising=False)

@@ -81,7 +81,8 @@ def test_grace_periods_by_nodepools_are_budgeted(monkeypatch):
     files = _files(10, 12, tgp=True)
     pools = files["pools.yaml"]
     assert _found(files, ("KPL004", "KPL412")) == [
-        ("KPL412", "pools.yaml", _line(pools, "name: p0\n") + 5), ("KPL412", "pools.yaml", _line(pools, "name: p1\n") + 5),
+        ("KPL412", "pools.yaml", _line(pools, "name: p0\n") + 5),
+        ("KPL412", "pools.yaml", _line(pools, "name: p1\n") + 5),
         ("KPL004", "pools.yaml", _line(pools, "name: p2\n"))]
 
 
