@@ -133,9 +133,10 @@ def tolerates(tolerations: list, taint: dict) -> bool:
 
 PLACEMENT_KEYS = ("nodeSelector", "affinity", "tolerations")  # all `can_land` reads of a pod spec
 
-# Pod-NodePool verdicts one rule may ask for in a run (`can_land`, `workloads.host`): 200 NodePools by 1,000
-# distinct pod constraints. Each costs microseconds; thousands of NodePools by thousands of pods would be minutes.
-MAX_PLACEMENT_CHECKS = 200_000
+# Pod-NodePool verdicts one rule may ask for in a run (`can_land`, `workloads.host`): 100 NodePools by 1,000
+# distinct pod constraints. Each costs about 10 µs (a second for the budget); thousands of NodePools by thousands
+# of pods would be minutes.
+MAX_PLACEMENT_CHECKS = 100_000
 
 
 class PlacementBudget:
