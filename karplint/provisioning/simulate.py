@@ -147,7 +147,12 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     candidates = [pod for pod in pods if pod.res.kind != "DaemonSet"  # Karpenter does not provision for them
                   and (only is None or only(pod))]
     out = []
+    seen: dict[tuple, WorkloadResult] = {}  # pods with the same constraints get the same verdicts: asked once
     for n, pod in enumerate(candidates):
+        same = seen.get(pod.placement_key)
+        if same is not None:
+            out.append(WorkloadResult(pod, same.verdicts, same.counts))
+            continue
         if not budget.take(len(pools)):
             if omitted is not None:
                 omitted.append(placement_omitted(pod.res, len(candidates) - n - 1, budget))
@@ -162,6 +167,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
 
         # Only the verdicts shown are kept: thousands of NodePools times thousands of workloads stay small.
         out.append(WorkloadResult(pod, heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank), counts))
+        seen[pod.placement_key] = out[-1]
     return out
 
 

@@ -602,6 +602,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     for sim in pools:
         pools_by_dir.setdefault(_pool_dir(sim), []).append(sim)
     mine_by_dir: dict[str, tuple] = {}
+    outcomes: dict[tuple, list | None] = {}
     for n, pod in enumerate(pods):
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
@@ -624,25 +625,35 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         level = "error" if strict else _targeting(pod, mine, marks)
         if level is None:
             continue
-        if not budget.take(len(mine)):
-            left = sum(1 for p in pods[n + 1:] if p.res.kind != "DaemonSet")
-            omitted = placement_omitted(pod.res, left, budget)
-            yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
-            return
-        verdicts = []
-        for sim in mine:
-            pool_dir = _pool_dir(sim)
-            ds = ds_for.get(pool_dir)
-            if ds is None:
-                related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
-                ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
-            v = host(pod, sim, ds)
-            if v.ok is not False:
-                break
-            verdicts.append(v)
-        else:
-            verdicts.sort(key=lambda v: (-v.stage, v.pool))
+        # Pods of one directory with the same constraints get the same verdicts: asked (and counted) once.
+        seen_key = (pod.placement_key, pod_dir)
+        verdicts = outcomes.get(seen_key, False)
+        if verdicts is False:
+            if not budget.take(len(mine)):
+                left = sum(1 for p in pods[n + 1:] if p.res.kind != "DaemonSet")
+                omitted = placement_omitted(pod.res, left, budget)
+                yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
+                return
+            verdicts = outcomes[seen_key] = _misses(pod, mine, ds_for, ds_dirs, all_ds, host)
+        if verdicts is not None:
             yield _unschedulable(ctx, pod, verdicts, level, catalog)
+
+
+def _misses(pod, mine, ds_for: dict, ds_dirs: set, all_ds: list, host) -> list | None:
+    """Every NodePool's verdict on `pod`, closest miss first, if none can host it (else None)."""
+    verdicts = []
+    for sim in mine:
+        pool_dir = _pool_dir(sim)
+        ds = ds_for.get(pool_dir)
+        if ds is None:
+            related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
+            ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
+        v = host(pod, sim, ds)
+        if v.ok is not False:
+            return None
+        verdicts.append(v)
+    verdicts.sort(key=lambda v: (-v.stage, v.pool))
+    return verdicts
 
 
 def _unschedulable(ctx, pod, verdicts, level, catalog):

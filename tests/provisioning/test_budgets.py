@@ -115,10 +115,31 @@ def test_pod_nodepool_checks_are_budgeted(monkeypatch):
     found = [f for f in lint(files) if f.code in ("KPL004", "KPL910")]
     assert [(f.code, f.file, f.line) for f in found] == [
         ("KPL910", "apps.yaml", 4), ("KPL004", "apps.yaml", _line(files["apps.yaml"], "a009"))]
-    assert found[1].message == ("Deployment `a009` and the 20 workloads after it were not checked against the "
-                                "NodePools: too large (over karplint's budget of 200 pod-NodePool verdicts per rule and run)")
+    assert found[1].message == (
+        "Deployment `a009` and the 20 workloads after it were not checked against the NodePools: too large (over "
+        "karplint's budget of 200 pod-NodePool verdicts per rule and run)")
     monkeypatch.setattr(placement, "MAX_PLACEMENT_CHECKS", 10**6, raising=False)
     assert [codes([f]) for f in lint(files) if f.code in ("KPL004", "KPL910")] == [[("KPL910", 4, 9)]]
+
+
+def test_pods_with_the_same_constraints_count_once(monkeypatch):
+    """The budget counts distinct constraints: 30 copies of a lost workload on 20 NodePools are 20 verdicts, each
+    copy reported (KPL910), nothing left out, in `check` and in `simulate`."""
+    files = _teams(20, 0)
+    files["apps.yaml"] = "---\n".join(_app(f"lost{i}", "nowhere") for i in range(30))
+    monkeypatch.setattr(placement, "MAX_PLACEMENT_CHECKS", 40)
+    found = [f for f in lint(files) if f.code in ("KPL004", "KPL910")]
+    assert [(f.code, f.line) for f in found] == [
+        ("KPL910", _line(files["apps.yaml"], f"lost{i}\n")) for i in range(30)]
+    from karplint.model import Model
+    from karplint.provisioning.catalog import load
+    from karplint.readers import loader
+
+    model = Model()
+    for name, text in files.items():
+        model.add(loader.load(loader.decode(name, text.encode()))[0])
+    run = simulate.simulate(model, load())
+    assert run.omitted == [] and [w.counts for w in run.workloads] == [{False: 20}] * 30
 
 
 def test_workloads_past_the_budget_are_named(monkeypatch):
