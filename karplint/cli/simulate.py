@@ -2,8 +2,9 @@
 
 Per NodePool: how many instance types of the catalog it can launch (families, sizes, cpu and memory range,
 architectures, capacity types) or why none; per workload: which NodePools can host one of its pods, or why none
-can, closest miss first. Rich tables on a terminal, plain lines in a pipe, JSON with `--output-format json`.
-Everything printed from the checked tree goes through `karplint.report.escape`.
+can, closest miss first (the first ten, and how many NodePools of each verdict). What the simulation's budgets
+left out is printed last ("not simulated"). Rich tables on a terminal, plain lines in a pipe, JSON with
+`--output-format json`. Everything printed from the checked tree goes through `karplint.report.escape`.
 """
 
 from __future__ import annotations
