@@ -2,8 +2,9 @@
 
 Per NodePool: how many instance types of the catalog it can launch (families, sizes, cpu and memory range,
 architectures, capacity types) or why none; per workload: which NodePools can host one of its pods, or why none
-can, closest miss first. Rich tables on a terminal, plain lines in a pipe, JSON with `--output-format json`.
-Everything printed from the checked tree goes through `karplint.report.escape`.
+can, closest miss first (the first ten, and how many NodePools of each verdict). What the simulation's budgets
+left out is printed last ("not simulated"). Rich tables on a terminal, plain lines in a pipe, JSON with
+`--output-format json`. Everything printed from the checked tree goes through `karplint.report.escape`.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     from karplint.provisioning.nodepools import explain_empty
 
     run = simulate(model, catalog, facts_for)
+    not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
+                      "message": o.message} for o in run.omitted]
     pools = []
     for sim in run.pools:
         entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
@@ -110,9 +113,12 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
             "requests": {k: str(v) for k, v in sorted((w.pod.requests or {}).items())} if w.pod.requests else None,
             "nodepools": [{"nodepool": v.pool, "ok": v.ok, "reason": v.reason or None,
                            "instance_types": len(v.types)} for v in w.verdicts],
+            # (`nodepools` lists the first SHOWN_VERDICTS: those that can host it, then the closest misses)
+            "nodepool_counts": {"can_host": w.counts.get(True, 0), "cannot": w.counts.get(False, 0),
+                                "cannot_tell": w.counts.get(None, 0)},
         })
     return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
-            "workloads": workloads, "problems": problems}
+            "workloads": workloads, "problems": problems, "not_simulated": not_simulated}
 
 
 def _line(res) -> int:
@@ -159,8 +165,30 @@ def render_text(data: dict, out, color: bool) -> None:
             state = {True: f"can host ({v['instance_types']} types)", False: "no", None: "cannot tell"}[v["ok"]]
             reason = f": {e(v['reason'])}" if v["reason"] else ""
             out.write(f"    {e(v['nodepool'])}\t{state}{reason}\n")
+        more = _more(w)
+        if more:
+            out.write(f"    {more}\n")
     for p in data["problems"]:
         out.write(f"warning: {e(p)}\n")
+    for o in data["not_simulated"]:
+        first, *notes = o["message"].split("\n")
+        out.write(f"not simulated: {e(o['file'])}:{o['line']}: {e(first)}\n")
+        out.writelines(f"  {e(note)}\n" for note in notes)
+
+
+def _more(w: dict) -> str:
+    """The NodePools beyond those listed, counted by verdict."""
+    counts = w["nodepool_counts"]
+    left = sum(counts.values()) - len(w["nodepools"])
+    if left <= 0:
+        return ""
+    listed = {True: 0, False: 0, None: 0}
+    for v in w["nodepools"]:
+        listed[v["ok"]] += 1
+    parts = [f"{n:,} {what}" for n, what in ((counts["can_host"] - listed[True], "can host"),
+                                              (counts["cannot"] - listed[False], "cannot"),
+                                              (counts["cannot_tell"] - listed[None], "cannot tell")) if n]
+    return f"... and {left:,} more NodePools ({', '.join(parts)})"
 
 
 def _isatty(out) -> bool:
@@ -205,6 +233,9 @@ def _render_rich(data: dict, out, color: bool) -> None:
     for item in data["workloads"]:
         hosts = [v["nodepool"] for v in item["nodepools"] if v["ok"]]
         misses = [f"{v['nodepool']}: {v['reason']}" for v in item["nodepools"] if v["ok"] is not True][:3]
+        more = _more(item)
+        if more:
+            misses.append(more)
         style = {True: "green", False: "bold red", None: "yellow"}[item["hostable"]]
         w.add_row(Text(e(f"{item['kind']}/{item['name']}")),
                   Text(e(", ".join(hosts)) or ("none" if item["hostable"] is False else "?"), style=style),
@@ -212,6 +243,11 @@ def _render_rich(data: dict, out, color: bool) -> None:
     console.print(w)
     for p in data["problems"]:
         console.print(Text(f"warning: {e(p)}", style="yellow"))
+    for o in data["not_simulated"]:
+        first, *notes = o["message"].split("\n")
+        console.print(Text(f"not simulated: {e(o['file'])}:{o['line']}: {e(first)}", style="bold yellow"))
+        for note in notes:
+            console.print(Text(f"  {e(note)}", style="yellow"))
 
 
 def main(paths: list[str], output_format: str, instance_types: str | None, config_path: str | None,

@@ -443,8 +443,8 @@ def _resolve(v: Violation, code: str, rule_code: str) -> Result:
     emb = v.doc.source.embedding
     if emb is not None:  # a heredoc or Markdown block: positions and edits on the host file
         span, fix = emb.span(span, v.doc.source), emb.fix(fix)
-    return Result(code, rule_code, v.doc.source.path, span, v.message, v.resource.ref() if v.resource else None,
-                  fix, v.severity, _doc_key(v.doc))
+    return Result(v.code or code, rule_code, v.doc.source.path, span, v.message,
+                  v.resource.ref() if v.resource else None, fix, v.severity, _doc_key(v.doc))
 
 
 def _internal(r: Rule, exc: BaseException, doc: Document, res: Resource | None) -> Result:
@@ -918,7 +918,12 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
         for x in o.summary.results:
             if x.rule not in needs_model:
                 finding_doc[id(emit(x.code, x.file, x.span, x.message, x.resource, x.fix, x.severity))] = x.doc
+    notices: set = set()
     for x in run_results:
+        if x.code != x.rule:  # a budget notice (`Context.too_large`): rules sharing the budget report it once
+            if (x.code, x.file, x.span, x.message) in notices:
+                continue
+            notices.add((x.code, x.file, x.span, x.message))
         finding_doc[id(emit(x.code, x.file, x.span, x.message, x.resource, x.fix, x.severity))] = x.doc
 
     findings = [f for f in findings if f.code in selected and not _ignored_for_file(f.code, f.file, config)]

@@ -235,7 +235,13 @@ class PoolSimulation:
 
     def removed_by(self, key: str) -> int:
         """How many catalog types the requirement on `key` rejects (on its own)."""
-        return sum(1 for keys in self.rejected_by.values() if key in keys)
+        counts = self.memo.get("removed_by")
+        if counts is None:  # (one pass for all keys: a NodePool may have thousands of labels)
+            counts = self.memo["removed_by"] = {}
+            for keys in self.rejected_by.values():
+                for k in keys:
+                    counts[k] = counts.get(k, 0) + 1
+        return counts.get(key, 0)
 
     def summary(self) -> dict:
         """Families, sizes, cpu/memory range, archs and capacity types of the launchable types."""
@@ -256,8 +262,17 @@ class PoolSimulation:
         }
 
 
+# Karpenter's CRD (karpenter.sh_nodepools.yaml, `requirements`: maxItems 100): past it the API server rejects the
+# NodePool and the schema check says so; it is not simulated.
+MAX_REQUIREMENTS = 100
+SHOWN_VALUES = 200  # a requirement quoted in a message shows at most this many of its values (all 177 families fit)
+
+
 def _requirement_text(key: str, op: str, values: list, min_values) -> str:
-    body = op if op in ("Exists", "DoesNotExist") else f"{op} [{', '.join(str(v) for v in values)}]"
+    shown = ", ".join(str(v) for v in values[:SHOWN_VALUES])
+    if len(values) > SHOWN_VALUES:
+        shown += f", and {len(values) - SHOWN_VALUES:,} more"
+    body = op if op in ("Exists", "DoesNotExist") else f"{op} [{shown}]"
     return f"`{key} {body}`" + (f" (minValues {min_values})" if min_values is not None else "")
 
 
@@ -269,6 +284,8 @@ def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
     items = np.get(spec_path + ("requirements",))
     if not isinstance(items, list):
         return out, "no requirements list"
+    if len(items) > MAX_REQUIREMENTS:
+        return out, f"more than {MAX_REQUIREMENTS} requirements, which Karpenter's CRD rejects"
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             return out, "a requirement is not a mapping"
@@ -329,10 +346,13 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     if listed is None:
         listed = catalog.memo["resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
-    # NodePools with the same requirements (names aside) under the same node-class variant filter alike:
-    # computed once per catalog (results are shared read-only).
-    signature = (id(sim.type_reqs), tuple(sorted((k, str(r)) for k, r in reqs.by_key.items()
-                                                 if k != "karpenter.sh/nodepool")))
+    # NodePools with the same requirements on the keys instance types have (custom labels and names never remove
+    # a type) under the same node-class variant filter alike: computed once per catalog (results are shared
+    # read-only). A requirement's values are a set: the signature holds it, not its (sorted) text.
+    index = type_index(catalog, facts)
+    signature = (id(sim.type_reqs), frozenset((k, r.complement, r.values, r.gte, r.lte, r.min_values)
+                                              for k, r in reqs.by_key.items()
+                                              if k in index or r.min_values is not None))
     shared = catalog.memo.setdefault("pool_results", {})
     cached = shared.get(signature)
     if cached is None:
@@ -351,8 +371,16 @@ def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_re
     index = type_index(catalog, facts)
     for k in sorted(reqs.by_key):
         incoming = reqs.by_key[k]
+        # An `In` list (the usual requirement, and one of 1,000 instance types is no rarity) against a type's plain
+        # value set: `_key_ok` is whether they share a value.
+        allowed = incoming.values if not incoming.complement and incoming.values and \
+            incoming.gte is None and incoming.lte is None else None
         for type_req, names in index.get(k, ()):
-            if not _key_ok(type_req, incoming):
+            if allowed is not None and not type_req.complement and type_req.gte is None and type_req.lte is None:
+                ok = not allowed.isdisjoint(type_req.values)
+            else:
+                ok = _key_ok(type_req, incoming)
+            if not ok:
                 for n in names:
                     rejected.setdefault(n, []).append(k)
     rejected_by = {n: tuple(keys) for n, keys in rejected.items()}

@@ -133,6 +133,31 @@ def tolerates(tolerations: list, taint: dict) -> bool:
 
 PLACEMENT_KEYS = ("nodeSelector", "affinity", "tolerations")  # all `can_land` reads of a pod spec
 
+# Pod-NodePool verdicts one rule may ask for in a run (`can_land`, `workloads.host`): 100 NodePools by 1,000
+# distinct pod constraints. Each costs about 10 µs (a second for the budget); thousands of NodePools by thousands
+# of pods would be minutes.
+MAX_PLACEMENT_CHECKS = 100_000
+
+
+class PlacementBudget:
+    """Counts one rule's pod-NodePool verdicts against `MAX_PLACEMENT_CHECKS` (memo hits included: a rule's
+    verdicts must not depend on what other rules asked before it)."""
+
+    def __init__(self, limit: int | None = None):
+        self.limit = MAX_PLACEMENT_CHECKS if limit is None else limit
+        self.left = self.limit
+
+    def take(self, n: int) -> bool:
+        """Whether `n` more verdicts fit (and if so, counts them)."""
+        if n > self.left:
+            self.left = -1  # (spent: nothing more fits, however small)
+            return False
+        self.left -= n
+        return True
+
+    def too_large(self) -> str:
+        return f"too large (over karplint's budget of {self.limit:,} pod-NodePool verdicts per rule and run)"
+
 
 def scheduling_signature(pod_spec: dict) -> str:
     """What `can_land` looks at in a pod spec, as a string: pods with equal signatures land on the same pools."""

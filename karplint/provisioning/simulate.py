@@ -2,33 +2,54 @@
 
 Used by the KPL9xx rules and by `karplint simulate`. The caller tells what each NodePool's EC2NodeClass says
 (`facts_for`), so this package needs no rule helpers.
+
+The work is bounded (SECURITY.md, "Time and memory bombs"): at most `MAX_POOLS` NodePools and `MAX_WORKLOADS`
+workloads, `MAX_DISTINCT_VALUES` distinct requirement values over the run's NodePools (an unknown value costs a
+spelling search through the catalog), and `placement.MAX_PLACEMENT_CHECKS` pod-NodePool verdicts. What a budget
+leaves out is listed in `Omitted`, never dropped silently: the rules report it as KPL004, `simulate` prints it.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import Callable
 
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, simulate_pool
+from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
 
 MAX_POOLS = 500
 MAX_WORKLOADS = 5000
+# Distinct (key, value) pairs written in the NodePools' requirements. The catalog holds about 3,000 distinct label
+# values, and NodePools repeat each other's: only hostile input comes near.
+MAX_DISTINCT_VALUES = 20_000
+SHOWN_VERDICTS = 10  # per workload, `simulate` lists the NodePools that can host it and the closest misses
+
+
+@dataclass
+class Omitted:
+    """What a budget left out, on the resource where it starts: `path` is where to report it."""
+
+    resource: Resource
+    path: tuple
+    message: str
 
 
 @dataclass
 class WorkloadResult:
     pod: Pod
-    verdicts: list[Verdict] = field(default_factory=list)  # closest miss first
+    verdicts: list[Verdict] = field(default_factory=list)  # closest miss first; at most `SHOWN_VERDICTS`
+    counts: dict = field(default_factory=dict)  # True / False / None -> how many NodePools said so
 
     @property
     def hostable(self) -> bool | None:
         """True if some NodePool can host it, None if some cannot tell, False if none can."""
-        if any(v.ok for v in self.verdicts):
+        if self.counts.get(True):
             return True
-        if any(v.ok is None for v in self.verdicts) or not self.verdicts:
+        if self.counts.get(None) or not self.counts:
             return None
         return False
 
@@ -37,38 +58,121 @@ class WorkloadResult:
 class RunSimulation:
     pools: list[PoolSimulation]
     workloads: list[WorkloadResult]
+    omitted: list[Omitted] = field(default_factory=list)
+
+
+def _values_written(np: Resource) -> list[tuple[str, str]]:
+    """(key, value) of every value the NodePool's requirements list (what `pool_sources` will read)."""
+    items = np.get(("spec", "template", "spec", "requirements"))
+    out = []
+    for item in items if isinstance(items, list) else ():
+        values = item.get("values") if isinstance(item, dict) else None
+        if isinstance(values, list):
+            key = str(item.get("key"))
+            out.extend((key, str(v)) for v in values if not isinstance(v, (dict, list)))
+    return out
 
 
 def simulate_pools(model: Model, catalog: Catalog,
-                   facts_for: Callable[[Resource], NodeClassFacts] = lambda np: NodeClassFacts()) -> list[PoolSimulation]:
+                   facts_for: Callable[[Resource], NodeClassFacts] = lambda np: NodeClassFacts(),
+                   omitted: list[Omitted] | None = None) -> list[PoolSimulation]:
+    """Every NodePool's simulation, in the model's order; what the budgets leave out goes to `omitted`."""
     out = []
-    for np in list(model.nodepools())[:MAX_POOLS]:
+    nodepools = list(model.nodepools())
+    seen: set[tuple[str, str]] = set()
+    for i, np in enumerate(nodepools):
+        if i == MAX_POOLS:
+            if omitted is not None:
+                omitted.append(Omitted(np, ("metadata", "name"), (
+                    f"NodePool `{np.name}` and the {len(nodepools) - MAX_POOLS - 1:,} after it were not simulated: "
+                    f"too large (the run has {len(nodepools):,} NodePools, over karplint's budget of {MAX_POOLS:,})"
+                    "\nnote: no provisioning verdict (KPL901-KPL910) covers them, and no workload of the run is "
+                    "checked against the NodePools (KPL910)")))
+            break
         if np.get(("spec", "replicas")) is not None:
             continue  # static NodePool: the cloud provider picks the type
+        written = _values_written(np)
+        new = {kv for kv in written if kv not in seen}
+        if len(seen) + len(new) > MAX_DISTINCT_VALUES:
+            sim = PoolSimulation(np, np.name or "?", unknown="its requirements are too large to simulate")
+            out.append(sim)
+            if omitted is not None:
+                omitted.append(Omitted(np, ("spec", "template", "spec", "requirements"), (
+                    f"NodePool `{np.name}` was not simulated: too large (its requirements list {len(written):,} "
+                    f"values, {len(new):,} of them new to the run, over karplint's budget of "
+                    f"{MAX_DISTINCT_VALUES:,} distinct requirement values per run)\n"
+                    "note: no provisioning verdict (KPL901-KPL910) covers it, nor the workloads it may host")))
+            continue
+        seen |= new
         out.append(simulate_pool(np, catalog, facts_for(np)))
     return out
 
 
+def placement_omitted(res: Resource, after: int, budget: PlacementBudget) -> Omitted:
+    return Omitted(res, ("metadata", "name"), (
+        f"{res.kind} `{res.name}` and the {after:,} workloads after it were not checked against the NodePools: "
+        f"{budget.too_large()}"))
+
+
+def workloads_omitted(model: Model) -> Omitted | None:
+    """The workloads past `MAX_WORKLOADS`, if any."""
+    workloads = list(model.workloads())
+    if len(workloads) <= MAX_WORKLOADS:
+        return None
+    res = workloads[MAX_WORKLOADS]
+    return Omitted(res, ("metadata", "name"), (
+        f"{res.kind} `{res.name}` and the {len(workloads) - MAX_WORKLOADS - 1:,} workloads after it were not "
+        f"checked against the NodePools: too large (the run has {len(workloads):,} workloads, over karplint's "
+        f"budget of {MAX_WORKLOADS:,})"))
+
+
+def _rank(v: Verdict) -> tuple:
+    return (v.ok is not True, -v.stage, v.pool)
+
+
 def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable[[Pod], bool] | None = None,
-                       related: Callable[[Resource, Resource], bool] | None = None) -> list[WorkloadResult]:
-    """Verdicts for every workload (DaemonSets excepted) on every NodePool. `related(nodepool, daemonset)`
-    says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
+                       related: Callable[[Resource, Resource], bool] | None = None,
+                       omitted: list[Omitted] | None = None) -> list[WorkloadResult]:
+    """Verdicts for every workload (DaemonSets excepted) on every NodePool: per workload, how many NodePools can
+    host it, cannot, cannot tell, and the `SHOWN_VERDICTS` first (hosts, then the closest misses). `related(nodepool,
+    daemonset)` says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
+    if omitted is not None:
+        past = workloads_omitted(model)
+        if past is not None:
+            omitted.append(past)
     ds = daemons(pods)
     per_pool = [[d for d in ds if related is None or related(sim.nodepool, d.pod.res)] for sim in pools]
+    budget = PlacementBudget()
+    candidates = [pod for pod in pods if pod.res.kind != "DaemonSet"  # Karpenter does not provision for them
+                  and (only is None or only(pod))]
     out = []
-    for pod in pods:
-        if pod.res.kind == "DaemonSet":
-            continue  # Karpenter does not provision for DaemonSet pods
-        if only is not None and not only(pod):
+    seen: dict[tuple, WorkloadResult] = {}  # pods with the same constraints get the same verdicts: asked once
+    for n, pod in enumerate(candidates):
+        same = seen.get(pod.placement_key)
+        if same is not None:
+            out.append(WorkloadResult(pod, same.verdicts, same.counts))
             continue
-        verdicts = [host(pod, sim, per_pool[i]) for i, sim in enumerate(pools)]
-        verdicts.sort(key=lambda v: (v.ok is not True, -v.stage, v.pool))
-        out.append(WorkloadResult(pod, verdicts))
+        if not budget.take(len(pools)):
+            if omitted is not None:
+                omitted.append(placement_omitted(pod.res, len(candidates) - n - 1, budget))
+            break
+        counts: dict = {}
+
+        def verdicts(pod=pod, counts=counts):
+            for i, sim in enumerate(pools):
+                v = host(pod, sim, per_pool[i])
+                counts[v.ok] = counts.get(v.ok, 0) + 1
+                yield v
+
+        # Only the verdicts shown are kept: thousands of NodePools times thousands of workloads stay small.
+        out.append(WorkloadResult(pod, heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank), counts))
+        seen[pod.placement_key] = out[-1]
     return out
 
 
 def simulate(model: Model, catalog: Catalog,
              facts_for: Callable[[Resource], NodeClassFacts] = lambda np: NodeClassFacts()) -> RunSimulation:
-    pools = simulate_pools(model, catalog, facts_for)
-    return RunSimulation(pools, simulate_workloads(model, pools))
+    omitted: list[Omitted] = []
+    pools = simulate_pools(model, catalog, facts_for, omitted)
+    return RunSimulation(pools, simulate_workloads(model, pools, omitted=omitted), omitted)

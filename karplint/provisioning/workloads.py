@@ -45,6 +45,15 @@ class Pod:
     unknown: str | None = None
 
     @cached_property
+    def placement_key(self) -> tuple:
+        """What a `host` verdict depends on in the pod (DaemonSets aside): worked out once per pod, not once per
+        NodePool. Requirements by their value sets (their text shortens long lists)."""
+        return (tuple(frozenset((k, r.complement, r.values, r.gte, r.lte) for k, r in t.by_key.items())
+                      for t in self.terms) if self.terms else None,
+                repr(self.tolerations), repr(sorted(self.requests.items())) if self.requests is not None else None,
+                self.host_ports, self.unknown)
+
+    @cached_property
     def requests(self) -> dict[str, Fraction] | None:
         """What one pod requests (None: cannot tell); read when a NodePool's capacity is compared with it."""
         return pod_requests(self.spec)
@@ -275,9 +284,7 @@ def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=froze
 def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
     """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it.
     Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints)."""
-    key = (repr([sorted((k, str(r)) for k, r in t.by_key.items()) for t in pod.terms]) if pod.terms else None,
-           repr(pod.tolerations), repr(sorted((pod.requests or {}).items())) if pod.requests is not None else None,
-           pod.host_ports, pod.unknown, tuple(id(d) for d in ds if d.pod.res is not pod.res))
+    key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res))
     memo = sim.memo.setdefault("host", {})
     found = memo.get(key)
     if found is None:

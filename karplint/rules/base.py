@@ -59,6 +59,8 @@ class Violation:
     resource: Resource | None = None
     fix: Fix | None = None
     severity: str | None = None  # override the rule's default for this one (e.g. version-dependent)
+    # Reported under another code than the rule's: KPL004 when a budget stopped the rule's work on this input.
+    code: str | None = None
 
 
 @dataclass
@@ -83,6 +85,11 @@ class Context:
     ) -> Violation:
         span = res.doc.key_span(path) if on == "key" else res.doc.span(path)
         return Violation(res.doc, span, message, res, fix, severity)
+
+    def too_large(self, res: Resource, path: Path, message: str) -> Violation:
+        """KPL004 (input-too-large) from a rule whose budget stopped its work on `res`: what was not judged.
+        Rules sharing a budget may each report the same notice; the engine reports it once."""
+        return Violation(res.doc, res.doc.span(path), message, res, code="KPL004")
 
     def at(self, res: Resource | None, doc: Document, span: Span, message: str, *, fix: Fix | None = None,
            severity: str | None = None) -> Violation:

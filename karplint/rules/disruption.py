@@ -10,6 +10,7 @@ import difflib
 from datetime import datetime
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import islice
 from typing import Callable
 
 from karplint.model import cron
@@ -19,7 +20,7 @@ from karplint.model.detect import deployed_karpenter, reads_karpenter_release, t
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
 from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
-from karplint.provisioning.placement import can_land, scheduling_signature
+from karplint.provisioning.placement import PlacementBudget, can_land, scheduling_signature
 from karplint.rules import rule
 from karplint.model.versions import V, Version
 from karplint.readers.templating import has_placeholder
@@ -376,17 +377,39 @@ def _protected_pods(model: Model) -> list[Pod]:
     return cache
 
 
-def _landing(pods: list[Pod], np: Resource) -> list[Pod]:
-    """`[p for p in pods if p.can_land(np)]`, asking once per scheduling signature (most pods share theirs)."""
-    verdicts: dict[str, bool] = {}
-    out = []
+def _by_signature(pods: list[Pod]) -> dict[str, list[Pod]]:
+    out: dict[str, list[Pod]] = {}
     for p in pods:
-        ok = verdicts.get(p.signature)
-        if ok is None:
-            ok = verdicts[p.signature] = p.can_land(np)
-        if ok:
-            out.append(p)
+        out.setdefault(p.signature, []).append(p)
     return out
+
+
+def _landing(groups: dict[str, list[Pod]], np: Resource, ctx, code: str) -> list[Pod] | None:
+    """The pods of `groups` (`_by_signature`) that can land on `np`, asking once per scheduling signature (most pods
+    share theirs); None once the rule's budget of pod-NodePool verdicts is spent (`_placement_budget`: each pod
+    counts, as each may be listed)."""
+    if not _placement_budget(ctx, code).take(sum(len(pods) for pods in groups.values())):
+        return None
+    out = []
+    for signature, pods in groups.items():
+        if pods[0].can_land(np):
+            out.extend(pods)
+    return out
+
+
+def _placement_budget(ctx, code: str) -> PlacementBudget:
+    """The run's budget of pod-NodePool verdicts for rule `code` (its own: a rule's verdicts never depend on
+    which other rules ran)."""
+    return ctx.model.memo.setdefault(("placement budget", code), PlacementBudget())
+
+
+def _pool_not_checked(ctx, res: Resource, code: str):
+    """KPL004 on the first NodePool the rule's budget left out (the rest go unsaid: one notice per run)."""
+    budget = _placement_budget(ctx, code)
+    if ctx.model.memo.setdefault(("placement budget said", code), res) is res:
+        yield ctx.too_large(res, ("metadata", "name"), (
+            f"NodePool `{res.name}` and the NodePools after it were not checked against the run's pods ({code}): "
+            f"{budget.too_large()}"))
 
 
 def _names(pods: list[Pod], limit: int = 3) -> str:
@@ -407,12 +430,19 @@ def do_not_disrupt_without_tgp(model, ctx):
     if not pools:
         return
     pools_for: dict[str, list[Resource]] = {}  # by scheduling signature: most pods share theirs
+    budget = PlacementBudget()
     for pod in _pods(model):
         if not _protected(pod):
             continue
         hits = pools_for.get(pod.signature)
         if hits is None:
-            hits = pools_for[pod.signature] = [np for np in pools if pod.can_land(np)]
+            if not budget.take(len(pools)):
+                yield ctx.too_large(pod.res, ("metadata", "name"), (
+                    f"{pod.res} and the pods after it were not checked against the NodePools without "
+                    f"terminationGracePeriod (KPL410): {budget.too_large()}"))
+                return
+            # (four are enough to name three and say there are more)
+            hits = pools_for[pod.signature] = list(islice((np for np in pools if pod.can_land(np)), 4))
         if not hits:
             continue
         names = ", ".join(np.name or "<unnamed>" for np in hits[:3]) + (" …" if len(hits) > 3 else "")
@@ -436,7 +466,13 @@ def expire_after_without_tgp(res, ctx):
     expire = res.get(EXPIRE)
     if expire == "Never" or has_placeholder(expire):
         return
-    pods = _landing(_protected_pods(ctx.model), res)
+    groups = ctx.model.memo.get("disruption protected groups")
+    if groups is None:
+        groups = ctx.model.memo["disruption protected groups"] = _by_signature(_protected_pods(ctx.model))
+    pods = _landing(groups, res, ctx, "KPL411")
+    if pods is None:
+        yield from _pool_not_checked(ctx, res, "KPL411")
+        return
     if not pods:
         return
     shown = f"expireAfter {expire}" if expire is not None else f"the default expireAfter {DEFAULT_EXPIRE_AFTER}"
@@ -466,8 +502,26 @@ def tgp_shorter_than_pod_grace(res, ctx):
     tgp = parse_field("terminationGracePeriod", res.get(TGP))
     if tgp is None:
         return
-    graceful = [p for p in _pods(ctx.model) if (g := _grace_seconds(p)) is not None and g > tgp]
-    longer = [(_grace_seconds(p), p) for p in _landing(graceful, res)]
+    groups = ctx.model.memo.get("disruption graceful groups")
+    if groups is None:  # (signature -> its pods with a grace period, the longest first)
+        graceful = sorted((p for p in _pods(ctx.model) if _grace_seconds(p) is not None),
+                          key=lambda p: -_grace_seconds(p))
+        groups = ctx.model.memo["disruption graceful groups"] = _by_signature(graceful)
+    if not _placement_budget(ctx, "KPL412").take(len(groups)):  # (the scan below)
+        yield from _pool_not_checked(ctx, res, "KPL412")
+        return
+    longer_groups = {}
+    for signature, pods in groups.items():
+        if _grace_seconds(pods[0]) > tgp:
+            longer_groups[signature] = [p for p in pods if _grace_seconds(p) > tgp]
+    landing = _landing(longer_groups, res, ctx, "KPL412") if longer_groups else []
+    if landing is None:
+        yield from _pool_not_checked(ctx, res, "KPL412")
+        return
+    order = ctx.model.memo.get("disruption pod order")
+    if order is None:
+        order = ctx.model.memo["disruption pod order"] = {id(p): i for i, p in enumerate(_pods(ctx.model))}
+    longer = [(_grace_seconds(p), p) for p in sorted(landing, key=lambda p: order[id(p)])]  # (the model's order)
     if not longer:
         return
     longer.sort(key=lambda x: -x[0])

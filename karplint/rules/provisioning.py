@@ -17,6 +17,7 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
 
 from __future__ import annotations
 
+import heapq
 from functools import lru_cache
 from typing import Iterator
 
@@ -94,9 +95,18 @@ def _simulation(model: Model, ctx):
     from karplint.provisioning.simulate import simulate_pools
 
     catalog = _catalog(ctx)
+    omitted = model.memo["provisioning omitted"] = []
     memo = model.memo["provisioning pools"] = (catalog, simulate_pools(model, catalog,
-                                                                      nodeclass_facts_resolver(model)))
+                                                                      nodeclass_facts_resolver(model), omitted))
     return memo
+
+
+def _too_large(model: Model, ctx) -> Iterator:
+    """KPL004 where a budget of the simulation left NodePools or workloads out (`provisioning.simulate`). Every
+    KPL9xx rule reports it (the engine keeps one): whichever of them runs, the verdict is never shown as complete."""
+    _simulation(model, ctx)
+    for o in model.memo.get("provisioning omitted", ()):
+        yield ctx.too_large(o.resource, o.path, o.message)
 
 
 def _judged_pools(model: Model, ctx) -> Iterator[tuple]:
@@ -141,10 +151,27 @@ def _well_formed(key: str, value: str) -> bool:
 
 def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     """Why `value` matches nothing for `key`: ("wrong", message), ("misspelt", message), ("unknown", message);
-    None when the catalog knows it."""
-    known = _catalog_values(catalog, key)
-    if value in known:
+    None when the catalog knows it. Memoised per catalog (NodePools repeat their values)."""
+    if value in _catalog_values(catalog, key):
         return None
+    memo = catalog.memo.setdefault("classify", {})
+    found = memo.get((key, value), False)
+    if found is False:
+        if len(memo) >= 100_000:  # (the catalog lives as long as the process)
+            memo.clear()
+        found = memo[(key, value)] = _classify(catalog, key, value)
+    return found
+
+
+def _lowered(catalog, key: str) -> dict[str, str]:
+    memo = catalog.memo.setdefault("lowered values", {})
+    if key not in memo:
+        memo[key] = {v.lower(): v for v in _catalog_values(catalog, key)}
+    return memo[key]
+
+
+def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
+    known = _catalog_values(catalog, key)
     if key in INTEGER_KEYS:
         try:
             int(value)
@@ -154,7 +181,7 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         return None  # a number no type has today: cannot tell
     if key not in NAMED_KEYS:
         return None
-    lowered = {v.lower(): v for v in known}
+    lowered = _lowered(catalog, key)
     if value.strip().lower() in lowered:
         right = lowered[value.strip().lower()]
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: label values are case-sensitive: `{right}`"
@@ -180,7 +207,8 @@ def classify(catalog, key: str, value: str) -> tuple[str, str] | None:
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
         return "unknown", f"`{value}` is unknown to the bundled catalog"
-    return "wrong", f"`{value}` matches no {_what(key)}\nnote: values look like: {', '.join(sorted(known)[:4])}, ..."
+    return "wrong", (f"`{value}` matches no {_what(key)}\n"
+                     f"note: values look like: {', '.join(heapq.nsmallest(4, known))}, ...")
 
 
 def _nearest(value: str, known: set[str]) -> str | None:
@@ -197,8 +225,16 @@ def _what(key: str) -> str:
             ARCH: "architecture"}.get(key, f"`{key}` value")
 
 
-def _value_findings(sim, catalog) -> Iterator[tuple]:
-    """(source, index, value, kind, message) for every requirement value the catalog knows nothing of."""
+def _value_findings(sim, catalog) -> list[tuple]:
+    """(source, index, value, kind, message) for every requirement value the catalog knows nothing of (worked out
+    once per NodePool: several rules ask)."""
+    found = sim.memo.get("value findings")
+    if found is None:
+        found = sim.memo["value findings"] = list(_classified_values(sim, catalog))
+    return found
+
+
+def _classified_values(sim, catalog) -> Iterator[tuple]:
     for src in sim.sources:
         if src.label:
             continue
@@ -210,6 +246,14 @@ def _value_findings(sim, catalog) -> Iterator[tuple]:
             found = classify(catalog, src.key, str(v))
             if found:
                 yield src, j, str(v), found[0], found[1]
+
+
+# Findings of one value rule per NodePool (as the engine bounds per-resource rules: engine.MAX_FINDINGS_PER_RESOURCE).
+MAX_VALUE_FINDINGS = 100
+
+
+def _cut(code: str) -> str:
+    return f"more than {MAX_VALUE_FINDINGS} findings of {code} on this NodePool; the rest are not reported"
 
 
 def _has_unknown_values(sim, catalog) -> bool:
@@ -239,6 +283,7 @@ def _single_key_explained(sim, key: str, catalog) -> bool:
       summary="A NodePool whose requirements together leave no instance type of the catalog to launch",
       reads=(karpenter_resources,), options={CATALOG_OPTION: {}})
 def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
@@ -273,13 +318,19 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
               "a value of another label",
       reads=(karpenter_resources,))
 def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
             continue
+        reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
             if kind == "unknown":
                 continue
+            reported += 1
+            if reported > MAX_VALUE_FINDINGS:
+                yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL902"))
+                break
             op = src.requirement.operator()
             emptied = op == "In" and not sim.compatible and all(
                 classify(catalog, src.key, v) for v in src.requirement.values)
@@ -294,13 +345,19 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
       summary="An instance type, family or size that is well-formed but unknown to the bundled catalog",
       reads=(karpenter_resources,))
 def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     for sim in pools:
         if sim.unknown:
             continue
+        reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
             if kind != "unknown":
                 continue
+            reported += 1
+            if reported > MAX_VALUE_FINDINGS:
+                yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL905"))
+                break
             yield ctx.violation(
                 sim.nodepool, src.path + ("values", j),
                 f"{message} ({_catalog_date(catalog)})\nhelp: if it is new, describe it under "
@@ -335,9 +392,13 @@ def _alive_values(sim, key: str) -> set[str]:
       summary="A requirement value that the NodePool's other requirements exclude (it selects nothing)",
       reads=(karpenter_resources,))
 def dead_requirement_value(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     for catalog, sim in _judged_pools(model, ctx):
         some_type = sim.type_reqs[sim.compatible[0].name]
+        reported = 0
         for src in sim.sources:
+            if reported > MAX_VALUE_FINDINGS:
+                break
             if src.label or not some_type.has(src.key) or src.requirement.operator() != "In" or \
                     src.key in NODECLASS_KEYS:
                 continue  # (values the EC2NodeClass decides, not the other requirements: KPL607)
@@ -348,6 +409,10 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                 v = str(v)
                 if v in alive or classify(catalog, src.key, v) or not src.requirement.has(v):
                     continue
+                reported += 1
+                if reported > MAX_VALUE_FINDINGS:
+                    yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL903"))
+                    break
                 others = _cover(sim, src.key, v)
                 by = ", ".join(s.text for s in sim.sources if s.key in others)
                 yield ctx.violation(
@@ -359,8 +424,8 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
 
 def _cover(sim, key: str, value: str) -> list[str]:
     """The fewest other keys (greedily) that reject every type carrying `key: value`."""
-    left = {name: set(keys) - {key} for name, keys in sim.rejected_by.items()
-            if sim.type_reqs[name].get(key).has(value)}
+    left = {name: set(keys) - {key} for name in _carrying(sim, key).get(value, ())
+            if (keys := sim.rejected_by.get(name)) is not None}
     chosen: list[str] = []
     while left and len(chosen) < 3:
         counts: dict[str, int] = {}
@@ -375,12 +440,28 @@ def _cover(sim, key: str, value: str) -> list[str]:
     return chosen
 
 
+def _carrying(sim, key: str) -> dict[str, list[str]]:
+    """value -> the instance types whose requirement on `key` has it, under the NodePool's node-class variant
+    (from the type index: once per variant and key, not a scan of the catalog per value)."""
+    from karplint.provisioning.nodepools import type_index
+
+    memo = sim.type_reqs.memo.setdefault("carrying", {})
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = {}
+        for requirement, names in type_index(sim.type_reqs.catalog, sim.type_reqs.facts).get(key, ()):
+            for v in requirement.values:
+                found.setdefault(v, []).extend(names)
+    return found
+
+
 # ------------------------------------------------------------------------------------------ KPL904
 
 @rule("KPL904", "min-values-unsatisfiable", category="provisioning", severity="error",
       summary="A minValues larger than the distinct values the NodePool's instance types offer",
       reads=(karpenter_resources,))
 def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     for _cat, sim in _judged_pools(model, ctx):
         for key, (wanted, have) in sorted(sim.min_values_short.items()):
             req = sim.requirements.get(key)
@@ -496,14 +577,20 @@ def _targeting(pod, pools, marks=None) -> str | None:
       summary="A workload that targets Karpenter but that no NodePool of the run can ever give a node",
       reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet")))
 def workload_unschedulable(model: Model, ctx) -> Iterator:
+    yield from _too_large(model, ctx)
     catalog, pools = _simulation(model, ctx)
     if not pools:
         return
-    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS
+    from karplint.provisioning.placement import PlacementBudget
+    from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
     from karplint.provisioning.workloads import daemons, host, read_pod
 
     if sum(1 for _ in model.nodepools()) > MAX_POOLS:
-        return  # beyond the bound some NodePools were not simulated: any of them might host the workload
+        return  # some NodePools were not simulated (reported): any of them might host the workload
+    past = workloads_omitted(model)
+    if past is not None:
+        yield ctx.too_large(past.resource, past.path, past.message)
+    budget = PlacementBudget()
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
@@ -516,42 +603,59 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     order = {id(sim): i for i, sim in enumerate(pools)}  # (the model's order)
     for sim in pools:
         pools_by_dir.setdefault(_pool_dir(sim), []).append(sim)
-    mine_by_dir: dict[str, list] = {}
-    for pod in pods:
+    mine_by_dir: dict[str, tuple] = {}
+    outcomes: dict[tuple, list | None] = {}
+    for n, pod in enumerate(pods):
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
         if not strict and _targeting(pod, pools, all_marks) is None:
             continue  # (targets nothing of any NodePool: none of the related ones either)
         # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
         pod_dir = _dirname(str(pod.res.doc.path))
-        mine = mine_by_dir.get(pod_dir)
-        if mine is None:  # (pods share directories: the related NodePools are found once per directory)
+        found = mine_by_dir.get(pod_dir)
+        if found is None:  # (pods share directories: the related NodePools are found once per directory)
             related = {where for where in pools_by_dir if _dirs_related(where, pod_dir)}
-            mine = mine_by_dir[pod_dir] = sorted((sim for where in related for sim in pools_by_dir[where]),
-                                                 key=lambda sim: order[id(sim)])
-        if not mine or any(sim.unknown for sim in mine):
+            mine = sorted((sim for where in related for sim in pools_by_dir[where]), key=lambda sim: order[id(sim)])
+            found = mine_by_dir[pod_dir] = (mine, any(sim.unknown for sim in mine), {sim.name for sim in mine},
+                                            _pool_marks(mine))
+        mine, unknown, names, marks = found
+        if not mine or unknown:
             continue
-        names = {sim.name for sim in mine}
         wanted = _selected_pool_names(pod)
         if wanted is not None and not wanted & names:
             continue  # selects NodePools defined elsewhere
-        level = "error" if strict else _targeting(pod, mine)
+        level = "error" if strict else _targeting(pod, mine, marks)
         if level is None:
             continue
-        verdicts = []
-        for sim in mine:
-            pool_dir = _pool_dir(sim)
-            ds = ds_for.get(pool_dir)
-            if ds is None:
-                related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
-                ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
-            v = host(pod, sim, ds)
-            if v.ok is not False:
-                break
-            verdicts.append(v)
-        else:
-            verdicts.sort(key=lambda v: (-v.stage, v.pool))
+        # Pods of one directory with the same constraints get the same verdicts: asked (and counted) once.
+        seen_key = (pod.placement_key, pod_dir)
+        verdicts = outcomes.get(seen_key, False)
+        if verdicts is False:
+            if not budget.take(len(mine)):
+                left = sum(1 for p in pods[n + 1:] if p.res.kind != "DaemonSet")
+                omitted = placement_omitted(pod.res, left, budget)
+                yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
+                return
+            verdicts = outcomes[seen_key] = _misses(pod, mine, ds_for, ds_dirs, all_ds, host)
+        if verdicts is not None:
             yield _unschedulable(ctx, pod, verdicts, level, catalog)
+
+
+def _misses(pod, mine, ds_for: dict, ds_dirs: set, all_ds: list, host) -> list | None:
+    """Every NodePool's verdict on `pod`, closest miss first, if none can host it (else None)."""
+    verdicts = []
+    for sim in mine:
+        pool_dir = _pool_dir(sim)
+        ds = ds_for.get(pool_dir)
+        if ds is None:
+            related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
+            ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
+        v = host(pod, sim, ds)
+        if v.ok is not False:
+            return None
+        verdicts.append(v)
+    verdicts.sort(key=lambda v: (-v.stage, v.pool))
+    return verdicts
 
 
 def _unschedulable(ctx, pod, verdicts, level, catalog):
