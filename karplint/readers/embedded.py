@@ -582,7 +582,7 @@ def load_host(src: SourceFile, kind: str | None = None):
 
             if hcl.available():
                 try:
-                    objs, cut = hcl.load_objects(src, index)
+                    objs, cut = hcl.load_objects(src, Embedding(host_kind="hcl"), index)
                 except Exception as exc:  # noqa: BLE001 - an HCL file the grammar fails on: the notice below
                     objs, cut = [], False
                     problems.append(Problem("KPL009", f"Terraform HCL object with kind \"{what}\" could not be read "

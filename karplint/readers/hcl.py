@@ -190,16 +190,15 @@ def _is_object(conv: _Converter, node) -> bool:
     return "apiVersion" in keys and "kind" in keys
 
 
-def load_objects(src: SourceFile, first_index: int = 0) -> tuple[list[Document], bool]:
+def load_objects(src: SourceFile, embedding, first_index: int = 0) -> tuple[list[Document], bool]:
     """Documents of the HCL objects holding `apiVersion` and `kind` (the outermost ones), and whether the file
-    was too large to convert in full."""
+    was too large to convert in full. `embedding`: what the documents' source says of its host (the caller's
+    `readers.embedded.Embedding`, passed in so that this module stays below it)."""
     raw = src.text.encode("utf-8")
     tree = _get_parser().parse(raw)
     conv = _Converter(src, raw)
-    from karplint.readers.embedded import Embedding
-
     vsrc = SourceFile(path=src.path, text=src.text, abspath=src.abspath, encoding=src.encoding, bom=src.bom,
-                      newline=src.newline, embedding=Embedding(host_kind="hcl"))
+                      newline=src.newline, embedding=embedding)
     docs: list[Document] = []
     stack = [tree.root_node]
     try:

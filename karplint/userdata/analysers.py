@@ -1,7 +1,7 @@
 """Part analysers for `model.analyze`: nodeadm NodeConfig parts, Bottlerocket TOML and Windows PowerShell.
 
-Registered with `karplint.userdata.model.register_part_analyser` when this module is imported (model.py imports
-it at the end). Each analyser stores its parse in `part.data` for the rules:
+`PART_ANALYSERS` maps a content kind to its analysers; `model.analyze` runs them on every part of that kind. Each
+analyser stores its parse in `part.data` for the rules:
 
 * `part.data["nodeconfigs"]`: [nodeadm.NodeConfigDoc] (offsets relative to `part.view`)
 * `part.data["bottlerocket"]`: bottlerocket.BottlerocketSettings (offsets relative to `part.view`)
@@ -17,7 +17,7 @@ from karplint.userdata import bottlerocket as br
 from karplint.userdata import content as ct
 from karplint.userdata import nodeadm
 from karplint.userdata.kubelet import Taint
-from karplint.userdata.model import Part, UserDataAnalysis, register_part_analyser
+from karplint.userdata.analysis import Part, UserDataAnalysis
 
 # Families whose userData Karpenter merges with its own configuration (registration taints are then Karpenter's).
 MERGED_FAMILIES = (ct.AL2, ct.AL2023, ct.BOTTLEROCKET, ct.UBUNTU) + ct.WINDOWS_FAMILIES
@@ -82,5 +82,4 @@ def _analyse_toml(part: Part, analysis: UserDataAnalysis) -> None:
     part.registered_taints_span = part.view.span(*settings.span(("settings", "kubernetes", "node-taints")))
 
 
-register_part_analyser(ct.NODECONFIG, _analyse_nodeconfig)
-register_part_analyser(ct.TOML, _analyse_toml)
+PART_ANALYSERS = {ct.NODECONFIG: (_analyse_nodeconfig,), ct.TOML: (_analyse_toml,)}
