@@ -1,0 +1,33 @@
+"""Defects the fuzz targets of tests/fuzz found, each with its minimal input: plain tests that fail without the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from karplint.readers.loader import decode, load_reference
+from karplint.testing import codes, lint
+
+# U+2028 LINE SEPARATOR (and NEL, U+2029) in a quoted value: ruamel and libyaml count it as a line break, no editor
+# does; every finding after it was reported lines too low, past the end of the file.
+OTHER_BREAK = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: \"a{0}b{0}c\"\nspec:\n  weight: 1000\n"
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"])
+def test_findings_after_a_unicode_line_separator_keep_their_line(char):
+    assert [c for c in codes(lint(OTHER_BREAK.format(char))) if c[0] == "KPL106"] == [("KPL106", 6, 11)]
+
+
+def test_reference_loader_places_nodes_after_a_unicode_line_separator():
+    src = decode("x.yaml", OTHER_BREAK.format("\u2028").encode("utf-8"), None)
+    docs, _problems = load_reference(src)
+    span = docs[0].nodes[("spec", "weight")].span
+    assert (span.line, span.column, span.end_line, span.end_column) == (6, 11, 6, 15)
+
+
+def test_syntax_error_at_the_end_of_input_is_inside_the_file():
+    # ruamel placed it at line 2 of this one-line file
+    assert codes(lint("{")) == [("KPL001", 1, 2)]
+
+
+def test_syntax_error_after_a_unicode_line_separator():
+    assert codes(lint("a: \"x\u2028y\"\nb: [\n")) == [("KPL001", 3, 1)]
