@@ -242,7 +242,7 @@ class _Marks:
     def span(self, node, value_of: int = 0, key_end: int = 0) -> Span:
         """`value_of`: 1 when the node is the value of a block mapping entry, 2 of a flow mapping entry
         (whose key ends at `key_end`)."""
-        if self.by_offsets:
+        if self.by_offsets or (node.end_mark.index >= self.n and not self.ends_with_break):  # (loader._Builder)
             return by_offsets(self._span(node, value_of, key_end), self._lines)
         return self._span(node, value_of, key_end)
 

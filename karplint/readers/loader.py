@@ -166,10 +166,16 @@ class _Builder:
         self.seen: dict[int, int] = {}  # id(node) -> times visited (aliases share node objects)
         # the parsed text's lines when its marks count lines SourceFile does not (OTHER_BREAKS), else None
         self.lines = SourceFile("", text) if text is not None and OTHER_BREAKS.search(text) else None
+        # a text without a final line break: a node ending at its end may be marked on a line after the last one
+        # (ruamel places `? key` with no value there); such a node's position comes from its offsets
+        self.open_end = len(text) if text is not None and not text.endswith("\n") else -1
+        self.text = text
 
     def span(self, node) -> Span:
         sm, em = node.start_mark, node.end_mark
         span = Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index, em.index)
+        if self.lines is None and em.index >= self.open_end >= 0:
+            self.lines = SourceFile("", self.text)
         return span if self.lines is None else by_offsets(span, self.lines)
 
     def scalar(self, node: ScalarNode) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from karplint.readers.loader import decode, load_reference
+from karplint.readers.loader import decode, load, load_reference
 from karplint.testing import codes, lint
 
 # U+2028 LINE SEPARATOR (and NEL, U+2029) in a quoted value: ruamel and libyaml count it as a line break, no editor
@@ -31,3 +31,12 @@ def test_syntax_error_at_the_end_of_input_is_inside_the_file():
 
 def test_syntax_error_after_a_unicode_line_separator():
     assert codes(lint("a: \"x\u2028y\"\nb: [\n")) == [("KPL001", 3, 1)]
+
+
+@pytest.mark.parametrize("loader", [load, load_reference])
+def test_explicit_key_without_value_at_the_end_of_input_is_inside_the_file(loader):
+    # `? key` with no value and no final line break: its null value was marked on line 2 of a one-line file
+    src = decode("x.yaml", b"a:\n  ? b", None)
+    docs, _problems = loader(src)
+    span = docs[0].nodes[("a", "b")].span
+    assert (span.line, span.column, span.end_line, span.end_column) == (2, 6, 2, 6)
