@@ -40,3 +40,20 @@ def test_explicit_key_without_value_at_the_end_of_input_is_inside_the_file(loade
     docs, _problems = loader(src)
     span = docs[0].nodes[("a", "b")].span
     assert (span.line, span.column, span.end_line, span.end_column) == (2, 6, 2, 6)
+
+
+REQUIREMENT = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+               "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n      requirements:\n"
+               "        - {key: %s, operator: In, values: %s}\n")
+
+
+@pytest.mark.parametrize("key, values, expected", [
+    ("{a: 1}", "[x]", []),  # a map as the key: the schema's finding (KPL10x), no KPL143
+    ("karpenter.sh/capacity-type", "[{a: 1}, spot]", [("KPL143", 9, 68)]),
+    ("karpenter.sh/capacity-type", "[[x]]", [("KPL143", 9, 67)]),
+])
+def test_capacity_type_rule_takes_a_list_or_map_where_a_string_belongs(key, values, expected):
+    # KPL143 looked the key and the values up in sets: TypeError (unhashable), an internal error (KPL006)
+    found = codes(lint(REQUIREMENT % (key, values)))
+    assert not [c for c in found if c[0] == "KPL006"]
+    assert [c for c in found if c[0] == "KPL143"] == expected
