@@ -465,13 +465,13 @@ def _may_target(res: Resource, marks: tuple[set, set]) -> bool:
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     for term in terms if isinstance(terms, list) else ():
         for expr in term.get("matchExpressions") or () if isinstance(term, dict) else ():
-            if isinstance(expr, dict):
-                keys.add(expr.get("key"))
+            if isinstance(expr, dict) and isinstance(expr.get("key"), str):  # (a map or list there: the schema's)
+                keys.add(expr["key"])
     if any(isinstance(k, str) and (k.startswith(KARPENTER_ONLY_PREFIXES) or k in pool_keys) for k in keys):
         return True
     tolerations = spec.get("tolerations")
-    return isinstance(tolerations, list) and any(isinstance(t, dict) and t.get("key") in pool_taints
-                                                 for t in tolerations)
+    return isinstance(tolerations, list) and any(isinstance(t, dict) and isinstance(t.get("key"), str)
+                                                 and t["key"] in pool_taints for t in tolerations)
 
 
 def _targeting(pod, pools, marks=None) -> str | None:

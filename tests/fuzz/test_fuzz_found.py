@@ -57,3 +57,23 @@ def test_capacity_type_rule_takes_a_list_or_map_where_a_string_belongs(key, valu
     found = codes(lint(REQUIREMENT % (key, values)))
     assert not [c for c in found if c[0] == "KPL006"]
     assert [c for c in found if c[0] == "KPL143"] == expected
+
+
+POOL_AND_APP = (
+    "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+    "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n"
+    "      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]\n"
+    "      taints: [{key: gpu, effect: NoSchedule}]\n---\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  selector: {matchLabels: {app: a}}\n"
+    "  template:\n    metadata: {labels: {app: a}}\n    spec:\n      containers: [{name: a, image: x}]\n%s")
+
+
+@pytest.mark.parametrize("pod_spec", [
+    "      tolerations: [{key: {a: 1}, operator: Exists}]\n",
+    "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [\n"
+    "        {matchExpressions: [{key: [x], operator: Exists}]}]}}}\n",
+])
+def test_workload_rule_takes_a_map_or_list_as_a_toleration_or_affinity_key(pod_spec):
+    # KPL910's pre-filter put the key in a set / looked it up in one: TypeError (unhashable), an internal error
+    found = codes(lint(POOL_AND_APP % pod_spec))
+    assert not [c for c in found if c[0] == "KPL006"], found
