@@ -330,14 +330,112 @@ helm_release = _obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", maybe({
     "values": either(st.dictionaries(st.sampled_from(["replicas", "settings"]), hostile_value, max_size=2))}))
 
 resource = st.one_of(nodepool, nodeclass, deployment, pdb, helm_release)
-resources = st.lists(resource, min_size=1, max_size=5)
+
+
+# A well-formed cluster (an EC2NodeClass, a NodePool using it, a Deployment, its PDB, the Karpenter release) with a
+# few leaves replaced by hostile values: inputs that get past the schema into the simulations and the rules.
+good_requirement = st.one_of(
+    st.fixed_dictionaries({"key": st.sampled_from(["kubernetes.io/arch"]), "operator": st.just("In"),
+                           "values": st.lists(st.sampled_from(["amd64", "arm64"]), min_size=1, max_size=2)}),
+    st.fixed_dictionaries({"key": st.just("karpenter.sh/capacity-type"), "operator": st.sampled_from(["In", "NotIn"]),
+                           "values": st.lists(st.sampled_from(["spot", "on-demand", "reserved"]), min_size=1,
+                                              max_size=2)}),
+    st.fixed_dictionaries({"key": st.just("karpenter.k8s.aws/instance-family"), "operator": st.just("In"),
+                           "values": st.lists(st.sampled_from(["m5", "c6g", "r7i", "p4d", "t3"]), min_size=1,
+                                              max_size=3)},
+                          optional={"minValues": st.integers(1, 4)}),
+    st.fixed_dictionaries({"key": st.sampled_from(["karpenter.k8s.aws/instance-cpu",
+                                                   "karpenter.k8s.aws/instance-generation"]),
+                           "operator": st.sampled_from(["Gt", "Lt"]), "values": st.sampled_from([["2"], ["4"], ["64"]])}),
+    st.fixed_dictionaries({"key": st.sampled_from(["topology.kubernetes.io/zone", "team"]),
+                           "operator": st.sampled_from(["Exists", "DoesNotExist"])}),
+)
+good_budget = st.fixed_dictionaries({"nodes": st.sampled_from(["0", "1", "10%", "100%"])}, optional={
+    "schedule": st.sampled_from(["0 9 * * 1-5", "@daily", "*/30 * * * *", "0 0 1 * *"]),
+    "duration": st.sampled_from(["8h", "30m", "1h30m"]),
+    "reasons": st.lists(st.sampled_from(["Drifted", "Empty", "Underutilized"]), max_size=2, unique=True)})
+ALIASES = {"AL2": "al2@latest", "AL2023": "al2023@latest", "Bottlerocket": "bottlerocket@latest",
+           "Windows2022": "windows2022@latest"}
+
+
+def _cluster(family, user_data, v1_pool, requirements, budgets, taints, tolerate, requests, replicas, version):
+    nodeclass = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+                 "spec": {"amiFamily": family, "role": "KarpenterNodeRole", "userData": user_data,
+                          "amiSelectorTerms": [{"alias": ALIASES.get(family, "al2023@latest")}] if family in ALIASES
+                          else [{"id": "ami-0123456789abcdef0"}],
+                          "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+                          "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}]}}
+    template = {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                         "requirements": requirements, "taints": taints, "expireAfter": "720h"},
+                "metadata": {"labels": {"team": "a"}}}
+    pool = {"apiVersion": "karpenter.sh/v1" if v1_pool else "karpenter.sh/v1beta1", "kind": "NodePool",
+            "metadata": {"name": "default"},
+            "spec": {"template": template, "limits": {"cpu": "1000", "memory": "1000Gi"},
+                     "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "1m",
+                                    "budgets": budgets}}}
+    if not v1_pool:
+        template["spec"]["nodeClassRef"] = {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
+                                            "name": "default"}
+        pool["spec"]["disruption"] = {"consolidationPolicy": "WhenUnderutilized", "budgets": budgets}
+        del template["spec"]["expireAfter"]
+    pod = {"containers": [{"name": "app", "image": "nginx:1.27", "resources": {"requests": requests}}],
+           "nodeSelector": {"kubernetes.io/arch": "amd64"},
+           "tolerations": [{"key": t["key"], "operator": "Exists"} for t in taints] if tolerate else []}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app", "namespace": "default"},
+                  "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "a"}},
+                           "template": {"metadata": {"labels": {"app": "a"}}, "spec": pod}}}
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "app", "namespace": "default"},
+           "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "a"}}}}
+    release = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+               "metadata": {"name": "karpenter", "namespace": "kube-system"},
+               "spec": {"chart": {"spec": {"chart": "karpenter", "version": version}}}}
+    return [nodeclass, pool, deployment, pdb, release]
+
+
+def _leaves(data, path=()):
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(data, list) and data:
+        for i, v in enumerate(data):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path
+
+
+def _poke(docs: list, pokes: list) -> list:
+    """`docs` with the values at some of its paths (chosen by index among its leaves and containers) replaced."""
+    for index, value in pokes:
+        paths = [p for p in _leaves(docs)]
+        paths += sorted({p[:n] for p in paths for n in range(1, len(p))})  # containers too
+        path = paths[index % len(paths)]
+        target = docs
+        for part in path[:-1]:
+            target = target[part]
+        target[path[-1]] = value
+    return docs
+
+
+cluster = st.builds(
+    _poke,
+    st.builds(_cluster, st.sampled_from(["AL2", "AL2023", "Bottlerocket", "Windows2022", "Custom"]), st.none() | userdata,
+              st.booleans(), st.lists(good_requirement, max_size=4),
+              st.lists(good_budget, max_size=3), st.lists(st.fixed_dictionaries({
+                  "key": st.sampled_from(["dedicated", "gpu"]), "value": st.just("x"),
+                  "effect": st.sampled_from(["NoSchedule", "NoExecute"])}), max_size=2, unique_by=lambda t: t["key"]),
+              st.booleans(), st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]),
+                                             st.sampled_from(["100m", "2", "1Gi", "512Mi", "1"]), max_size=3),
+              st.integers(0, 20), st.sampled_from(["1.0.6", "0.37.0", "1.3.3"])),
+    st.lists(st.tuples(st.integers(0, 10 ** 6), hostile_value), max_size=3))
+
+resources = st.lists(resource, min_size=1, max_size=5) | cluster
 
 
 # ---------------------------------------------------------------------------------------------- serialising
 
 def _dump_one(doc, style: str) -> str:
     if style == "json":
-        return json.dumps(doc, ensure_ascii=False, allow_nan=True)
+        return json.dumps(doc, allow_nan=True) + "\n"
     out = io.StringIO()
     yaml.safe_dump(doc, out, allow_unicode=True, sort_keys=False, default_flow_style=style == "flow", width=80)
     return out.getvalue()
