@@ -446,7 +446,8 @@ def _pool_marks(pools) -> tuple[set, set]:
     pool_taints: set = set()
     for sim in pools:
         pool_keys |= {s.key for s in sim.sources if s.key not in WELL_KNOWN_LABELS}
-        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
+        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")
+                        and isinstance(t.get("key"), str)}  # (a map or list as the key: the schema's finding)
     return pool_keys, pool_taints
 
 
@@ -485,7 +486,7 @@ def _targeting(pod, pools, marks=None) -> str | None:
     pool_keys, pool_taints = marks if marks is not None else _pool_marks(pools)
     if positive and all(any(k in pool_keys for k in keys) for keys in positive):
         return "warning"
-    if any(t.get("key") in pool_taints for t in pod.tolerations):
+    if any(isinstance(t.get("key"), str) and t["key"] in pool_taints for t in pod.tolerations):
         return "warning"
     return None
 

@@ -77,3 +77,23 @@ def test_workload_rule_takes_a_map_or_list_as_a_toleration_or_affinity_key(pod_s
     # KPL910's pre-filter put the key in a set / looked it up in one: TypeError (unhashable), an internal error
     found = codes(lint(POOL_AND_APP % pod_spec))
     assert not [c for c in found if c[0] == "KPL006"], found
+
+
+TAINTED_POOL_AND_APP = (
+    "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+    "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n"
+    "      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]\n"
+    "      taints: [%s{key: gpu, effect: NoSchedule}]\n---\n"
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  selector: {matchLabels: {app: a}}\n"
+    "  template:\n    metadata: {labels: {app: a}}\n    spec:\n      containers: [{name: a, image: x}]\n"
+    "      tolerations: [%s{key: gpu, operator: Exists}]\n")
+
+
+@pytest.mark.parametrize("taint, toleration", [
+    ("{key: [x], effect: NoSchedule}, ", ""),  # the NodePool's taint keys were put in a set
+    ("", "{key: {a: 1}, operator: Exists}, "),  # a toleration's key was looked up in that set
+    ("", "{key: [x], operator: Exists}, "),
+])
+def test_workload_rule_takes_a_map_or_list_as_a_taint_key(taint, toleration):
+    found = codes(lint(TAINTED_POOL_AND_APP % (taint, toleration)))
+    assert not [c for c in found if c[0] == "KPL006"], found
