@@ -205,3 +205,43 @@ def test_command_line(command, files):
             assert not [f for f in report["findings"] if f["code"] == "KPL006"], report["findings"]
     assert_no_terminal_controls(proc.stdout)
     assert_no_terminal_controls(proc.stderr)
+
+
+# ---------------------------------------------------------------------------------------------- check: rendered Helm
+
+def _templated(text: str, holes: list[int]) -> str:
+    """`text` as a chart template: the values of some lines replaced by `{{ .Values.x }}`."""
+    lines = text.split("\n")
+    for h in holes:
+        i = h % max(1, len(lines))
+        key, sep, _value = lines[i].partition(": ")
+        if sep:
+            lines[i] = key + ": {{ .Values.x }}"
+    return "\n".join(lines)
+
+
+@fuzz_settings(40)
+@given(resources, st.lists(st.integers(0, 200), max_size=6), st.sampled_from(["np.yaml", "a/b.yaml", "x.yaml "]))
+def test_check_helm_rendered(docs, holes, template_name):
+    """`check` of rendered Helm output: findings moved to the chart's template (readers/helm_rendered.py) name the
+    template and a position inside it."""
+    from karplint.engine import InputFile, check
+    from karplint.readers.helm_rendered import remap
+    from karplint.testing import make_config
+
+    body = as_yaml(docs, "block")
+    source = f"chart/templates/{template_name}"
+    rendered = f"---\n# Source: {source}\n{body}"
+    template = _templated(body, holes)
+    with tempfile.TemporaryDirectory(prefix="karplint-fuzz-") as root:
+        _write(root, {"rendered.yaml": rendered, source.strip(): template})
+        here = os.getcwd()
+        os.chdir(root)  # (templates are looked for from the working directory, as the CLI runs)
+        try:
+            with bounded("check of rendered Helm output"):
+                report = remap(check([InputFile("rendered.yaml", os.path.join(root, "rendered.yaml"))],
+                                     make_config()))
+        finally:
+            os.chdir(here)
+    texts = {"rendered.yaml": rendered, os.path.normpath(source.strip()): template}
+    assert_findings_located(report.findings, texts)
