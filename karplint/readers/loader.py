@@ -157,7 +157,7 @@ def by_offsets(span: Span, lines: SourceFile) -> Span:
 class _Builder:
     """Turns a composed node graph into plain data and `NodeInfo`s, within budgets."""
 
-    def __init__(self, src: SourceFile, text: str | None = None):
+    def __init__(self, src: SourceFile, text: str | None = None, lines: SourceFile | None = None):
         self.src = src
         self.nodes: dict = {}
         self.count = 0
@@ -165,7 +165,7 @@ class _Builder:
         self.problems: list[Problem] = []
         self.seen: dict[int, int] = {}  # id(node) -> times visited (aliases share node objects)
         # the parsed text's lines when its marks count lines SourceFile does not (OTHER_BREAKS), else None
-        self.lines = SourceFile("", text) if text is not None and OTHER_BREAKS.search(text) else None
+        self.lines = lines
         # a text without a final line break: a node ending at its end may be marked on a line after the last one
         # (ruamel places `? key` with no value there); such a node's position comes from its offsets
         self.open_end = len(text) if text is not None and not text.endswith("\n") else -1
@@ -360,6 +360,7 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
     if text is None:
         text = _yaml_text(src.text)
     stream = _yaml().compose_all(text)
+    lines = SourceFile("", text) if OTHER_BREAKS.search(text) else None  # (once per file: see _Builder)
     index = 0
     while True:
         try:
@@ -383,7 +384,7 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
         if node is None:
             index += 1
             continue
-        builder = _Builder(src, text)
+        builder = _Builder(src, text, lines)
         try:
             data = builder.build(node, (), None, 0)
         except LoadLimitExceeded as exc:
