@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_grammar import (NODECONFIG, as_yaml, bounded, cron, duration, fuzz_settings, hostile_text, hostile_value,
+from fuzz_grammar import (NODECONFIG, POWERSHELL, as_yaml, bounded, cron, duration, fuzz_settings, hostile_text, hostile_value,
                           label_key, label_value, mime_userdata, text_lines, quantity, resources, shell_script, taint,
                           toml_settings, yaml_stream, yaml_style)
 from karplint.readers.loader import Problem, _yaml_text, decode, load, load_reference
@@ -363,6 +363,28 @@ def test_nodeadm(text):
         nodeadm.user_flags(docs)
         nodeadm.registration(docs)
         nodeadm.overridden_by_karpenter(docs, {"maxPods": 3})
+
+
+systemd_value = st.lists(st.sampled_from([
+    "/usr/bin/kubelet", "$KUBELET_ARGS", "${KUBELET_EXTRA_ARGS}", "'--node-labels=a=b c=d'", '"--max-pods=3"', "\\",
+    "-", "@/bin/x", ";", "\\;", "'unclosed", '"x\\"y"', "KUBELET_EXTRA_ARGS=--max-pods=5", "--register-with-taints=a=b:NoSchedule"])
+    | hostile_text, max_size=6).map(" ".join)
+
+
+@fuzz_settings(150)
+@given(systemd_value, st.one_of(POWERSHELL, hostile_text))
+def test_systemd_and_windows(value, powershell):
+    """systemd ExecStart / Environment splitting (kubelet drop-ins) and Windows PowerShell userData."""
+    from karplint.userdata import systemd, windows
+
+    with bounded("systemd and windows"):
+        for split in (systemd.split_exec_219(value), systemd.split_exec_252(value)):
+            assert split is not None
+        systemd.environment_219(value)
+        systemd.kubelet_extra_args_219(value)
+        issues = windows.check(powershell)
+    for issue in issues:
+        assert 0 <= issue.start <= issue.end <= len(powershell), issue
 
 
 kubelet_arg = st.sampled_from([
