@@ -103,7 +103,8 @@ def _repeat(unit_count) -> str:
 
 # (long strings built, not listed: a strategy's repr shows the elements it samples from)
 long_text = st.tuples(st.sampled_from(["a", "9", "é", "\\", "{", "- "]), st.sampled_from([300, 3000])).map(_repeat)
-hostile_text = st.sampled_from(ODD_TEXT + ESCAPES) | long_text | st.text(max_size=12) | _known("huge-number", "superscript-digit")
+hostile_text = (st.sampled_from(ODD_TEXT + ESCAPES) | long_text | st.text(max_size=12)
+                | _known("huge-number", "superscript-digit"))
 hostile_int = st.sampled_from([0, -1, 1, 2 ** 31, 2 ** 63, 10 ** 300, -(10 ** 300)]) | st.integers(-5, 200)
 hostile_scalar = (hostile_text | hostile_int | st.none() | st.booleans()
                   | st.floats(allow_nan=True, allow_infinity=True))
@@ -350,7 +351,8 @@ good_requirement = st.one_of(
                           optional={"minValues": st.integers(1, 4)}),
     st.fixed_dictionaries({"key": st.sampled_from(["karpenter.k8s.aws/instance-cpu",
                                                    "karpenter.k8s.aws/instance-generation"]),
-                           "operator": st.sampled_from(["Gt", "Lt"]), "values": st.sampled_from([["2"], ["4"], ["64"]])}),
+                           "operator": st.sampled_from(["Gt", "Lt"]),
+                           "values": st.sampled_from([["2"], ["4"], ["64"]])}),
     st.fixed_dictionaries({"key": st.sampled_from(["topology.kubernetes.io/zone", "team"]),
                            "operator": st.sampled_from(["Exists", "DoesNotExist"])}),
 )
@@ -388,7 +390,8 @@ def _cluster(family, user_data, v1_pool, requirements, budgets, taints, tolerate
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "app", "namespace": "default"},
                   "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "a"}},
                            "template": {"metadata": {"labels": {"app": "a"}}, "spec": pod}}}
-    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "app", "namespace": "default"},
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": "app", "namespace": "default"},
            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "a"}}}}
     release = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
                "metadata": {"name": "karpenter", "namespace": "kube-system"},
@@ -422,7 +425,8 @@ def _poke(docs: list, pokes: list) -> list:
 
 cluster = st.builds(
     _poke,
-    st.builds(_cluster, st.sampled_from(["AL2", "AL2023", "Bottlerocket", "Windows2022", "Custom"]), st.none() | userdata,
+    st.builds(_cluster, st.sampled_from(["AL2", "AL2023", "Bottlerocket", "Windows2022", "Custom"]),
+              st.none() | userdata,
               st.booleans(), st.lists(good_requirement, max_size=4),
               st.lists(good_budget, max_size=3), st.lists(st.fixed_dictionaries({
                   "key": st.sampled_from(["dedicated", "gpu"]), "value": st.just("x"),

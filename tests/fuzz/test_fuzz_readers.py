@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_grammar import (NODECONFIG, POWERSHELL, as_yaml, bounded, cron, duration, fuzz_settings, hostile_text, hostile_value,
-                          label_key, label_value, mime_userdata, text_lines, quantity, resources, shell_script, taint,
-                          toml_settings, yaml_stream, yaml_style)
+from fuzz_grammar import (NODECONFIG, POWERSHELL, as_yaml, bounded, cron, duration, fuzz_settings, hostile_text,
+                          hostile_value, label_key, label_value, mime_userdata, quantity, resources, shell_script, taint,
+                          text_lines, toml_settings, yaml_stream, yaml_style)
 from karplint.readers.loader import Problem, _yaml_text, decode, load, load_reference
 from karplint.readers.source import SourceFile
 
@@ -367,7 +367,8 @@ def test_nodeadm(text):
 
 systemd_value = st.lists(st.sampled_from([
     "/usr/bin/kubelet", "$KUBELET_ARGS", "${KUBELET_EXTRA_ARGS}", "'--node-labels=a=b c=d'", '"--max-pods=3"', "\\",
-    "-", "@/bin/x", ";", "\\;", "'unclosed", '"x\\"y"', "KUBELET_EXTRA_ARGS=--max-pods=5", "--register-with-taints=a=b:NoSchedule"])
+    "-", "@/bin/x", ";", "\\;", "'unclosed", '"x\\"y"', "KUBELET_EXTRA_ARGS=--max-pods=5",
+    "--register-with-taints=a=b:NoSchedule"])
     | hostile_text, max_size=6).map(" ".join)
 
 
@@ -412,7 +413,8 @@ def test_kubelet_flags(taints, labels, argv):
 @fuzz_settings(200)
 @given(cron, duration, quantity, st.sampled_from(["expireAfter", "consolidateAfter", "terminationGracePeriod",
                                                   "budgets.duration"]),
-       st.one_of(st.sampled_from(["10%", "0", "5", "100%", "-1", "1.5", "%", "٣"]), hostile_text), st.integers(0, 10 ** 6))
+       st.one_of(st.sampled_from(["10%", "0", "5", "100%", "-1", "1.5", "%", "٣"]), hostile_text),
+       st.integers(0, 10 ** 6))
 def test_cron_duration_quantity(schedule, dur, qty, field, nodes, total):
     """The small value grammars: cron schedules, Go durations, quantities, budget node counts, versions."""
     from karplint.disruption import schedule as sched
