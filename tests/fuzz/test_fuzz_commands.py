@@ -24,10 +24,13 @@ from fuzz_grammar import (ESCAPES, INCLUDE_KNOWN, as_yaml, assert_findings_locat
                           bounded, fuzz_settings, hostile_text, label_value, name, quantity, resources, userdata,
                           yaml_style)
 
-# A generated tree: files of YAML streams, sometimes one userData script beside them in a shell file.
+# A generated tree: files of YAML streams (a Markdown file holds its stream in a fenced block).
 tree = st.dictionaries(st.sampled_from(["nodepools.yaml", "nodeclasses.yaml", "apps/deploy.yaml", "all.yml",
                                         "docs/README.md"]),
                        st.builds(as_yaml, resources, yaml_style), min_size=1, max_size=3)
+if INCLUDE_KNOWN:  # an integer field of 4,400 digits (a YAML int, which no dumper writes): fixed elsewhere
+    tree = st.builds(lambda files, n: {**files, "huge.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: "
+                                       "{name: h}\nspec:\n  replicas: " + "9" * n + "\n"}, tree, st.just(4400))
 
 
 def _write(root: str, files: dict[str, str]) -> None:
