@@ -156,16 +156,18 @@ def test_budgets(files, nodepool, nodes, week_text):
 
 
 @fuzz_settings(120)
-@given(tree, userdata, st.none() | name, st.none() | st.sampled_from(["0.37.0", "1.0.0", "1.6.0", "x"]))
-def test_render(files, user_data, nodeclass, version):
+@given(tree, userdata, st.sampled_from(["AL2", "AL2023", "Bottlerocket", "Ubuntu", "Windows2022", "Custom"]),
+       st.none() | name, st.none() | st.sampled_from(["0.37.0", "1.0.0", "1.6.0", "x"]))
+def test_render(files, user_data, family, nodeclass, version):
     """`render` in-process: every EC2NodeClass (one with the generated userData) rendered with its NodePools."""
     from karplint.cli.render import render_command
 
     files = dict(files)
     files["userdata.yaml"] = as_yaml([{"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
                                       "metadata": {"name": "default"},
-                                      "spec": {"amiFamily": "AL2023", "role": "r", "userData": user_data,
-                                               "amiSelectorTerms": [{"alias": "al2023@latest"}]}}], "block")
+                                      "spec": {"amiFamily": family, "role": "r", "userData": user_data,
+                                               "amiSelectorTerms": [{"alias": f"{family.lower()}@latest"}]}}],
+                                     "block")
     with tempfile.TemporaryDirectory(prefix="karplint-fuzz-") as root:
         _write(root, _markdown(files))
         out, err = io.StringIO(), io.StringIO()
