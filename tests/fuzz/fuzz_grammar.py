@@ -22,17 +22,20 @@ from hypothesis import strategies as st
 # Every example must finish within this bound (seconds): the generated inputs are small, so this is generous.
 EXAMPLE_BOUND = 5.0
 
-# The fuzz targets' settings: reproducible (derandomize: the same examples on every run, no example database),
-# bounded (max_examples), and without hypothesis' own deadline, which fails on a first slow example under a loaded
-# CI machine; `bounded` asserts EXAMPLE_BOUND instead.
 # Shrinking is off unless KARPLINT_FUZZ_SHRINK is set: on a failure CI reports the generated example at once
 # (minutes of shrinking otherwise); set it locally for a minimal example.
 SHRINK = os.environ.get("KARPLINT_FUZZ_SHRINK", "") not in ("", "0")
+# A longer local search: KARPLINT_FUZZ_SCALE=20 runs twenty times the examples, from a random seed each run.
+SCALE = max(1, int(os.environ.get("KARPLINT_FUZZ_SCALE", "1") or 1))
 
 
+# The fuzz targets' settings: reproducible (derandomize: the same examples on every run, no example database),
+# bounded (max_examples), and without hypothesis' own deadline, which fails on a first slow example under a loaded
+# CI machine; `bounded` asserts EXAMPLE_BOUND instead.
 def fuzz_settings(max_examples: int) -> settings:
     phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else [])
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None, phases=phases,
+    return settings(max_examples=max_examples * SCALE, deadline=None, derandomize=SCALE == 1, database=None,
+                    phases=phases,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much, HealthCheck.large_base_example])
 
