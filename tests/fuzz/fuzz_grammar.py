@@ -67,7 +67,8 @@ KNOWN = {
     "superscript-digit": ("²", 0, ""),  # anywhere else a number is read with isdigit() then int(): budget nodes
     "long-duration": ("", 400, "h"),  # a 400-digit duration: infinity, NaN
     # Not leaves, listed for the integrator: tests/fuzz/test_fuzz_commands.py generates them with INCLUDE_KNOWN.
-    #   budgets --week in the last days of 9999 (the week's end overflows the calendar),
+    #   budgets --week in the last days of 9999 (the week's end overflows the calendar), or in the first week of
+    #   year 1 (`--week 0001-01-05`: OverflowError in disruption/schedule.py, looking back before the week),
     #   simulate --instance-types of JSON nested 100,000 deep (RecursionError),
     #   simulate's unescaped instance-type labels (an OSC 52 sequence in `arch` reaches the terminal).
 }
