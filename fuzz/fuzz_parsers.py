@@ -1,4 +1,6 @@
-"""Coverage-guided fuzz targets (atheris) for karplint's parsers. Optional: not run by the test suite.
+"""Coverage-guided fuzz targets (atheris) for karplint's parsers, for open-ended runs. Optional: not run by the test
+suite. The fuzz targets CI runs on every push (bounded, reproducible, one per reader and per command, from grammars
+of Karpenter objects with hostile leaves) are in tests/fuzz/.
 
     pip install atheris
     python fuzz/fuzz_parsers.py loader -atheris_runs=200000

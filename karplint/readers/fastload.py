@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from karplint.readers.document import Document, NodeInfo
-from karplint.readers.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES, LoadLimitExceeded, Problem,
-                             _expand_lists, resolve_scalar)
+from karplint.readers.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
+                                     OTHER_BREAKS, LoadLimitExceeded, Problem, _expand_lists, by_offsets,
+                                     resolve_scalar)
 from karplint.readers.source import SourceFile, Span
 
 try:  # PyYAML with libyaml
@@ -212,7 +213,7 @@ class _Marks:
     final line break libyaml reports (line + 1, column 0) where ruamel reports the end of the last line.
     """
 
-    __slots__ = ("text", "n", "ends_with_break", "_lines", "pure")
+    __slots__ = ("text", "n", "ends_with_break", "_lines", "pure", "by_offsets")
 
     def __init__(self, text: str):
         self.pure = _pure_reference()
@@ -220,6 +221,7 @@ class _Marks:
         self.n = len(text)
         self.ends_with_break = text.endswith("\n")
         self._lines = SourceFile("", text)  # line starts, computed on the first position asked for
+        self.by_offsets = OTHER_BREAKS.search(text) is not None  # (see loader.OTHER_BREAKS)
 
     def _position(self, offset: int) -> tuple[int, int]:
         return self._lines.position_of(offset)
@@ -240,6 +242,11 @@ class _Marks:
     def span(self, node, value_of: int = 0, key_end: int = 0) -> Span:
         """`value_of`: 1 when the node is the value of a block mapping entry, 2 of a flow mapping entry
         (whose key ends at `key_end`)."""
+        if self.by_offsets or (node.end_mark.index >= self.n and not self.ends_with_break):  # (loader._Builder)
+            return by_offsets(self._span(node, value_of, key_end), self._lines)
+        return self._span(node, value_of, key_end)
+
+    def _span(self, node, value_of: int, key_end: int) -> Span:
         sm, em = node.start_mark, node.end_mark
         si, ei = sm.index, em.index
         if not self.pure:
@@ -368,9 +375,9 @@ class _PositionBuilder:
 
     def _span(self, node, value_of: int = 0, key_end: int = 0) -> Span:
         """`_Marks.span`, without the call where it is libyaml's marks as they are (neither an empty value nor
-        the end of a text without a final line break)."""
+        the end of a text without a final line break, nor a text with other line breaks)."""
         si, ei = node.start_mark.index, node.end_mark.index
-        if si != ei and ei != self.marks.n:
+        if si != ei and ei != self.marks.n and not self.marks.by_offsets:
             sm, em = node.start_mark, node.end_mark
             return _new_tuple(Span, (sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, si, ei))
         return self.span(node, value_of, key_end)

@@ -142,20 +142,42 @@ _CORE_TAGS = {
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
+# YAML 1.1's other line breaks (NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR): ruamel's and libyaml's marks count
+# them as lines, SourceFile (and every editor and reporter) does not. In a text holding one, a node's line and
+# column come from its character offsets instead (one search per file; the marks' offsets are right either way).
+OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def by_offsets(span: Span, lines: SourceFile) -> Span:
+    """`span` with its line and column recomputed from its offsets, on `lines`'s line breaks."""
+    line, col = lines.position_of(span.offset)
+    end_line, end_col = lines.position_of(span.end_offset)
+    return Span(line, col, end_line, end_col, span.offset, span.end_offset)
+
+
 class _Builder:
     """Turns a composed node graph into plain data and `NodeInfo`s, within budgets."""
 
-    def __init__(self, src: SourceFile):
+    def __init__(self, src: SourceFile, text: str | None = None, lines: SourceFile | None = None):
         self.src = src
         self.nodes: dict = {}
         self.count = 0
         self.aliases = 0
         self.problems: list[Problem] = []
         self.seen: dict[int, int] = {}  # id(node) -> times visited (aliases share node objects)
+        # the parsed text's lines when its marks count lines SourceFile does not (OTHER_BREAKS), else None
+        self.lines = lines
+        # a text without a final line break: a node ending at its end may be marked on a line after the last one
+        # (ruamel places `? key` with no value there); such a node's position comes from its offsets
+        self.open_end = len(text) if text is not None and not text.endswith("\n") else -1
+        self.text = text
 
     def span(self, node) -> Span:
         sm, em = node.start_mark, node.end_mark
-        return Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index, em.index)
+        span = Span(sm.line + 1, sm.column + 1, em.line + 1, em.column + 1, sm.index, em.index)
+        if self.lines is None and em.index >= self.open_end >= 0:
+            self.lines = SourceFile("", self.text)
+        return span if self.lines is None else by_offsets(span, self.lines)
 
     def scalar(self, node: ScalarNode) -> Any:
         if node.tag in _CORE_TAGS:
@@ -251,9 +273,13 @@ def resolve_scalar(tag: str, value: str) -> Any:
     return value
 
 
-def _problem_from_error(exc: YAMLError, src: SourceFile) -> Problem:
+def _problem_from_error(exc: YAMLError, src: SourceFile, text: str) -> Problem:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    if mark is not None and (line > text.count("\n") + 1 or OTHER_BREAKS.search(text)):
+        # past the end (ruamel places an error at the end of input on a line after the last), or lines counted
+        # on breaks SourceFile does not count: from the offset, within the text
+        line, col = SourceFile("", text).position_of(min(max(mark.index, 0), len(text)))
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
     message = f"invalid YAML: {problem}"
@@ -335,6 +361,7 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
     if text is None:
         text = _yaml_text(src.text)
     stream = _yaml().compose_all(text)
+    lines = SourceFile("", text) if OTHER_BREAKS.search(text) else None  # (once per file: see _Builder)
     index = 0
     while True:
         try:
@@ -342,10 +369,10 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
         except StopIteration:
             break
         except MarkedYAMLError as exc:
-            problems.append(_problem_from_error(exc, src))
+            problems.append(_problem_from_error(exc, src, text))
             break
         except YAMLError as exc:
-            problems.append(_problem_from_error(exc, src))
+            problems.append(_problem_from_error(exc, src, text))
             break
         except RecursionError:
             problems.append(Problem("KPL004", "YAML nested too deeply to analyse", Span.point(1, 1)))
@@ -358,7 +385,7 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
         if node is None:
             index += 1
             continue
-        builder = _Builder(src)
+        builder = _Builder(src, text, lines)
         try:
             data = builder.build(node, (), None, 0)
         except LoadLimitExceeded as exc:

@@ -529,7 +529,8 @@ def _pool_marks(pools) -> tuple[set, set]:
     pool_taints: set = set()
     for sim in pools:
         pool_keys |= {s.key for s in sim.sources if s.key not in WELL_KNOWN_LABELS}
-        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")}
+        pool_taints |= {t.get("key") for t in sim.taints if t.get("effect") in ("NoSchedule", "NoExecute")
+                        and isinstance(t.get("key"), str)}  # (a map or list as the key: the schema's finding)
     return pool_keys, pool_taints
 
 
@@ -548,13 +549,13 @@ def _may_target(res: Resource, marks: tuple[set, set]) -> bool:
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     for term in terms if isinstance(terms, list) else ():
         for expr in term.get("matchExpressions") or () if isinstance(term, dict) else ():
-            if isinstance(expr, dict):
-                keys.add(expr.get("key"))
+            if isinstance(expr, dict) and isinstance(expr.get("key"), str):  # (a map or list there: the schema's)
+                keys.add(expr["key"])
     if any(isinstance(k, str) and (k.startswith(KARPENTER_ONLY_PREFIXES) or k in pool_keys) for k in keys):
         return True
     tolerations = spec.get("tolerations")
-    return isinstance(tolerations, list) and any(isinstance(t, dict) and t.get("key") in pool_taints
-                                                 for t in tolerations)
+    return isinstance(tolerations, list) and any(isinstance(t, dict) and isinstance(t.get("key"), str)
+                                                 and t["key"] in pool_taints for t in tolerations)
 
 
 def _targeting(pod, pools, marks=None) -> str | None:
@@ -568,7 +569,7 @@ def _targeting(pod, pools, marks=None) -> str | None:
     pool_keys, pool_taints = marks if marks is not None else _pool_marks(pools)
     if positive and all(any(k in pool_keys for k in keys) for keys in positive):
         return "warning"
-    if any(t.get("key") in pool_taints for t in pod.tolerations):
+    if any(isinstance(t.get("key"), str) and t["key"] in pool_taints for t in pod.tolerations):
         return "warning"
     return None
 

@@ -167,14 +167,15 @@ def unknown_capacity_type(res, ctx):
         return
     target = ctx.karpenter_version
     for i, req in enumerate(reqs):
-        if not isinstance(req, dict) or req.get("key") not in WELL_KNOWN_VALUES or req.get("operator") != "In":
+        if not isinstance(req, dict) or not isinstance(req.get("key"), str) or req["key"] not in WELL_KNOWN_VALUES \
+                or req.get("operator") != "In":
             continue
         values = req.get("values")
         if not isinstance(values, list) or not values or any(is_templated(v) for v in values):
             continue
         known = {v for v, since in WELL_KNOWN_VALUES[req["key"]].items() if target >= V(since)}
-        good = [v for v in values if v in known]
-        bad = [v for v in values if v not in known]
+        good = [v for v in values if isinstance(v, str) and v in known]  # (a list or map as a value: the schema's)
+        bad = [v for v in values if not (isinstance(v, str) and v in known)]
         allowed = ", ".join(sorted(known))
         path = _SPEC + ("requirements", i, "values")
         min_values = req.get("minValues")
