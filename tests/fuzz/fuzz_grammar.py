@@ -1,11 +1,7 @@
 """Grammars for the fuzz targets of tests/fuzz: Karpenter objects, workloads, budgets and userData built from
 their real shapes, with hostile leaves (numbers past Python's 4,300-digit limit, digits that are not ASCII,
 control and bidirectional characters, terminal escape sequences, empty and null values, long strings, deep
-nesting), so that generated inputs get past the readers into the model, the rules and the simulations.
-
-KNOWN holds the hostile leaves of defects that are being fixed elsewhere (issue #24): they are left out of the
-grammars until those fixes land. `KARPLINT_FUZZ_KNOWN=1` puts them back (to see the targets find them, or to
-re-enable them: delete the entry once its fix is merged)."""
+nesting), so that generated inputs get past the readers into the model, the rules and the simulations."""
 
 from __future__ import annotations
 
@@ -59,31 +55,19 @@ def bounded(what: str = "example", bound: float = EXAMPLE_BOUND, *, children: bo
     assert spent < bound, f"{what} took {spent:.1f} s of CPU (bound: {bound} s)"
 
 
-# Hostile leaves whose crash or blow-up is being fixed by a colleague (issue #24): left out until merged.
-KNOWN = {
-    "huge-number": ("", 4400, ""),  # any number of more than 4,300 digits: "Exceeds the limit (4300 digits)"
+# Hostile leaves built, not listed (their repr would be thousands of digits): (prefix, count of 9s, suffix).
+BIG_LEAVES = {
+    "huge-number": ("", 4400, ""),  # any number of more than 4,300 digits: Python's int() refuses it
     "huge-number-tag": ("1.", 4400, ".0"),  # a version / image tag with a part of 4,400 digits
     "superscript-cron": ("² * * * *", 0, ""),  # a cron field `²`: str.isdigit() is true, int() fails
-    "superscript-digit": ("²", 0, ""),  # anywhere else a number is read with isdigit() then int(): budget nodes
-    "long-duration": ("", 400, "h"),  # a 400-digit duration: infinity, NaN
-    # Not leaves, listed for the integrator: tests/fuzz/test_fuzz_commands.py generates them with INCLUDE_KNOWN.
-    #   budgets --week in the last days of 9999 (the week's end overflows the calendar), or in the first week of
-    #   year 1 (`--week 0001-01-05`: OverflowError in disruption/schedule.py, looking back before the week),
-    #   simulate --instance-types of JSON nested 100,000 deep (RecursionError),
-    #   simulate's unescaped instance-type labels (an OSC 52 sequence in `arch` reaches the terminal).
+    "superscript-digit": ("²", 0, ""),  # anywhere else a number is read: budget nodes
+    "long-duration": ("", 400, "h"),  # a 400-digit duration: past Go's range
 }
-INCLUDE_KNOWN = os.environ.get("KARPLINT_FUZZ_KNOWN", "") not in ("", "0")
-
-
-def _known_text(parts: tuple[str, int, str]) -> str:
-    return parts[0] + "9" * parts[1] + parts[2]
 
 
 def _known(*names: str) -> st.SearchStrategy:
-    """The KNOWN leaves `names` (built, not listed: their repr would be thousands of digits), or nothing."""
-    if not INCLUDE_KNOWN:
-        return st.nothing()
-    return st.sampled_from(names).map(lambda n: _known_text(KNOWN[n]))
+    """The BIG_LEAVES `names`."""
+    return st.sampled_from(names).map(lambda n: BIG_LEAVES[n][0] + "9" * BIG_LEAVES[n][1] + BIG_LEAVES[n][2])
 
 
 ESCAPES = [

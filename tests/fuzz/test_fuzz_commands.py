@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_grammar import (ESCAPES, INCLUDE_KNOWN, as_yaml, assert_findings_located, assert_no_terminal_controls,
+from fuzz_grammar import (ESCAPES, as_yaml, assert_findings_located, assert_no_terminal_controls,
                           bounded, fuzz_settings, hostile_text, label_value, name, quantity, resources, userdata,
                           yaml_style)
 
@@ -28,9 +28,9 @@ from fuzz_grammar import (ESCAPES, INCLUDE_KNOWN, as_yaml, assert_findings_locat
 tree = st.dictionaries(st.sampled_from(["nodepools.yaml", "nodeclasses.yaml", "apps/deploy.yaml", "all.yml",
                                         "docs/README.md"]),
                        st.builds(as_yaml, resources, yaml_style), min_size=1, max_size=3)
-if INCLUDE_KNOWN:  # an integer field of 4,400 digits (a YAML int, which no dumper writes): fixed elsewhere
-    tree = st.builds(lambda files, n: {**files, "huge.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: "
-                                       "{name: h}\nspec:\n  replicas: " + "9" * n + "\n"}, tree, st.just(4400))
+# some with an integer field of 4,400 digits (a YAML int, which no dumper writes)
+tree = tree | st.builds(lambda files, n: {**files, "huge.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: "
+                                          "{name: h}\nspec:\n  replicas: " + "9" * n + "\n"}, tree, st.just(4400))
 
 
 def _write(root: str, files: dict[str, str]) -> None:
@@ -80,7 +80,7 @@ def test_check(files, karpenter_version):
 
 # ---------------------------------------------------------------------------------------------- simulate
 
-label_text = label_value if INCLUDE_KNOWN else label_value.filter(lambda v: v not in ESCAPES)
+label_text = label_value
 instance_types = st.dictionaries(
     st.sampled_from(["m5.large", "x9z.metal", "new.big", "a", ""]) | hostile_text.filter(lambda v: v not in ESCAPES),
     st.fixed_dictionaries({}, optional={
@@ -90,8 +90,8 @@ instance_types = st.dictionaries(
                                        max_size=3)}), max_size=3)
 
 
-# `--instance-types` of JSON nested 100,000 deep (RecursionError): fixed elsewhere (KNOWN in fuzz_grammar).
-instance_types_file = st.none() | instance_types | (st.just("[" * 100_000) if INCLUDE_KNOWN else st.nothing())
+# `--instance-types` of JSON nested 100,000 deep (a RecursionError in json.loads, before its nesting was bounded)
+instance_types_file = st.none() | instance_types | st.just("[" * 100_000)
 
 
 @fuzz_settings(60)
@@ -129,11 +129,10 @@ def _console(buf):
     return Console(file=buf, highlight=False, soft_wrap=True, color_system=None, width=120)
 
 
-# `budgets --week` of the last week of year 9999 overflows the calendar, and so does the first week of year 1 (a
-# schedule is looked at from before the week's start): fixed elsewhere (KNOWN in fuzz_grammar).
-week = (st.dates(min_value=date(1, 1, 1) if INCLUDE_KNOWN else date(2, 1, 1),
-                 max_value=date(9999, 12, 31) if INCLUDE_KNOWN else date(9999, 12, 20))
-        | (st.sampled_from([date(9999, 12, 31), date(1, 1, 5)]) if INCLUDE_KNOWN else st.nothing()))
+# `budgets --week` of the last week of year 9999 overflowed the calendar, and so did the first week of year 1 (a
+# schedule is looked at from before the week's start): both are usage errors now.
+week = st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31)) | st.sampled_from([date(9999, 12, 31),
+                                                                                          date(1, 1, 5)])
 
 
 @fuzz_settings(80)

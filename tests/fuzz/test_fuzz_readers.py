@@ -187,6 +187,7 @@ def test_embedded_regions(case):
 def test_hcl_objects(objects):
     """Karpenter objects written as HCL objects (readers/hcl.py): converted or skipped, located, never raising."""
     from karplint.readers import hcl
+    from karplint.readers.embedded import Embedding
 
     if not hcl.available():
         pytest.skip("tree-sitter-hcl is not installed")
@@ -195,7 +196,7 @@ def test_hcl_objects(objects):
     if isinstance(src, Problem):
         return
     with bounded("hcl"):
-        docs, _too_big = hcl.load_objects(src)
+        docs, _too_big = hcl.load_objects(src, Embedding(host_kind="hcl"))
     _assert_loaded(docs, [], src)
 
 
