@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from karplint.readers.document import Document, NodeInfo
-from karplint.readers.loader import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
+from karplint.readers.reference import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
                                      OTHER_BREAKS, LoadLimitExceeded, Problem, _expand_lists, by_offsets,
                                      resolve_scalar)
 from karplint.readers.source import SourceFile, Span
@@ -199,7 +199,7 @@ def _pure_reference() -> bool:
     if _PURE_REFERENCE is None:
         from ruamel.yaml.parser import Parser
 
-        from karplint.readers.loader import _yaml
+        from karplint.readers.reference import _yaml
 
         _PURE_REFERENCE = _yaml().Parser is Parser
     return _PURE_REFERENCE
@@ -438,7 +438,7 @@ class _FilePositions:
                         by_index[i] = b.nodes
                 self.by_libyaml = True
             except _Fallback:  # a position libyaml cannot place as ruamel does: ask the reference
-                from karplint.readers.loader import load_reference
+                from karplint.readers.reference import load_reference
 
                 by_index = {}
                 for doc in load_reference(SourceFile("<positions>", self.text))[0]:

@@ -93,9 +93,9 @@ def test_fast_path_taken_for_plain_manifests():
 def test_load_limits_agree_at_every_boundary(monkeypatch, limit, at):
     """The fast loader builds child scalars without a call: the node and depth limits must still trip on the
     same node, with the same message and position, as in the reference loader."""
-    from karplint.readers import loader
+    from karplint.readers import reference
 
-    for module in (loader, fastload):
+    for module in (reference, fastload):
         monkeypatch.setattr(module, limit, at)
     text = ("a: 1\nb: [x, {c: d, e: [f, g]}, h]\ni:\n  j:\n    - k\n    - l: m\n      n:\n        o: p\n"
             "q: {r: [s, [t, [u]]]}\n")
