@@ -458,8 +458,8 @@ def _resolve(v: Violation, code: str, rule_code: str) -> Result:
     emb = v.doc.source.embedding
     if emb is not None:  # a heredoc or Markdown block: positions and edits on the host file
         span, fix = emb.span(span, v.doc.source), emb.fix(fix)
-    return Result(code, rule_code, v.doc.source.path, span, v.message, v.resource.ref() if v.resource else None,
-                  fix, v.severity, _doc_key(v.doc))
+    return Result(v.code or code, rule_code, v.doc.source.path, span, v.message,
+                  v.resource.ref() if v.resource else None, fix, v.severity, _doc_key(v.doc))
 
 
 def _internal(r: Rule, exc: BaseException, doc: Document, res: Resource | None) -> Result:

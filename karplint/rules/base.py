@@ -59,6 +59,7 @@ class Violation:
     resource: Resource | None = None
     fix: Fix | None = None
     severity: str | None = None  # override the rule's default for this one (e.g. version-dependent)
+    code: str | None = None  # KPL004 when the rule's work budget stopped it here (not checked), else the rule's
 
 
 @dataclass

@@ -11,7 +11,7 @@ from karplint.model import Parts, Resource, karpenter_resources, of_kinds
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
 from karplint.readers.templating import has_placeholder, has_placeholder_within
-from karplint.rules import rule
+from karplint.rules import Violation, rule
 
 DISRUPTION = ("spec", "disruption")
 BUDGETS = DISRUPTION + ("budgets",)
@@ -275,6 +275,30 @@ _PDB_READS = (of_kinds("PodDisruptionBudget"), Parts(of_kinds(*EVICTED_KINDS), _
               Parts(of_kinds(*SCALERS), lambda res: [*_NAMED, ("spec", "scaleTargetRef")]))
 
 
+# Selector evaluations plus (pod scheduling signature, NodePool) checks KPL421 makes in one run: an ordinary
+# cluster needs a few thousand; 1,000 PDBs each selecting 10,000 workloads would need 10 million (minutes).
+MAX_PDB_WORK = 1_000_000
+
+
+def _indexed_terms(selector: dict) -> list[tuple[str, list]]:
+    """(label, values) a pod must carry to match `selector`: a matchLabels pair (one value), an `In` expression
+    (any of its values), an `Exists` expression ([None]: any value). Invalid terms are left to the full check."""
+    out: list[tuple[str, list]] = []
+    ml = selector.get("matchLabels")
+    if isinstance(ml, dict):
+        out.extend((k, [str(v)]) for k, v in ml.items())
+    exprs = selector.get("matchExpressions")
+    for e in exprs if isinstance(exprs, list) else ():
+        if not isinstance(e, dict) or not isinstance(e.get("key"), str):
+            continue
+        values = e.get("values") or []
+        if e.get("operator") == "In" and isinstance(values, list) and values:
+            out.append((e["key"], list(dict.fromkeys(str(v) for v in values))))
+        elif e.get("operator") == "Exists":
+            out.append((e["key"], [None]))
+    return out
+
+
 def _selector_matches(selector: dict, labels: dict) -> bool:
     """Kubernetes label selector semantics (matchLabels AND matchExpressions); an empty selector matches all."""
     ml = selector.get("matchLabels") or {}
@@ -327,6 +351,24 @@ def _same_namespace(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
+def _selected_pods(matched: list[Resource], scaled: set, memo: dict) -> tuple[list[int], int] | None:
+    """(replicas of each matched workload, their total), or None when KPL421 does not judge them: no pod, an
+    autoscaler owns a replica count (or it is not a number), or no replica at all. `memo`: per workload."""
+    if not matched:
+        return None
+    counts = []
+    for w in matched:
+        c = memo.get(id(w), False)
+        if c is False:
+            owned = (w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled
+            c = memo[id(w)] = None if owned else _replicas(w)
+        if c is None:
+            return None
+        counts.append(c)
+    total = sum(counts)
+    return (counts, total) if total else None
+
+
 def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
     """(path, why) when the PDB allows no eviction with all `total` selected pods healthy."""
     from karplint.disruption.budgets import allowed_nodes
@@ -366,22 +408,25 @@ def pdb_blocks_every_drain(model, ctx):
     if not pdbs:
         return
     scaled = _scaled(model)
-    first_keys = {next(iter(ml)) for pdb in pdbs
-                  if isinstance(ml := pdb.spec["selector"].get("matchLabels"), dict) and ml}
-    by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
-    everywhere: list[tuple[Resource, dict]] = []
-    by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it, for the PDBs' keys
+    keys = {k for pdb in pdbs for k, _v in _indexed_terms(pdb.spec["selector"])}
+    by_ns: dict[str | None, list[tuple]] = {}  # (workload, pod labels, namespace), read once (not once per PDB)
+    everywhere: list[tuple] = []
+    by_label: dict[tuple, list[tuple]] = {}  # (label, value or None) -> pods carrying it
+    position: dict[int, int] = {}  # a workload's place in the run (candidates gathered from several lists)
     for w in model.resources:
         if w.kind not in EVICTED_KINDS or w.group not in ("", "apps") or w.pod_template is None:
             continue
         labels = w.get(w.pod_template[0] + ("labels",))
         if not isinstance(labels, dict):
             continue
-        by_ns.setdefault(w.namespace, []).append((w, labels))
-        everywhere.append((w, labels))
-        for k in first_keys:
-            if k in labels:
-                by_label.setdefault((k, str(labels[k])), []).append((w, labels))
+        entry = (w, labels, w.namespace)
+        by_ns.setdefault(entry[2], []).append(entry)
+        position[id(w)] = len(everywhere)
+        everywhere.append(entry)
+        for k, v in labels.items():  # (a pod's own labels: never more than its document holds)
+            if k in keys:
+                by_label.setdefault((k, str(v)), []).append(entry)
+                by_label.setdefault((k, None), []).append(entry)
     clean: dict[int, bool] = {}  # pods whose labels hold a placeholder are never matched (checked when met)
 
     def placeholder_free(w: Resource, labels: dict) -> bool:
@@ -390,47 +435,85 @@ def pdb_blocks_every_drain(model, ctx):
             ok = clean[id(w)] = not has_placeholder_within(labels)
         return ok
 
+    def candidates_of(pdb: Resource, selector: dict) -> list[tuple]:
+        """The pods that may match: the fewest of those carrying one of its terms (in the order a scan of its
+        namespace, then of the pods without one, meets them), else that scan."""
+        best = None
+        for key, values in _indexed_terms(selector):
+            found = by_label.get((key, values[0]), [])
+            if len(values) > 1:
+                found = sorted((p for v in values for p in by_label.get((key, v), ())),
+                               key=lambda p: position[id(p[0])])
+            if best is None or len(found) < len(best):
+                best = found
+        if best is None:
+            return everywhere if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
+        if pdb.namespace is not None and not (isinstance(ml := selector.get("matchLabels"), dict) and ml):
+            best = sorted(best, key=lambda p: p[2] is None)  # (stable: the scan's order)
+        return best
+
+    signatures: dict[int, str] = {}  # a workload's scheduling signature, worked out once
+    landing: dict[str, list[Resource]] = {}  # a signature -> the NodePools its pods may land on, in order
+    # PDBs with the same namespace and selector select the same pods: matched once, counted once, placed once.
+    matches: dict[tuple, list[Resource]] = {}
+    replicas: dict[int, int | None] = {}  # a workload's replicas, None when an autoscaler decides them or unknown
+    pods_of: dict[tuple, tuple | None] = {}  # -> (replicas of each, their total), None when not judged
+    hosts_of: dict[tuple, list[Resource]] = {}  # -> the NodePools those pods may land on
+    work = 0  # selector evaluations and (signature, NodePool) checks: bounded per run
+    not_checked: dict[str, list[Resource]] = {}  # file -> the PDBs left unchecked past the bound
     for pdb in pdbs:
+        if work > MAX_PDB_WORK:
+            not_checked.setdefault(pdb.doc.source.path, []).append(pdb)
+            continue
         selector = pdb.spec["selector"]
-        match_labels = selector.get("matchLabels")
-        if isinstance(match_labels, dict) and match_labels:  # only pods carrying one of its labels can match
-            k, v = next(iter(match_labels.items()))
-            candidates = by_label.get((k, str(v)), [])
-        else:
-            candidates = everywhere if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
-        matched = [w for w, labels in candidates
-                   if _same_namespace(pdb.namespace, w.namespace) and _selector_matches(selector, labels)
-                   and placeholder_free(w, labels)]
-        if not matched:
+        same = (pdb.namespace, repr(selector))
+        matched = matches.get(same)
+        if matched is None:
+            candidates = candidates_of(pdb, selector)
+            work += len(candidates)
+            if work > MAX_PDB_WORK:
+                not_checked.setdefault(pdb.doc.source.path, []).append(pdb)
+                continue
+            matched = matches[same] = [w for w, labels, ns in candidates
+                                       if _same_namespace(pdb.namespace, ns)
+                                       and _selector_matches(selector, labels) and placeholder_free(w, labels)]
+        pods = pods_of.get(same)
+        if pods is None:
+            pods = pods_of[same] = _selected_pods(matched, scaled, replicas)
+        if not pods:
             continue
-        if any((w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled for w in matched):
-            continue  # an autoscaler owns the replica count
-        counts = [_replicas(w) for w in matched]
-        if any(c is None for c in counts):
-            continue
-        total = sum(counts)
-        if total == 0:
-            continue
+        counts, total = pods
         verdict = _pdb_verdict(pdb, total)
         if verdict is None:
             continue
         path, why = verdict
-        hosts, seen = [], set()  # (by identity: Resource's dataclass equality compares whole documents)
-        for w in matched:
-            spec = w.get(w.pod_template[1])
-            spec = spec if isinstance(spec, dict) else {}
-            signature = scheduling_signature(spec)
-            for np in pools:  # (can_land answers once per signature and pool)
-                if id(np) not in seen and can_land(spec, np, signature):
-                    hosts.append(np)
-                    seen.add(id(np))
+        hosts = hosts_of.get(same)
+        if hosts is None:
+            hosts, seen, met = [], set(), set()  # (by identity: Resource's equality compares whole documents)
+            for w in matched:
+                signature = signatures.get(id(w))
+                if signature is None:
+                    spec = w.get(w.pod_template[1])
+                    spec = spec if isinstance(spec, dict) else {}
+                    signature = signatures[id(w)] = scheduling_signature(spec)
+                    if signature not in landing:
+                        work += len(pools)
+                        landing[signature] = [np for np in pools if can_land(spec, np, signature)]
+                if signature in met:
+                    continue
+                met.add(signature)
+                for np in landing[signature]:
+                    if id(np) not in seen:
+                        hosts.append(np)
+                        seen.add(id(np))
+            hosts_of[same] = hosts
         if not hosts:
             continue
         shown = ", ".join(f"{w} ({c} replica{'s' if c != 1 else ''})" for w, c in zip(matched[:3], counts))
         if len(matched) > 3:
             shown += f" and {len(matched) - 3} more"
         with_tgp = [np for np in hosts if np.version == "v1" and np.get(TGP) is not None]
-        without = [np for np in hosts if not any(np is t for t in with_tgp)]
+        without = [np for np in hosts if not (np.version == "v1" and np.get(TGP) is not None)]
         waits = []
         if with_tgp:
             waits.append("until terminationGracePeriod runs out on " + ", ".join(
@@ -447,6 +530,13 @@ def pdb_blocks_every_drain(model, ctx):
             f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
             f"consolidated, and drift and expiration wait {' and '.join(waits)} "
             "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")
+    for file_pdbs in not_checked.values():
+        first = file_pdbs[0]
+        others = f" and {len(file_pdbs) - 1:,} other PodDisruptionBudget(s) of this file" if len(file_pdbs) > 1 else ""
+        yield Violation(first.doc, first.doc.span(("spec", "selector")),
+                        f"too large: matching PodDisruptionBudgets with workloads took over {MAX_PDB_WORK:,} steps "
+                        f"in this run; KPL421 (pdb-blocks-every-drain) not checked for {first}{others}", first,
+                        code="KPL004")
 
 
 # ------------------------------------------------------------------------------------------ KPL425, KPL426
