@@ -56,3 +56,56 @@ def test_the_warning_names_at_most_ten_versions(tmp_path: Path):
            "report; each file" in warning
     assert proc.stdout.rstrip().endswith("Karpenter 1.9.0 from HelmRelease karpenter at c09/hr.yaml:1 (1 file(s)); "
                                          "2 more version(s).")
+
+
+# ------------------------------------------------------------------------------------------ KPL421
+
+NODEPOOL = """apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}
+      requirements: []
+"""
+DEPLOYMENT = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{i}, namespace: ns}}\nspec:\n"
+              "  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: c, image: i}}]}}\n")
+PDB = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: p{i}, namespace: ns}}\nspec:\n"
+       "  maxUnavailable: 0\n  selector: {selector}\n")
+
+
+def _pdb_tree(pdbs: int, deployments: int, selector) -> dict[str, str]:
+    return {"np.yaml": NODEPOOL,
+            "apps.yaml": "---\n".join(DEPLOYMENT.format(i=i) for i in range(deployments)),
+            "pdbs.yaml": "---\n".join(PDB.format(i=i, selector=selector(i)) for i in range(pdbs))}
+
+
+def test_pdbs_with_one_selector_are_matched_once():
+    # 1,000 PDBs selecting the same 3,000 Deployments: every pair matched and placed again took 30 s.
+    from karplint.testing import lint
+
+    files = _pdb_tree(1_000, 3_000, lambda i: "{matchLabels: {app: web}}")
+    started = time.process_time()
+    found = lint(files, config={"select": ["KPL421", "KPL004"]})
+    assert time.process_time() - started < 10
+    assert [(f.code, f.line) for f in found] == [("KPL421", 5 + 7 * i) for i in range(1_000)]
+    assert found[-1].message.startswith("maxUnavailable 0 allows no eviction of the 3000 pods it selects: "
+                                        "Deployment/d0 (1 replica), Deployment/d1 (1 replica), Deployment/d2 (1 replica) and 2997 more\n")
+
+
+def test_pdb_matching_past_its_bound_is_kpl004_on_the_file(monkeypatch):
+    # Distinct selectors that no index narrows each cost every workload of the namespace: past the bound (1 million
+    # steps, 50,000 here to keep the test short), the PDBs left are not checked, and the file says so.
+    from karplint.rules import disruption_timeline
+    from karplint.testing import lint
+
+    monkeypatch.setattr(disruption_timeline, "MAX_PDB_WORK", 50_000)
+    files = _pdb_tree(30, 2_000, lambda i: f"{{matchExpressions: [{{key: k{i}, operator: DoesNotExist}}]}}")
+    found = lint(files, config={"select": ["KPL421", "KPL004"]})
+    assert [(f.code, f.file) for f in found] == [("KPL421", "pdbs.yaml")] * 24 + [("KPL004", "pdbs.yaml")]
+    kpl004 = found[-1]
+    assert (kpl004.line, kpl004.column) == (7 * 24 + 6, 13)
+    assert kpl004.message == ("too large: matching PodDisruptionBudgets with workloads took over 50,000 steps in "
+                              "this run; KPL421 (pdb-blocks-every-drain) not checked for "
+                              "PodDisruptionBudget/p24 and 5 other PodDisruptionBudget(s) of this file")
