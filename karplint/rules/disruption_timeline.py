@@ -35,14 +35,19 @@ def _karpenter_pool(res: Resource) -> bool:
 
 
 def _simulated(res: Resource):
-    """(budgets, timelines per reason) of a NodePool, memoised on the resource (three rules ask for it)."""
+    """(budgets, timelines per reason or None past the CRD's MAX_BUDGETS) of a NodePool, memoised on the resource
+    (three rules ask for it)."""
     from karplint.disruption.budgets import read_budgets, timelines
+
+    from karplint.disruption.budgets import MAX_BUDGETS
 
     cached = res.memo.get("budget timelines")
     if cached is None:
         v1 = res.version == "v1"
         budgets = read_budgets(res.get(DISRUPTION), v1=v1)
-        cached = res.memo["budget timelines"] = (budgets, timelines(budgets, v1=v1))
+        # More budgets than the CRD allows: the API server rejects the NodePool (KPL106), nothing to simulate.
+        lines = timelines(budgets, v1=v1) if len(budgets) <= MAX_BUDGETS else None
+        cached = res.memo["budget timelines"] = (budgets, lines)
     return cached
 
 
@@ -61,10 +66,12 @@ def _first_window(budget) -> str:
 
     if budget.schedule is None or not budget.duration:
         return ""
-    hits = budget.schedule.hits(REFERENCE_WEEK, REFERENCE_WEEK + timedelta(days=7))
-    if not hits:
+    s = budget.schedule  # (its first hit: the first day it fires, at its earliest time; not every hit of the week)
+    day = next((d for d in range(7) if (when := REFERENCE_WEEK + timedelta(days=d)).month in s.months
+                and s.day_matches(when)), None)
+    if day is None or not s.hours or not s.minutes:
         return ""
-    start = int((hits[0] - REFERENCE_WEEK).total_seconds() // 60)
+    start = day * 1440 + min(s.hours) * 60 + min(s.minutes)
     return f"first window: {clock(start)}–{clock((start + budget.duration) % WEEK)} UTC; "
 
 
@@ -109,25 +116,21 @@ def budget_window_not_exclusive(res, ctx):
         return
     v1 = res.version == "v1"
     budgets, lines = _simulated(res)
-    if not budgets or any(b.error for b in budgets):
-        return  # KPL403/KPL404 and the schema report those; Karpenter then blocks every reason
+    if not budgets or any(b.error for b in budgets) or lines is None:
+        return  # KPL403/KPL404/KPL106 and the schema report those; Karpenter then blocks every reason
+    # Per reason, once (not once per budget): its first unlimited stretch and its unlimited minutes.
+    free = {reason: (first, tl.unlimited_minutes()) for reason, tl in lines.items()
+            if (first := next((s for s in tl.segments if s.unlimited), None)) is not None}
     for b in budgets:
         if b.always or b.index is None or b.blocks or b.nodes == "100%":
             continue
-        open_reasons = []
-        for reason, tl in lines.items():
-            if not (not v1 or b.applies_to(reason)):
-                continue
-            free = [s for s in tl.segments if s.unlimited]
-            if free:
-                open_reasons.append((reason, tl, free))
+        open_reasons = [reason for reason in lines if reason in free and (not v1 or b.applies_to(reason))]
         if not open_reasons:
             continue
-        reason, tl, free = open_reasons[0]
-        names = ", ".join(r for r, _, _ in open_reasons)
+        reason = open_reasons[0]
+        names = ", ".join(open_reasons)
         names = "every disruption method" if names == "all" else names
-        first = free[0]
-        unlimited = tl.unlimited_minutes()
+        first, unlimited = free[reason]
         comp = complement(b)
         reasons_yaml = ""
         if b.reasons is not None:
@@ -545,13 +548,14 @@ FORCEFUL_EXPIRATION_SINCE = "1.0.0"  # v1.0: expiration no longer waits for budg
 
 
 def _v1_timelines(res: Resource):
-    """(budgets, timelines) of a v1 NodePool whose budgets are written, valid and not templated; else None."""
+    """(budgets, timelines) of a v1 NodePool whose budgets are written, valid, not templated and no more than the
+    CRD allows; else None."""
     if not _karpenter_pool(res) or res.version != "v1" or has_placeholder_within(res.get(BUDGETS)):
         return None
     if not isinstance(res.get(BUDGETS), list) or not res.get(BUDGETS):
         return None
     budgets, lines = _simulated(res)
-    if not budgets or any(b.error for b in budgets):
+    if not budgets or any(b.error for b in budgets) or lines is None:
         return None
     return budgets, lines
 
@@ -575,8 +579,28 @@ def expiration_ignores_budgets(res, ctx):
     budgets, lines = got
     # minutes when every reason is blocked
     cuts = sorted({0, WEEK} | {p for tl in lines.values() for s in tl.segments for p in (s.start, s.end)})
-    blocked = [(a, z) for a, z in zip(cuts, cuts[1:]) if all(tl.at(a).blocked for tl in lines.values())]
-    # (at() bisects: cuts x reasons lookups, each logarithmic)
+    blocked_by: dict[int, bool] = {}  # segments with the same active budgets share the verdict
+
+    def blocked_at(tl, i: int) -> bool:
+        seg = tl.segments[i]
+        verdict = blocked_by.get(id(seg.active))
+        if verdict is None:
+            verdict = blocked_by[id(seg.active)] = seg.blocked
+        return verdict
+
+    # One walk over the cuts, a cursor per reason (segments are sorted and cover the week).
+    cursors = {reason: 0 for reason in lines}
+    blocked = []
+    for a, z in zip(cuts, cuts[1:]):
+        every = True
+        for reason, tl in lines.items():
+            i = cursors[reason]
+            while tl.segments[i].end <= a:
+                i += 1
+            cursors[reason] = i
+            every = every and blocked_at(tl, i)
+        if every:
+            blocked.append((a, z))
     if not blocked:
         return
     total = sum(z - a for a, z in blocked)
