@@ -109,3 +109,57 @@ def test_pdb_matching_past_its_bound_is_kpl004_on_the_file(monkeypatch):
     assert kpl004.message == ("too large: matching PodDisruptionBudgets with workloads took over 50,000 steps in "
                               "this run; KPL421 (pdb-blocks-every-drain) not checked for "
                               "PodDisruptionBudget/p24 and 5 other PodDisruptionBudget(s) of this file")
+
+
+# ------------------------------------------------------------------------------------------ disruption budgets
+
+def _pools(pools: int, budgets: int) -> str:
+    """NodePools of `budgets` budgets each firing every other minute for a minute (distinct nodes): a timeline
+    that changes at every minute of the week, for every reason."""
+    listed = "".join(f'      - {{nodes: "{i + 1}", schedule: "*/2 * * * *", duration: 1m}}\n' for i in range(budgets))
+    return "---\n".join(
+        f"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: p{n}\nspec:\n  disruption:\n"
+        "    consolidateAfter: 0s\n    budgets:\n" + listed +
+        "  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n"
+        "      requirements: []\n" for n in range(pools))
+
+
+def test_budget_rules_on_pools_of_fifty_dense_budgets():
+    # 20 NodePools of 50 (the CRD's maximum) budgets changing every minute: 1 s a pool before, milliseconds now.
+    from karplint.testing import lint
+
+    started = time.process_time()
+    found = lint({"pools.yaml": _pools(20, 50)}, config={"select": ["KPL42", "KPL004", "KPL006"]})
+    assert time.process_time() - started < 10
+    assert {f.code for f in found} == {"KPL420"} and len(found) == 20 * 50
+    assert (found[0].line, found[0].column) == (9, 22)
+    assert "Mon 00:01–Mon 00:02 UTC" in found[0].message  # (its first unlimited stretch)
+
+
+def test_budgets_past_the_crds_maximum_are_not_simulated_by_the_rules():
+    # 300 budgets: the API server rejects the NodePool (KPL106 says so); the timeline rules judge nothing.
+    from karplint.testing import lint
+
+    started = time.process_time()
+    found = lint({"pools.yaml": _pools(5, 300)}, config={"select": ["KPL42", "KPL106"]})
+    assert time.process_time() - started < 10
+    assert [(f.code, f.line) for f in found] == [("KPL106", 9 + 313 * n) for n in range(5)]
+
+
+def test_budgets_command_reports_what_passes_its_allowance_as_too_large(tmp_path: Path):
+    # 12 pools of 50 dense budgets: a million JSON values each; the run reports one, then says "too large".
+    (tmp_path / "pools.yaml").write_text(_pools(12, 50))
+    started = time.monotonic()
+    proc = run_cli("budgets", "pools.yaml", "--output-format", "json", cwd=tmp_path)
+    assert time.monotonic() - started < 10
+    assert proc.returncode == 1
+    assert proc.stderr == "karplint budgets: 11 NodePool(s) too large to show in one run; not shown (KPL004)\n"
+    import json
+
+    reports = json.loads(proc.stdout)["nodepools"]
+    assert len(reports[0]["reasons"]["Drifted"]["segments"]) == 10_080
+    assert reports[1] == {"nodepool": "p1", "file": "pools.yaml", "line": 64, "api_version": "karpenter.sh/v1",
+                          "too_large": "too large: 1,058,400 entries, over the 941,600 this run may still report "
+                                       "(of 2,000,000); not shown"}
+    text = run_cli("budgets", "pools.yaml", "--nodepool", "p3", cwd=tmp_path)
+    assert text.returncode == 1 and "too large: 30,240 rows, over the 12,000 this run may still report" in text.stdout
