@@ -169,7 +169,11 @@ class Timeline:
     weekly: bool = True  # False when a schedule depends on the day of month or month: this week is one example
 
     def unlimited_minutes(self) -> int:
-        return sum(s.end - s.start for s in self.segments if s.unlimited)
+        got = self.__dict__.get("_unlimited")  # (rules ask several times; segments never change once built)
+        if got is None or got[0] != len(self.segments):
+            got = self.__dict__["_unlimited"] = (len(self.segments),
+                                                 sum(s.end - s.start for s in self.segments if s.unlimited))
+        return got[1]
 
     def at(self, minute: int) -> Segment:
         import bisect

@@ -588,16 +588,18 @@ def expiration_ignores_budgets(res, ctx):
             verdict = blocked_by[id(seg.active)] = seg.blocked
         return verdict
 
-    # One walk over the cuts, a cursor per reason (segments are sorted and cover the week).
-    cursors = {reason: 0 for reason in lines}
+    # One walk over the cuts, a cursor per distinct timeline (segments are sorted and cover the week; reasons
+    # with the same budgets share theirs).
+    distinct = list({id(tl.segments): tl for tl in lines.values()}.values())
+    cursors = [0] * len(distinct)
     blocked = []
     for a, z in zip(cuts, cuts[1:]):
         every = True
-        for reason, tl in lines.items():
-            i = cursors[reason]
+        for n, tl in enumerate(distinct):
+            i = cursors[n]
             while tl.segments[i].end <= a:
                 i += 1
-            cursors[reason] = i
+            cursors[n] = i
             every = every and blocked_at(tl, i)
         if every:
             blocked.append((a, z))
