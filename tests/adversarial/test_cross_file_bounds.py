@@ -97,10 +97,10 @@ def test_pdbs_with_one_selector_are_matched_once():
 def test_pdb_matching_past_its_bound_is_kpl004_on_the_file(monkeypatch):
     # Distinct selectors that no index narrows each cost every workload of the namespace: past the bound (1 million
     # steps, 50,000 here to keep the test short), the PDBs left are not checked, and the file says so.
-    from karplint.rules import disruption_timeline
+    from karplint.rules import pdb_drain
     from karplint.testing import lint
 
-    monkeypatch.setattr(disruption_timeline, "MAX_PDB_WORK", 50_000)
+    monkeypatch.setattr(pdb_drain, "MAX_PDB_WORK", 50_000)
     files = _pdb_tree(30, 2_000, lambda i: f"{{matchExpressions: [{{key: k{i}, operator: DoesNotExist}}]}}")
     found = lint(files, config={"select": ["KPL421", "KPL004"]})
     assert [(f.code, f.file) for f in found] == [("KPL421", "pdbs.yaml")] * 24 + [("KPL004", "pdbs.yaml")]
