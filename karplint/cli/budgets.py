@@ -37,9 +37,10 @@ def nodepool_report(np, *, start: datetime, nodes: int | None, allowance: list[i
         size = sum(len(tl.segments) + (sum(9 + len(s.active) for s in tl.segments) if allowance[2] else 0)
                    for tl in lines.values())
         if size > allowance[0]:
+            hint = "--nodepool NAME shows it alone" if size <= allowance[1] else "--output-format json shows it"
             return {**where, "too_large": f"too large: {size:,} {'entries' if allowance[2] else 'rows'}, over the "
                                           f"{allowance[0]:,} this run may still report (of {allowance[1]:,}); "
-                                          "not shown"}
+                                          f"not shown ({hint})"}
         allowance[0] -= size
     out = {
         **where,
@@ -90,8 +91,7 @@ def print_report(report: dict, console, nodes: int | None) -> None:
     console.print(Rule(_t(f"NodePool/{report['nodepool'] or '<unnamed>'} ({report['api_version']})", style="bold")))
     console.print(_t(f"{report['file']}:{report['line']}", style="dim"))
     if "too_large" in report:
-        console.print(_t(report["too_large"] + " (--nodepool NAME shows one; --output-format json shows more)",
-                         style="yellow"))
+        console.print(_t(report["too_large"], style="yellow"))
         console.print()
         return
     if "note" in report:

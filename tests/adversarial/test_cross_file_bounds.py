@@ -160,6 +160,26 @@ def test_budgets_command_reports_what_passes_its_allowance_as_too_large(tmp_path
     assert len(reports[0]["reasons"]["Drifted"]["segments"]) == 10_080
     assert reports[1] == {"nodepool": "p1", "file": "pools.yaml", "line": 64, "api_version": "karpenter.sh/v1",
                           "too_large": "too large: 1,058,400 entries, over the 941,600 this run may still report "
-                                       "(of 2,000,000); not shown"}
+                                       "(of 2,000,000); not shown (--nodepool NAME shows it alone)"}
     text = run_cli("budgets", "pools.yaml", "--nodepool", "p3", cwd=tmp_path)
-    assert text.returncode == 1 and "too large: 30,240 rows, over the 12,000 this run may still report" in text.stdout
+    assert text.returncode == 1 and ("too large: 30,240 rows, over the 12,000 this run may still report (of 12,000); "
+                                     "not shown (--output-format json shows it)") in text.stdout
+
+
+def test_budgets_command_says_budgets_past_the_crds_maximum_are_not_simulated(tmp_path: Path):
+    import json
+
+    (tmp_path / "pools.yaml").write_text(_pools(1, 300))
+    proc = run_cli("budgets", "pools.yaml", "--output-format", "json", cwd=tmp_path)
+    assert proc.returncode == 0
+    report = json.loads(proc.stdout)["nodepools"][0]
+    assert report["note"] == ("300 budgets: only the first 50 are simulated; the CRD allows at most 50, so the API "
+                              "server rejects this NodePool")
+    assert len(report["budgets"]) == 300
+    sparse = _pools(1, 0).replace("    budgets:\n", "    budgets:\n" + '      - {nodes: "1", schedule: "0 2 * * *", '
+                                                                      'duration: 1h}\n' * 60)
+    (tmp_path / "sparse.yaml").write_text(sparse)
+    text = run_cli("budgets", "sparse.yaml", cwd=tmp_path)
+    assert text.returncode == 0
+    assert ("note: 60 budgets: only the first 50 are simulated; the CRD allows at most 50, so the API server rejects "
+            "this NodePool") in text.stdout
