@@ -16,22 +16,40 @@ def _pools(model: Model, name: str | None):
     return [np for np in model.nodepools() if np.version in ("v1", "v1beta1") and (name is None or np.name == name)]
 
 
-def nodepool_report(np, *, start: datetime, nodes: int | None) -> dict:
-    """The JSON-ready timeline of one NodePool."""
-    from karplint.disruption.budgets import WEEK, clock, read_budgets, timelines
+# What one run reports, all NodePools together: JSON values (ten a segment, plus the budgets it lists; any one
+# NodePool fits: a week has 10,080 minutes) and text table rows (slower to print). A NodePool whose timeline would
+# pass what is left is reported as too large, not cut short.
+MAX_JSON_ENTRIES = 2_000_000
+MAX_ROWS = 12_000
+
+
+def nodepool_report(np, *, start: datetime, nodes: int | None, allowance: list[int] | None = None) -> dict:
+    """The JSON-ready timeline of one NodePool. `allowance`: [what the run may still report, of, JSON?], decreased;
+    past it the report says "too_large" and holds no timeline."""
+    from karplint.disruption.budgets import MAX_BUDGETS, WEEK, clock, read_budgets, timelines
 
     v1 = np.version == "v1"
     disruption = np.get(("spec", "disruption"))
     budgets = read_budgets(disruption, v1=v1)
     lines = timelines(budgets, v1=v1, start=start)
+    where = {"nodepool": np.name, "file": np.doc.source.path if np.doc.source else None,
+             "line": np.doc.start.line if np.doc.start else 1, "api_version": np.api_version}
+    if allowance is not None:  # [left, of, JSON: count the budgets each segment lists]
+        size = sum(len(tl.segments) + (sum(9 + len(s.active) for s in tl.segments) if allowance[2] else 0)
+                   for tl in lines.values())
+        if size > allowance[0]:
+            hint = "--nodepool NAME shows it alone" if size <= allowance[1] else "--output-format json shows it"
+            return {**where, "too_large": f"too large: {size:,} {'entries' if allowance[2] else 'rows'}, over the "
+                                          f"{allowance[0]:,} this run may still report (of {allowance[1]:,}); "
+                                          f"not shown ({hint})"}
+        allowance[0] -= size
     out = {
-        "nodepool": np.name,
-        "file": np.doc.source.path if np.doc.source else None,
-        "line": np.doc.start.line if np.doc.start else 1,
-        "api_version": np.api_version,
+        **where,
         "week_start": start.strftime("%Y-%m-%dT%H:%MZ"),
         "minutes": WEEK,
         "weekly": all(t.weekly for t in lines.values()),
+        **({"note": f"{len(budgets)} budgets: only the first {MAX_BUDGETS} are simulated; the CRD allows at most "
+                    f"{MAX_BUDGETS}, so the API server rejects this NodePool"} if len(budgets) > MAX_BUDGETS else {}),
         "budgets": [{"index": b.index, "nodes": b.nodes, "reasons": list(b.reasons) if b.reasons is not None else None,
                      "schedule": b.schedule_text, "duration_minutes": b.duration, "error": b.error}
                     for b in budgets],
@@ -51,19 +69,14 @@ def nodepool_report(np, *, start: datetime, nodes: int | None) -> dict:
 def _grid(report: dict, reason: str) -> list[str]:
     """Seven lines of 24 hourly cells: `.` unlimited, `0` blocked, `#` limited, `~` mixed within the hour."""
     segs = report["reasons"][reason]["segments"]
-    rows = []
-    for d in range(7):
-        cells = []
-        for h in range(24):
-            lo, hi = d * 1440 + h * 60, d * 1440 + h * 60 + 60
-            kinds = set()
-            for s in segs:
-                if s["start_minute"] < hi and s["end_minute"] > lo:
-                    lim = s["limit"]
-                    kinds.add("." if lim == "unlimited" else "0" if lim.startswith("0") else "#")
-            cells.append(kinds.pop() if len(kinds) == 1 else "~")
-        rows.append(f"{DAYS[d]} " + "".join(cells))
-    return rows
+    kinds: list[set] = [set() for _ in range(7 * 24)]
+    for s in segs:  # (each segment marks the hours it overlaps: linear in segments plus hours)
+        lim = s["limit"]
+        kind = "." if lim == "unlimited" else "0" if lim.startswith("0") else "#"
+        for hour in range(s["start_minute"] // 60, min(7 * 24, (s["end_minute"] + 59) // 60)):
+            kinds[hour].add(kind)
+    return [f"{DAYS[d]} " + "".join(k.pop() if len(k) == 1 else "~" for k in kinds[d * 24:d * 24 + 24])
+            for d in range(7)]
 
 
 def print_report(report: dict, console, nodes: int | None) -> None:
@@ -78,6 +91,12 @@ def print_report(report: dict, console, nodes: int | None) -> None:
 
     console.print(Rule(_t(f"NodePool/{report['nodepool'] or '<unnamed>'} ({report['api_version']})", style="bold")))
     console.print(_t(f"{report['file']}:{report['line']}", style="dim"))
+    if "too_large" in report:
+        console.print(_t(report["too_large"], style="yellow"))
+        console.print()
+        return
+    if "note" in report:
+        console.print(_t("note: " + report["note"], style="yellow"))
     week = "the week of " + report["week_start"][:10] + " (UTC)"
     if not report["weekly"]:
         week += "; a schedule depends on the day of month or month: other weeks differ"
@@ -147,11 +166,18 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
         err.print("karplint budgets: no NodePool" + (f" named {escape.name(nodepool)!r}" if nodepool else "")
                   + " found", markup=False)
         return 1
-    reports = [nodepool_report(np, start=start, nodes=nodes) for np in pools]
+    json_out = output_format == "json"
+    allowance = [*[MAX_JSON_ENTRIES if json_out else MAX_ROWS] * 2, json_out]
+    reports = [nodepool_report(np, start=start, nodes=nodes, allowance=allowance) for np in pools]
+    too_large = sum("too_large" in r for r in reports)
     if output_format == "json":
         sys.stdout.write(json.dumps({"nodepools": reports}, indent=2) + "\n")
-        return 0
-    console = console or escape.console(soft_wrap=True)
-    for r in reports:
-        print_report(r, console, nodes)
+    else:
+        console = console or escape.console(soft_wrap=True)
+        for r in reports:
+            print_report(r, console, nodes)
+    if too_large:
+        err.print(f"karplint budgets: {too_large} NodePool(s) too large to show in one run; not shown (KPL004)",
+                  markup=False)
+        return 1
     return 0

@@ -171,7 +171,11 @@ class Timeline:
     weekly: bool = True  # False when a schedule depends on the day of month or month: this week is one example
 
     def unlimited_minutes(self) -> int:
-        return sum(s.end - s.start for s in self.segments if s.unlimited)
+        got = self.__dict__.get("_unlimited")  # (rules ask several times; segments never change once built)
+        if got is None or got[0] != len(self.segments):
+            got = self.__dict__["_unlimited"] = (len(self.segments),
+                                                 sum(s.end - s.start for s in self.segments if s.unlimited))
+        return got[1]
 
     def at(self, minute: int) -> Segment:
         import bisect
@@ -234,15 +238,17 @@ def active_intervals(budget: Budget, start: datetime, minutes: int) -> list[tupl
 
 def timelines(budgets: list[Budget], *, v1: bool = True, start: datetime = REFERENCE_WEEK,
               minutes: int = WEEK) -> dict[str, Timeline]:
-    """One timeline per reason: the budgets active at each minute of [start, start + minutes)."""
+    """One timeline per reason: the budgets active at each minute of [start, start + minutes). Only the first
+    MAX_BUDGETS are simulated (the CRD rejects more). Linear in the windows' boundaries, of which a week has at
+    most one per minute."""
     budgets = budgets[:MAX_BUDGETS]
     memo: dict[tuple, list[tuple[int, int]]] = {}  # budgets with the same window share its expansion
-    intervals = []
+    windows = []
     for b in budgets:
         key = (b.always or bool(b.error), b.schedule_text, b.duration)
         if key not in memo:
             memo[key] = active_intervals(b, start, minutes)
-        intervals.append(memo[key])
+        windows.append(key)
     weekly = all(b.always or b.error or b.schedule is None or b.schedule.weekly for b in budgets)
     errors = tuple(b for b in budgets if b.error)
     out: dict[str, Timeline] = {}
@@ -252,29 +258,32 @@ def timelines(budgets: list[Budget], *, v1: bool = True, start: datetime = REFER
         if tuple(mine) in done:
             out[reason] = Timeline(reason, start, minutes, done[tuple(mine)], weekly)
             continue
-        events: dict[int, list[tuple[int, int]]] = {0: [], minutes: []}
+        # A sweep over the window boundaries; the budgets sharing a window share one bit mask (toggled at its
+        # boundaries: a window's intervals are merged, so they never touch).
+        bits: dict[tuple, int] = {}
         for k in mine:
-            for lo, hi in intervals[k]:
-                events.setdefault(lo, []).append((k, 1))
-                events.setdefault(hi, []).append((k, -1))
-        points = sorted(events)
-        active: set[int] = set()
+            bits[windows[k]] = bits.get(windows[k], 0) | (1 << k)
+        toggles: dict[int, int] = {0: 0, minutes: 0}
+        for key, mask in bits.items():
+            for lo, hi in memo[key]:
+                toggles[lo] = toggles.get(lo, 0) ^ mask
+                toggles[hi] = toggles.get(hi, 0) ^ mask
+        points = sorted(toggles)
+        active = 0
         segments: list[Segment] = []
-        last_key: tuple | None = None
+        chosen_of: dict[int, tuple[Budget, ...]] = {}
+        last: int | None = None
         for lo, hi in zip(points, points[1:]):
-            for k, d in events[lo]:
-                if d > 0:
-                    active.add(k)
-                else:
-                    active.discard(k)
-            key = tuple(sorted(active))
-            if key == last_key:
+            active ^= toggles[lo]
+            if active == last:
                 segments[-1] = Segment(segments[-1].start, hi, segments[-1].active)
                 continue
-            # MustGetAllowedDisruptions: an error in any budget makes every reason 0 at every moment.
-            chosen = errors or tuple(budgets[k] for k in key)
+            chosen = chosen_of.get(active)
+            if chosen is None:
+                # MustGetAllowedDisruptions: an error in any budget makes every reason 0 at every moment.
+                chosen = chosen_of[active] = errors or tuple(b for k, b in enumerate(budgets) if active >> k & 1)
             segments.append(Segment(lo, hi, chosen))
-            last_key = key
+            last = active
         done[tuple(mine)] = segments
         out[reason] = Timeline(reason, start, minutes, segments, weekly)
     return out

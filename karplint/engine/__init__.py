@@ -791,6 +791,9 @@ def _version_config(config: Config, version: str) -> Config:
     return replace(config, karpenter_version=Version.parse(version))
 
 
+MAX_POOLED_VERSIONS = 4  # versions read from the repository whose files are checked again by worker processes
+
+
 def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], config: Config, jobs: int, cache,
                          started_ns: int | None):
     """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`),
@@ -826,16 +829,20 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
     again = {idx for idx, o in enumerate(outcomes) if o.summary.version_dependent}
     outcomes = list(outcomes)
     caches = {}
+    redos = {version: [i for i in idxs if i in again] for version, (_e, idxs) in groups.items()}
+    # Worker processes for the largest groups only: a pool per version costs a start-up each, which thousands of
+    # releases of a few files each would multiply (the others are checked in this process).
+    pooled = set(sorted(redos, key=lambda v: -len(redos[v]))[:MAX_POOLED_VERSIONS])
     for version, (e, idxs) in groups.items():
         cfg = _version_config(config, version)
         if cfg.karpenter_version == config.karpenter_version:
             caches[version] = (cfg, cache)
             continue  # (checked against this version already)
         sub_cache = caches[version] = (cfg, cache.sibling(cfg) if cache is not None else None)
-        redo_idxs = [i for i in idxs if i in again]
+        redo_idxs = redos[version]
         if redo_idxs:
-            redo = run_files([inputs[i] for i in redo_idxs], cfg, selected_rules(cfg), jobs=jobs,
-                             cache=sub_cache[1], started_ns=started_ns)
+            redo = run_files([inputs[i] for i in redo_idxs], cfg, selected_rules(cfg),
+                             jobs=jobs if version in pooled else 1, cache=sub_cache[1], started_ns=started_ns)
             for i, o in zip(redo_idxs, redo):
                 outcomes[i] = o
     versions = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())

@@ -17,6 +17,7 @@ default target.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import NamedTuple
@@ -26,13 +27,15 @@ from karplint.numbers import MAX_DIGITS
 
 MAX_TERRAFORM_BYTES = 1 << 20
 MAX_BLOCK = 1 << 13  # a helm_release block is a few hundred bytes (values heredocs after chart/version)
-MAX_RELEASES = 100  # helm_release blocks read per file
+MAX_RELEASES = 100  # helm_release blocks (and add-on inputs) read per file
+MAX_VERSIONS_LISTED = 10  # versions named in the text report and the warning (all of them: in the JSON report)
 _EXACT = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
 _HELM_RELEASE = re.compile(r'^[ \t]*resource[ \t]+"helm_release"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
 _ATTR = re.compile(r'^[ \t]*(chart|version)[ \t]*=[ \t]*(?:"([^"\n]*)"|var\.([A-Za-z_][\w-]*))[ \t]*(?:#.*)?$', re.M)
 _ADDON = re.compile(r'^[ \t]*karpenter[ \t]*=[ \t]*\{[^{}]*?^[ \t]*chart_version[ \t]*=[ \t]*"([^"\n]*)"', re.M | re.S)
 _VARIABLE = re.compile(r'^[ \t]*variable[ \t]+"([^"\n]+)"[ \t]*\{', re.M)
 _DEFAULT = re.compile(r'^[ \t]*default[ \t]*=[ \t]*"([^"\n]*)"', re.M)
+_BRACE = re.compile(r"[{}]")
 
 
 class Evidence(NamedTuple):
@@ -69,20 +72,57 @@ def yaml_evidence(docs) -> list[Evidence]:
 
 # ------------------------------------------------------------------------------------------------ Terraform
 
-def _block(text: str, start: int) -> str:
-    """The text of the `{ ... }` block opening at `start` (braces inside strings counted too: good enough for the
-    attributes looked for, which sit at the block's top)."""
-    depth, i, n = 0, start, min(len(text), start + MAX_BLOCK)
-    while i < n:
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i + 1]
-        i += 1
-    return text[start:n]
+class _Braces:
+    """Where each `{` of a text closes, from one pass over its braces (braces inside strings counted too: good
+    enough for the attributes looked for, which sit at a block's top). One pass, not a scan per block: 60,000
+    unclosed `variable "x" {` lines would otherwise each scan MAX_BLOCK bytes."""
+
+    def __init__(self, text: str):
+        self.closes: dict[int, int] = {}
+        opened: list[int] = []
+        for m in _BRACE.finditer(text):
+            if m.group() == "{":
+                opened.append(m.start())
+            elif opened:
+                self.closes[opened.pop()] = m.start()
+
+    def end(self, start: int, size: int) -> int:
+        """The end (exclusive) of the `{ ... }` block opening at `start`, at most MAX_BLOCK characters."""
+        close = self.closes.get(start)
+        return min(size, start + MAX_BLOCK) if close is None or close >= start + MAX_BLOCK else close + 1
+
+
+class _Lines:
+    """Line numbers of positions asked for mostly in increasing order: counted on from the last one asked."""
+
+    def __init__(self, text: str):
+        self.text, self.pos, self.line = text, 0, 1
+
+    def at(self, pos: int) -> int:
+        if pos < self.pos:
+            self.pos, self.line = 0, 1
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
+def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str]) -> None:
+    """The exact-string `default` of each `variable` block of one file: the first `default = "..."` line inside
+    the block, found by bisecting the file's default lines (each block scanned again would be quadratic)."""
+    starts, values = [], []
+    for d in _DEFAULT.finditer(text):
+        starts.append(d.start())
+        values.append((d.end(), d.group(1)))
+    if not starts:
+        return
+    braces = _Braces(text)
+    directory = os.path.dirname(display)
+    for m in _VARIABLE.finditer(text):
+        start = m.end() - 1
+        end = braces.end(start, len(text))
+        i = bisect.bisect_left(starts, start)
+        if i < len(starts) and values[i][0] <= end:
+            into[(directory, m.group(1))] = values[i][1]
 
 
 def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
@@ -90,21 +130,19 @@ def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
     (display, text), in order."""
     defaults: dict[tuple[str, str], str] = {}  # (directory, variable) -> its default
     for display, text in files:
-        if "variable" not in text:
-            continue
-        for m in _VARIABLE.finditer(text):
-            d = _DEFAULT.search(_block(text, m.end() - 1))
-            if d is not None:
-                defaults[(os.path.dirname(display), m.group(1))] = d.group(1)
+        if "variable" in text:
+            _variable_defaults(display, text, defaults)
     out: list[Evidence] = []
     for display, text in files:
         if "karpenter" not in text:
             continue
+        braces, lines = None, _Lines(text)
         for count, m in enumerate(_HELM_RELEASE.finditer(text)):
             if count >= MAX_RELEASES:
                 break
             body_start = m.end() - 1
-            body = _block(text, body_start)
+            braces = braces or _Braces(text)
+            body = text[body_start:braces.end(body_start, len(text))]
             attrs: dict[str, tuple[str | None, str | None, int]] = {}
             depth, seen = 0, 0
             for a in _ATTR.finditer(body):  # top-level attributes only (not `set { name = ... }`)
@@ -124,13 +162,15 @@ def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
             value = literal if literal is not None else defaults.get((os.path.dirname(display), var))
             v = exact(value)
             if v is not None:
-                line = text.count("\n", 0, at) + 1
+                line = lines.at(at)
                 what = f'helm_release "{m.group(1)}"' + (f" (var.{var} default)" if var else "")
                 out.append(Evidence(v, display, line, what))
-        for m in _ADDON.finditer(text):
+        for count, m in enumerate(_ADDON.finditer(text)):
+            if count >= MAX_RELEASES:
+                break
             v = exact(m.group(1))
             if v is not None:
-                line = text.count("\n", 0, m.start(1)) + 1
+                line = lines.at(m.start(1))
                 out.append(Evidence(v, display, line, "karpenter add-on chart_version"))
     return out
 
@@ -171,8 +211,59 @@ def read_yaml(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
 
 # ------------------------------------------------------------------------------------------------ choosing
 
-def _parts(path: str) -> list[str]:
-    return [p for p in os.path.normpath(os.path.dirname(os.path.abspath(path))).split(os.sep) if p]
+def _directory(path: str) -> str:
+    return os.path.normpath(os.path.dirname(os.path.abspath(path)))
+
+
+def _above(directory: str):
+    """`directory` and each directory above it, up to the root."""
+    while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return
+        directory = parent
+
+
+class _Beneath:
+    """Evidence indexed by every directory above it: for a directory, the first evidence beneath it (in evidence
+    order) and whether all evidence beneath it agrees on the version. A file's nearest evidence is then a walk up
+    its own directories (remembered per directory), not a comparison with every piece of evidence: each directory
+    is visited a bounded number of times, whatever the numbers of files, releases and levels."""
+
+    def __init__(self, evidence: list[Evidence], indexes: list[int], directories: list[str]):
+        self.first: dict[str, int] = {}
+        self.mixed: set[str] = set()
+        self.memo: dict[str, int | None] = {}
+        for i in indexes:
+            version = evidence[i].version
+            for d in _above(directories[i]):
+                j = self.first.setdefault(d, i)
+                if j == i:
+                    continue
+                if d in self.mixed:
+                    break  # (and every directory above it)
+                if evidence[j].version != version:
+                    self.mixed.add(d)
+                else:
+                    break  # (what is beneath this directory and above it already holds this version)
+
+    def nearest(self, directory: str) -> int | None:
+        """The evidence sharing the longest directory prefix with `directory`, when all such evidence agrees."""
+        walked = []
+        found = None
+        for d in _above(directory):
+            if d in self.memo:
+                found = self.memo[d]
+                break
+            walked.append(d)
+            i = self.first.get(d)
+            if i is not None:
+                found = None if d in self.mixed else i
+                break
+        for d in walked:
+            self.memo[d] = found
+        return found
 
 
 def assign(files: list[str], evidence: list[Evidence], cluster_of=None) -> dict[str, Evidence]:
@@ -182,30 +273,33 @@ def assign(files: list[str], evidence: list[Evidence], cluster_of=None) -> dict[
         return {}
     if len({e.version for e in evidence}) == 1:
         return {f: evidence[0] for f in files}
-    ev_parts = [_parts(e.file) for e in evidence]
-    ev_cluster = [cluster_of(e.file) if cluster_of else None for e in evidence]
+    ev_dirs = [_directory(e.file) for e in evidence]
+    everything = list(range(len(evidence)))
+    by_cluster: dict[object, list[int]] = {}  # a cluster (None: shared) -> its evidence
+    if cluster_of is not None:
+        for i, e in enumerate(evidence):
+            by_cluster.setdefault(cluster_of(e.file), []).append(i)
+    indexes: dict[object, _Beneath] = {}
+
+    def index(key, members: list[int]) -> _Beneath:
+        if key not in indexes:
+            indexes[key] = _Beneath(evidence, members, ev_dirs)
+        return indexes[key]
+
     out: dict[str, Evidence] = {}
     for f in files:
-        candidates = list(range(len(evidence)))
-        if cluster_of is not None:
+        beneath = None
+        if cluster_of is not None:  # the file's cluster's evidence, else the shared evidence, else all of it
             c = cluster_of(f)
-            same = [i for i in candidates if ev_cluster[i] is not None and ev_cluster[i] == c]
-            shared = [i for i in candidates if ev_cluster[i] is None]
-            candidates = same or shared or candidates
-        fp = _parts(f)
-        best, best_score = [], -1
-        for i in candidates:
-            score = 0
-            for a, b in zip(fp, ev_parts[i]):
-                if a != b:
-                    break
-                score += 1
-            if score > best_score:
-                best, best_score = [i], score
-            elif score == best_score:
-                best.append(i)
-        if len({evidence[i].version for i in best}) == 1:
-            out[f] = evidence[best[0]]
+            if c is not None and c in by_cluster:
+                beneath = index(("cluster", c), by_cluster[c])
+            elif None in by_cluster:
+                beneath = index(("shared",), by_cluster[None])
+        if beneath is None:
+            beneath = index(("all",), everything)
+        i = beneath.nearest(_directory(f))
+        if i is not None:
+            out[f] = evidence[i]
     return out
 
 

@@ -65,9 +65,12 @@ def _lines(report: Report, quiet: bool = False) -> Iterator[Line]:
     n = len(report.findings)
     target: list[tuple[str, Optional[str]]] = []
     if report.karpenter_versions:  # read from the repository (`karpenter-version` unset)
+        from karplint.model.repo_version import MAX_VERSIONS_LISTED
+
+        listed, rest = report.karpenter_versions[:MAX_VERSIONS_LISTED], report.karpenter_versions[MAX_VERSIONS_LISTED:]
         target = [(" Checked against " + "; ".join(
             f"Karpenter {v} from {escape.line(where)}" + (f" ({k} file(s))" if len(report.karpenter_versions) > 1 else "")
-            for v, where, k in report.karpenter_versions) + ".", "dim")]
+            for v, where, k in listed) + (f"; {len(rest):,} more version(s)" if rest else "") + ".", "dim")]
     if n == 0 and report.nothing_checked():
         # Never a silent pass: a run that checked no Karpenter object says so (the exit code stays 0 unless
         # `fail-on-nothing-checked = true`).

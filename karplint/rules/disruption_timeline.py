@@ -1,5 +1,6 @@
-"""Disruption behaviour over time (KPL420-KPL429): budgets simulated over a week, PDBs that block every drain,
-durations that defeat themselves. The simulation lives in `karplint.disruption`; these rules only judge it.
+"""Disruption behaviour over time (KPL420-KPL429): budgets simulated over a week, durations that defeat
+themselves (PDBs that block every drain, KPL421: `karplint.rules.pdb_drain`). The simulation lives in
+`karplint.disruption`; these rules only judge it.
 
 Sources: kubernetes-sigs/karpenter `pkg/apis/v1/nodepool.go` (budgets), https://karpenter.sh/docs/concepts/disruption/,
 https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-node-pool.html (EKS Auto Mode).
@@ -7,9 +8,8 @@ https://docs.aws.amazon.com/eks/latest/userguide/automode.html and .../create-no
 
 from __future__ import annotations
 
-from karplint.model import Parts, Resource, karpenter_resources, of_kinds
+from karplint.model import Resource
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
-from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
 from karplint.readers.templating import has_placeholder, has_placeholder_within
 from karplint.rules import rule
 
@@ -35,14 +35,19 @@ def _karpenter_pool(res: Resource) -> bool:
 
 
 def _simulated(res: Resource):
-    """(budgets, timelines per reason) of a NodePool, memoised on the resource (three rules ask for it)."""
+    """(budgets, timelines per reason or None past the CRD's MAX_BUDGETS) of a NodePool, memoised on the resource
+    (three rules ask for it)."""
     from karplint.disruption.budgets import read_budgets, timelines
+
+    from karplint.disruption.budgets import MAX_BUDGETS
 
     cached = res.memo.get("budget timelines")
     if cached is None:
         v1 = res.version == "v1"
         budgets = read_budgets(res.get(DISRUPTION), v1=v1)
-        cached = res.memo["budget timelines"] = (budgets, timelines(budgets, v1=v1))
+        # More budgets than the CRD allows: the API server rejects the NodePool (KPL106), nothing to simulate.
+        lines = timelines(budgets, v1=v1) if len(budgets) <= MAX_BUDGETS else None
+        cached = res.memo["budget timelines"] = (budgets, lines)
     return cached
 
 
@@ -61,10 +66,12 @@ def _first_window(budget) -> str:
 
     if budget.schedule is None or not budget.duration:
         return ""
-    hits = budget.schedule.hits(REFERENCE_WEEK, REFERENCE_WEEK + timedelta(days=7))
-    if not hits:
+    s = budget.schedule  # (its first hit: the first day it fires, at its earliest time; not every hit of the week)
+    day = next((d for d in range(7) if (when := REFERENCE_WEEK + timedelta(days=d)).month in s.months
+                and s.day_matches(when)), None)
+    if day is None or not s.hours or not s.minutes:
         return ""
-    start = int((hits[0] - REFERENCE_WEEK).total_seconds() // 60)
+    start = day * 1440 + min(s.hours) * 60 + min(s.minutes)
     return f"first window: {clock(start)}–{clock((start + budget.duration) % WEEK)} UTC; "
 
 
@@ -109,25 +116,21 @@ def budget_window_not_exclusive(res, ctx):
         return
     v1 = res.version == "v1"
     budgets, lines = _simulated(res)
-    if not budgets or any(b.error for b in budgets):
-        return  # KPL403/KPL404 and the schema report those; Karpenter then blocks every reason
+    if not budgets or any(b.error for b in budgets) or lines is None:
+        return  # KPL403/KPL404/KPL106 and the schema report those; Karpenter then blocks every reason
+    # Per reason, once (not once per budget): its first unlimited stretch and its unlimited minutes.
+    free = {reason: (first, tl.unlimited_minutes()) for reason, tl in lines.items()
+            if (first := next((s for s in tl.segments if s.unlimited), None)) is not None}
     for b in budgets:
         if b.always or b.index is None or b.blocks or b.nodes == "100%":
             continue
-        open_reasons = []
-        for reason, tl in lines.items():
-            if not (not v1 or b.applies_to(reason)):
-                continue
-            free = [s for s in tl.segments if s.unlimited]
-            if free:
-                open_reasons.append((reason, tl, free))
+        open_reasons = [reason for reason in lines if reason in free and (not v1 or b.applies_to(reason))]
         if not open_reasons:
             continue
-        reason, tl, free = open_reasons[0]
-        names = ", ".join(r for r, _, _ in open_reasons)
+        reason = open_reasons[0]
+        names = ", ".join(open_reasons)
         names = "every disruption method" if names == "all" else names
-        first = free[0]
-        unlimited = tl.unlimited_minutes()
+        first, unlimited = free[reason]
         comp = complement(b)
         reasons_yaml = ""
         if b.reasons is not None:
@@ -254,214 +257,20 @@ def auto_mode_node_lifetime(res, ctx):
             "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
 
 
-# ------------------------------------------------------------------------------------------ KPL421
-
-EVICTED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Pod")  # drains evict them
-SCALERS = ("HorizontalPodAutoscaler", "ScaledObject")  # replicas decided elsewhere: not judged
-
-
-_NAMED = [("metadata", "name"), ("metadata", "namespace")]
-
-
-def _pdb_workload_parts(res: Resource) -> list[tuple]:
-    """What KPL421 reads of a workload: its name and namespace, replicas, pod labels and where its pods may land."""
-    meta, spec = res.pod_template
-    return [*_NAMED, ("spec", "replicas"), meta + ("labels",)] + [spec + (k,) for k in PLACEMENT_KEYS]
-
-
-# KPL421 reads PodDisruptionBudgets (it reports on them), only a little of every workload they may select and of
-# the autoscalers that decide those workloads' replicas.
-_PDB_READS = (of_kinds("PodDisruptionBudget"), Parts(of_kinds(*EVICTED_KINDS), _pdb_workload_parts),
-              Parts(of_kinds(*SCALERS), lambda res: [*_NAMED, ("spec", "scaleTargetRef")]))
-
-
-def _selector_matches(selector: dict, labels: dict) -> bool:
-    """Kubernetes label selector semantics (matchLabels AND matchExpressions); an empty selector matches all."""
-    ml = selector.get("matchLabels") or {}
-    if not isinstance(ml, dict):
-        return False
-    for k, v in ml.items():
-        if str(labels.get(k, "\0")) != str(v):
-            return False
-    exprs = selector.get("matchExpressions") or []
-    if not isinstance(exprs, list):
-        return False
-    for e in exprs:
-        if not isinstance(e, dict):
-            return False
-        key, op = e.get("key"), e.get("operator")
-        values = [str(v) for v in e.get("values") or []] if isinstance(e.get("values") or [], list) else []
-        present = key in labels
-        if op == "In" and not (present and str(labels[key]) in values):
-            return False
-        if op == "NotIn" and present and str(labels[key]) in values:
-            return False
-        if op == "Exists" and not present:
-            return False
-        if op == "DoesNotExist" and present:
-            return False
-        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
-            return False
-    return True
-
-
-def _replicas(res: Resource) -> int | None:
-    if res.kind == "Pod":
-        return 1
-    r = res.get(("spec", "replicas"))
-    if r is None:
-        return 1  # the API default for Deployment, StatefulSet, ReplicaSet, ReplicationController
-    return r if isinstance(r, int) and not isinstance(r, bool) else None
-
-
-def _scaled(model) -> set[tuple[str | None, str, str]]:
-    out = set()
-    for s in model.of_kind(*SCALERS):
-        ref = s.get(("spec", "scaleTargetRef"))
-        if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-            out.add((s.namespace, str(ref.get("kind") or "Deployment"), ref["name"]))
-    return out
-
-
-def _same_namespace(a: str | None, b: str | None) -> bool:
-    return a is None or b is None or a == b
-
-
-def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
-    """(path, why) when the PDB allows no eviction with all `total` selected pods healthy."""
-    from karplint.disruption.budgets import allowed_nodes
-
-    spec = pdb.spec
-    if "maxUnavailable" in spec:
-        v = spec["maxUnavailable"]
-        text = str(v)
-        if isinstance(v, bool):
-            return None
-        allowed = allowed_nodes(text, total)  # intstr, rounded up: what the disruption controller computes
-        if allowed == 0:
-            return ("spec", "maxUnavailable"), f"maxUnavailable {text}"
-        return None
-    if "minAvailable" in spec:
-        v = spec["minAvailable"]
-        if isinstance(v, bool):
-            return None
-        text = str(v)
-        desired = allowed_nodes(text, total)
-        if desired is not None and desired >= total:
-            return ("spec", "minAvailable"), f"minAvailable {text}"
-    return None
-
-
-@rule("KPL421", "pdb-blocks-every-drain", category="disruption", severity="warning",
-      summary="A PodDisruptionBudget that never allows an eviction for the pods it selects, on Karpenter nodes",
-      reads=_PDB_READS + (karpenter_resources,))
-def pdb_blocks_every_drain(model, ctx):
-    pools = [np for np in model.nodepools() if np.version in ("v1", "v1beta1")
-             and isinstance(np.get(TEMPLATE_SPEC), dict)]
-    if not pools:
-        return
-    pdbs = [pdb for pdb in model.of_kind("PodDisruptionBudget")  # (policy/v1: a null selector selects no pod)
-            if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict)
-            and not has_placeholder_within(pdb.spec)]
-    if not pdbs:
-        return
-    scaled = _scaled(model)
-    first_keys = {next(iter(ml)) for pdb in pdbs
-                  if isinstance(ml := pdb.spec["selector"].get("matchLabels"), dict) and ml}
-    by_ns: dict[str | None, list[tuple[Resource, dict]]] = {}  # pods' labels, read once (not once per PDB)
-    everywhere: list[tuple[Resource, dict]] = []
-    by_label: dict[tuple, list[tuple[Resource, dict]]] = {}  # (label, value) -> pods carrying it, for the PDBs' keys
-    for w in model.resources:
-        if w.kind not in EVICTED_KINDS or w.group not in ("", "apps") or w.pod_template is None:
-            continue
-        labels = w.get(w.pod_template[0] + ("labels",))
-        if not isinstance(labels, dict):
-            continue
-        by_ns.setdefault(w.namespace, []).append((w, labels))
-        everywhere.append((w, labels))
-        for k in first_keys:
-            if k in labels:
-                by_label.setdefault((k, str(labels[k])), []).append((w, labels))
-    clean: dict[int, bool] = {}  # pods whose labels hold a placeholder are never matched (checked when met)
-
-    def placeholder_free(w: Resource, labels: dict) -> bool:
-        ok = clean.get(id(w))
-        if ok is None:
-            ok = clean[id(w)] = not has_placeholder_within(labels)
-        return ok
-
-    for pdb in pdbs:
-        selector = pdb.spec["selector"]
-        match_labels = selector.get("matchLabels")
-        if isinstance(match_labels, dict) and match_labels:  # only pods carrying one of its labels can match
-            k, v = next(iter(match_labels.items()))
-            candidates = by_label.get((k, str(v)), [])
-        else:
-            candidates = everywhere if pdb.namespace is None else by_ns.get(pdb.namespace, []) + by_ns.get(None, [])
-        matched = [w for w, labels in candidates
-                   if _same_namespace(pdb.namespace, w.namespace) and _selector_matches(selector, labels)
-                   and placeholder_free(w, labels)]
-        if not matched:
-            continue
-        if any((w.namespace, w.kind, w.name) in scaled or (None, w.kind, w.name) in scaled for w in matched):
-            continue  # an autoscaler owns the replica count
-        counts = [_replicas(w) for w in matched]
-        if any(c is None for c in counts):
-            continue
-        total = sum(counts)
-        if total == 0:
-            continue
-        verdict = _pdb_verdict(pdb, total)
-        if verdict is None:
-            continue
-        path, why = verdict
-        hosts, seen = [], set()  # (by identity: Resource's dataclass equality compares whole documents)
-        for w in matched:
-            spec = w.get(w.pod_template[1])
-            spec = spec if isinstance(spec, dict) else {}
-            signature = scheduling_signature(spec)
-            for np in pools:  # (can_land answers once per signature and pool)
-                if id(np) not in seen and can_land(spec, np, signature):
-                    hosts.append(np)
-                    seen.add(id(np))
-        if not hosts:
-            continue
-        shown = ", ".join(f"{w} ({c} replica{'s' if c != 1 else ''})" for w, c in zip(matched[:3], counts))
-        if len(matched) > 3:
-            shown += f" and {len(matched) - 3} more"
-        with_tgp = [np for np in hosts if np.version == "v1" and np.get(TGP) is not None]
-        without = [np for np in hosts if not any(np is t for t in with_tgp)]
-        waits = []
-        if with_tgp:
-            waits.append("until terminationGracePeriod runs out on " + ", ".join(
-                f"{np.name} ({np.get(TGP)})" for np in with_tgp[:3]))
-        if without:
-            waits.append("forever on " + ", ".join(str(np.name) for np in without[:3])
-                         + " (no terminationGracePeriod)")
-        yield ctx.violation(
-            pdb, path,
-            f"{why} allows no eviction of the {total} pod{'s' if total != 1 else ''} it selects: {shown}\n"
-            + ("help: set maxUnavailable to 1 or more: 0 forbids every voluntary eviction\n" if path[-1] == "maxUnavailable"
-               else f"help: keep minAvailable below the {total} pod{'s' if total != 1 else ''} (or use "
-                    "`maxUnavailable: 1`), or run more replicas\n") +
-            f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
-            f"consolidated, and drift and expiration wait {' and '.join(waits)} "
-            "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")
-
-
 # ------------------------------------------------------------------------------------------ KPL425, KPL426
 
 FORCEFUL_EXPIRATION_SINCE = "1.0.0"  # v1.0: expiration no longer waits for budgets (https://karpenter.sh/docs/upgrading/v1-migration/)
 
 
 def _v1_timelines(res: Resource):
-    """(budgets, timelines) of a v1 NodePool whose budgets are written, valid and not templated; else None."""
+    """(budgets, timelines) of a v1 NodePool whose budgets are written, valid, not templated and no more than the
+    CRD allows; else None."""
     if not _karpenter_pool(res) or res.version != "v1" or has_placeholder_within(res.get(BUDGETS)):
         return None
     if not isinstance(res.get(BUDGETS), list) or not res.get(BUDGETS):
         return None
     budgets, lines = _simulated(res)
-    if not budgets or any(b.error for b in budgets):
+    if not budgets or any(b.error for b in budgets) or lines is None:
         return None
     return budgets, lines
 
@@ -485,8 +294,30 @@ def expiration_ignores_budgets(res, ctx):
     budgets, lines = got
     # minutes when every reason is blocked
     cuts = sorted({0, WEEK} | {p for tl in lines.values() for s in tl.segments for p in (s.start, s.end)})
-    blocked = [(a, z) for a, z in zip(cuts, cuts[1:]) if all(tl.at(a).blocked for tl in lines.values())]
-    # (at() bisects: cuts x reasons lookups, each logarithmic)
+    blocked_by: dict[int, bool] = {}  # segments with the same active budgets share the verdict
+
+    def blocked_at(tl, i: int) -> bool:
+        seg = tl.segments[i]
+        verdict = blocked_by.get(id(seg.active))
+        if verdict is None:
+            verdict = blocked_by[id(seg.active)] = seg.blocked
+        return verdict
+
+    # One walk over the cuts, a cursor per distinct timeline (segments are sorted and cover the week; reasons
+    # with the same budgets share theirs).
+    distinct = list({id(tl.segments): tl for tl in lines.values()}.values())
+    cursors = [0] * len(distinct)
+    blocked = []
+    for a, z in zip(cuts, cuts[1:]):
+        every = True
+        for n, tl in enumerate(distinct):
+            i = cursors[n]
+            while tl.segments[i].end <= a:
+                i += 1
+            cursors[n] = i
+            every = every and blocked_at(tl, i)
+        if every:
+            blocked.append((a, z))
     if not blocked:
         return
     total = sum(z - a for a, z in blocked)
