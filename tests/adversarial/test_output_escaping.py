@@ -130,8 +130,10 @@ def test_simulate_tables_on_a_terminal_escape_and_take_no_markup(tmp_path):
     data = {"catalog": {"version": HOSTILE, "repo": "r", "commit": "c"}, "instance_types_known": 1,
             "nodepools": [pool], "workloads": [{"kind": "Deployment", "name": HOSTILE, "hostable": False,
                                                 "nodepools": [{"nodepool": HOSTILE, "ok": False, "reason": HOSTILE,
-                                                               "instance_types": 0}]}],
-            "problems": [HOSTILE]}
+                                                               "instance_types": 0}],
+                                                "nodepool_counts": {"can_host": 0, "cannot": 3, "cannot_tell": 0}}],
+            "problems": [HOSTILE],
+            "not_simulated": [{"file": "np" + HOSTILE, "line": 2, "message": HOSTILE + "\n" + HOSTILE}]}
     for color in (False, True):
         out = Terminal()
         render_text(data, out, color)
