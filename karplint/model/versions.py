@@ -6,7 +6,7 @@ Facts come from the release tags and notes of aws/karpenter-provider-aws and kub
 from __future__ import annotations
 
 import re
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 from karplint.numbers import MAX_DIGITS, integer
 
@@ -58,7 +58,10 @@ class Version:
         return f"Version('{self}')"
 
 
+@lru_cache(maxsize=512)
 def V(text: str) -> Version:
+    """The release `text` names; rules compare against literals (`>= V("1.0.0")`) per resource, so memoised
+    (Version is never mutated)."""
     return Version.parse(text)
 
 
