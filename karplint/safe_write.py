@@ -5,7 +5,7 @@ temporary file left behind by Ctrl-C. The cache, `--fix` and `--output` write th
                                            renamed over `path`: a link there is replaced, never written through
     interrupts_deferred()                  Ctrl-C during the block takes effect when it ends
     output_refusal(path, guarded)          why a report must not be written to a path the user named, or None
-    write_output(path, data)               write a report there (regular file: replaced; FIFO or character
+    write_output(path, write)              write a report there (regular file: replaced; FIFO or character
                                            device: written in place; /dev/stdout and /dev/fd/N: that descriptor)
 
 This module imports nothing from karplint: every stage may use it.
@@ -149,15 +149,16 @@ def output_refusal(path: str | os.PathLike, guarded: Iterable[str | os.PathLike]
     return None
 
 
-def write_output(path: str | os.PathLike, data: bytes) -> None:
-    """Write a report to `path`, which `output_refusal` accepted: a descriptor's name writes to that descriptor,
-    an existing FIFO or character device is written in place (opened without following a link and without
-    creating anything), anything else is replaced atomically (`replace_file`). OSError when it cannot be."""
+def write_output(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
+    """Write a report to `path`, which `output_refusal` accepted, with `write(binary file)` (streamed: a report
+    is never held whole in memory): a descriptor's name writes to that descriptor, an existing FIFO or character
+    device is written in place (opened without following a link and without creating anything), anything else
+    is replaced atomically (`replace_file`). OSError when it cannot be."""
     text = os.fspath(path)
     fd = _descriptor(text)
     if fd is not None:
         with os.fdopen(os.dup(fd), "wb") as fh:
-            fh.write(data)
+            write(fh)
         return
     try:
         st = os.lstat(text)
@@ -165,8 +166,8 @@ def write_output(path: str | os.PathLike, data: bytes) -> None:
         st = None
     if st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
         with os.fdopen(os.open(text, os.O_WRONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)), "wb") as fh:
-            fh.write(data)
+            write(fh)
         return
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise OSError(errno.EINVAL, "not a regular file")
-    replace_file(text, lambda fh: fh.write(data), mode=0o666, prefix=f".{os.path.basename(text)}.", suffix=".karplint~")
+    replace_file(text, write, mode=0o666, prefix=f".{os.path.basename(text)}.", suffix=".karplint~")

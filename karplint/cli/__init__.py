@@ -248,9 +248,13 @@ def check(
 
             from karplint.safe_write import write_output
 
-            text = io.StringIO()
-            render(report, fmt, text, color=False, quiet=quiet, statistics=statistics)
-            write_output(output, text.getvalue().encode("utf-8"))
+            def write(binary) -> None:
+                text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+                render(report, fmt, text, color=False, quiet=quiet, statistics=statistics)
+                text.flush()
+                text.detach()  # (the binary file is closed by its owner)
+
+            write_output(output, write)
         else:
             render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
     except OSError as exc:
