@@ -75,7 +75,7 @@ def _json(path: str, raw: bytes):
 def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
     """The simulation as plain data (what `--output-format json` prints)."""
     from karplint.provisioning.simulate import simulate
-    from karplint.rules.provisioning import nodeclass_facts_resolver
+    from karplint.rules._simulation import nodeclass_facts_resolver
 
     options = getattr(config, "options", {}) or {}
     model, problems = _model(paths, config, getattr(config, "root", None))
