@@ -7,7 +7,6 @@ loader's (karplint/readers/reference.py, ruamel.yaml). `decode(path, raw)`: byte
 from __future__ import annotations
 
 from karplint.readers.document import Document
-from karplint.readers.fastload import load_fast
 from karplint.readers.reference import (  # noqa: F401 - the loaders' shared names, imported from here by readers
     _CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES, MAX_SYNTAX_DEPTH, Problem, _yaml,
     _yaml_text, decode, load_reference, syntax_depth_over,
@@ -19,6 +18,8 @@ def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
     """Every document of the stream; a syntax error keeps the documents before it.
 
     libyaml when it gives the same answer (`karplint.readers.fastload`), else the reference loader."""
+    from karplint.readers.fastload import load_fast  # (PyYAML is imported only by runs that parse: not warm ones)
+
     text = _yaml_text(src.text)
     deep = syntax_depth_over(text)
     if deep is not None:  # before any parser recurses: see MAX_SYNTAX_DEPTH
