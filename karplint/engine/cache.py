@@ -41,7 +41,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from karplint.engine import FileSummary
+from karplint.engine.files import FileSummary
 from karplint.safe_write import replace_file
 
 FORMAT = 3

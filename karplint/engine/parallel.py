@@ -16,8 +16,9 @@ import time
 from typing import NamedTuple
 
 from karplint.config import Config
-from karplint.engine import (FileOutcome, FileResult, FileSummary, InputFile, process_input, read_input,
-                             run_reads)
+from karplint.engine.files import FileOutcome, FileResult, FileSummary, InputFile, read_input
+from karplint.engine.perfile import process_input, run_reads
+from karplint.engine.runstage import scoped_run_stage
 from karplint.rules import Rule
 from karplint.safe_write import interrupts_deferred
 
@@ -259,8 +260,6 @@ def _run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule], j
 
 
 def _one_process(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict:
-    from karplint.engine import scoped_run_stage
-
     out = scoped_run_stage(outcomes, config, rules)
     for o in outcomes:
         o.release()
@@ -308,8 +307,6 @@ class _Line:
 
 def _take(line: _Line, front: bool, outcomes, config, families) -> dict:
     """Run the families taken from `line` (at its front or its back) until none is left; their verdicts."""
-    from karplint.engine import scoped_run_stage
-
     out: dict = {}
     done: set[str] = set()
     while True:

@@ -115,7 +115,7 @@ def applicable(f: Finding, unsafe: bool) -> bool:
 def document_count(text: str, path: str | None = None) -> int | None:
     """How many YAML documents `text` holds, or None when it does not parse (`path`: a host file such as a
     `.tf` or `.md` counts the documents of its embedded regions)."""
-    from karplint.engine import _host_kind
+    from karplint.engine.files import _host_kind
 
     if path is not None and _host_kind(path) is not None:
         from karplint.readers.embedded import document_count as embedded_count

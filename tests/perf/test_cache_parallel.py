@@ -204,8 +204,10 @@ def test_run_stage_reuses_verdicts_only_for_the_same_inputs(tmp_path, probe_rule
     other.write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
     inputs = _inputs(tmp_path, ["a", "b"]) + [InputFile(str(other), str(other))]
     runs = []
-    real = engine.run_stage
-    monkeypatch.setattr(engine, "run_stage", lambda *a: runs.append(1) or real(*a))
+    from karplint.engine import runstage
+
+    real = runstage.run_stage
+    monkeypatch.setattr(runstage, "run_stage", lambda *a: runs.append(1) or real(*a))
 
     def cached():
         return _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))

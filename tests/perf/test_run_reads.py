@@ -15,6 +15,7 @@ from karplint import engine
 
 from karplint.engine import parallel
 from karplint.docs import rule_doc
+from karplint.model import as_resource
 from karplint.engine import FileOutcome, InputFile, RunReads, check, process_input, run_stage, selected_rules
 from karplint.rules import all_rules
 from karplint.testing import REPO, SHARED, make_config
@@ -65,7 +66,7 @@ def _verdicts(outcomes: list[FileOutcome], cfg, rule, reads: RunReads | None) ->
     if reads is not None:
         pruned = []
         for o in outcomes:
-            docs = [k for d in o.documents() if (k := reads.keep(d, engine.as_resource(d))[0]) is not None]
+            docs = [k for d in o.documents() if (k := reads.keep(d, as_resource(d))[0]) is not None]
             summary = engine.FileSummary(o.summary.display, run_documents=len(docs),
                                          run_rules=frozenset({rule.code}) if docs else frozenset())
             pruned.append(FileOutcome(summary, docs or None))

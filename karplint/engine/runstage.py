@@ -1,0 +1,89 @@
+"""The run stage: the run-scope rules over the documents they read, across files (`run_stage`), once per cluster
+scope when `clusters` is set (`scoped_run_stage`). karplint/engine/parallel.py shares it between two processes
+when it is large."""
+
+from __future__ import annotations
+
+import os
+
+
+from karplint.config import Config
+from karplint.model import Model, Resource
+from karplint.rules import Rule
+from karplint.engine.files import FileOutcome, Result
+from karplint.engine.perfile import _context, _internal, _resolve
+
+
+
+def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
+    """Cross-file verdicts by rule code: `rules` (run-scope rules, and resource rules that read the model) over
+    the documents the per-file stage kept for them, in input order. Each rule reads only its own documents
+    (`Rule.reads`), so it does not matter which other rules' documents the outcomes also hold."""
+    model = Model()
+    for o in outcomes:
+        if o.summary.run_documents:
+            model.add(o.documents())
+    ctx = _context(model, config)
+    by_kind: dict[str, list[Resource]] = {}
+    for res in model.resources:
+        by_kind.setdefault(res.kind, []).append(res)
+    out: dict[str, list[Result]] = {}
+    for r in rules:
+        got = out[r.code] = []
+        if r.scope == "resource":
+            for kind in r.kinds:
+                for res in by_kind.get(kind, ()):
+                    try:
+                        got.extend(_resolve(v, r.code, r.code) for v in r.check(res, ctx) or ())
+                    except Exception as exc:  # noqa: BLE001
+                        got.append(_internal(r, exc, res.doc, res))
+            continue
+        try:
+            got.extend(_resolve(v, r.code, r.code) for v in r.check(model, ctx) or ())
+        except Exception as exc:  # noqa: BLE001
+            # Anchored on the first document the rule reads (the same whichever rules run with it).
+            anchor = next((o.documents()[0] for o in outcomes if r.code in o.summary.run_rules), None)
+            if anchor is not None:  # (with no document to read, a rule has nothing to fail on)
+                got.append(_internal(r, exc, anchor, None))
+    return out
+
+
+def cluster_of(display: str, clusters: list[str]) -> str | None:
+    """The cluster directory (a real path among `clusters`) holding the file `display`, the deepest one; None
+    for files outside every cluster (shared by all: bases, common add-ons)."""
+    real = os.path.realpath(display)
+    best = None
+    for c in clusters:
+        if (real == c or real.startswith(c + os.sep)) and (best is None or len(c) > len(best)):
+            best = c
+    return best
+
+
+def scoped_run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
+    """`run_stage`, once per cluster when `clusters` says which directories each hold one cluster: a rule sees
+    the cluster's files and the shared ones (outside every cluster), so a Cilium install in clusters/prod/ is not
+    a verdict on clusters/dev/'s NodePools. A shared file's finding found in several clusters is reported once."""
+    if not config.clusters:
+        return run_stage(outcomes, config, rules)
+    import glob
+
+    root = config.root or os.getcwd()
+    dirs = sorted({os.path.realpath(d) for pattern in config.clusters
+                   for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+    where = [cluster_of(o.summary.display, dirs) for o in outcomes]
+    present = sorted({c for c in where if c is not None})
+    if not present:
+        return run_stage(outcomes, config, rules)
+    merged: dict[str, list[Result]] = {r.code: [] for r in rules}
+    seen: set = set()
+    for cluster in present:  # the cluster's files and the shared ones, in input order
+        members = [o for o, c in zip(outcomes, where) if c in (cluster, None)]
+        for code, results in run_stage(members, config, rules).items():
+            for x in results:
+                key = (x.code, x.file, x.span, x.message)
+                if key not in seen:
+                    seen.add(key)
+                    merged[code].append(x)
+    return merged
+
+
