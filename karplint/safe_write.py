@@ -8,7 +8,7 @@ temporary file left behind by Ctrl-C. The cache, `--fix` and `--output` write th
     write_output(path, write)              write a report there (regular file: replaced; FIFO or character
                                            device: written in place; /dev/stdout and /dev/fd/N: that descriptor)
 
-This module imports nothing from karplint: every stage may use it.
+This module imports only karplint/discover/boundary.py (which imports nothing from karplint): every stage may use it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import signal
 import stat
 import threading
 from typing import BinaryIO, Callable, Iterable, Iterator
+
+from karplint.discover.boundary import Boundary
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -108,11 +110,6 @@ def _descriptor(path: str) -> int | None:
     return {"stdout": 1, "stderr": 2}[m.group(1)] if m.group(1) else int(m.group(2) or m.group(3))
 
 
-def _inside(path: str, roots: list[str]) -> bool:
-    real = os.path.realpath(path)
-    return any(real == r or real.startswith(os.path.join(r, "")) for r in roots)
-
-
 def output_refusal(path: str | os.PathLike, guarded: Iterable[str | os.PathLike] = ()) -> str | None:
     """Why a report must not be written to `path`, or None. Refused: a symbolic link (dangling or not: the
     checked tree may have committed it, e.g. `karplint.sarif -> ../victim`); a directory on the way that is a
@@ -123,7 +120,7 @@ def output_refusal(path: str | os.PathLike, guarded: Iterable[str | os.PathLike]
     text = os.fspath(path)
     if _descriptor(text) is not None:
         return None
-    roots = [os.path.realpath(g) for g in guarded]
+    guarded_dirs = Boundary(os.path.realpath(g) for g in guarded)
     parts = text.split(os.sep)
     prefix = os.sep if text.startswith(os.sep) else ""
     for i, part in enumerate(parts):
@@ -139,7 +136,7 @@ def output_refusal(path: str | os.PathLike, guarded: Iterable[str | os.PathLike]
         except OSError as exc:
             return exc.strerror or str(exc)
         last = i == len(parts) - 1
-        if stat.S_ISLNK(st.st_mode) and part != ".." and (last or _inside(os.path.dirname(prefix) or ".", roots)):
+        if stat.S_ISLNK(st.st_mode) and part != ".." and (last or guarded_dirs.contains(os.path.dirname(prefix) or ".")):
             return "is a symbolic link (a checked tree could have placed it there); name the real path"
         if last:
             if stat.S_ISDIR(st.st_mode):

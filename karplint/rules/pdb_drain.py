@@ -10,7 +10,7 @@ from __future__ import annotations
 from karplint.model import Parts, Resource, karpenter_resources, of_kinds
 from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
 from karplint.readers.templating import has_placeholder_within
-from karplint.rules import Violation, rule
+from karplint.rules import rule
 from karplint.rules.disruption_timeline import TEMPLATE_SPEC, TGP
 
 # ------------------------------------------------------------------------------------------ KPL421
@@ -292,7 +292,6 @@ def pdb_blocks_every_drain(model, ctx):
     for file_pdbs in not_checked.values():
         first = file_pdbs[0]
         others = f" and {len(file_pdbs) - 1:,} other PodDisruptionBudget(s) of this file" if len(file_pdbs) > 1 else ""
-        yield Violation(first.doc, first.doc.span(("spec", "selector")),
-                        f"too large: matching PodDisruptionBudgets with workloads took over {MAX_PDB_WORK:,} steps "
-                        f"in this run; KPL421 (pdb-blocks-every-drain) not checked for {first}{others}", first,
-                        code="KPL004")
+        yield ctx.too_large(first, ("spec", "selector"),
+                            f"too large: matching PodDisruptionBudgets with workloads took over {MAX_PDB_WORK:,} steps "
+                            f"in this run; KPL421 (pdb-blocks-every-drain) not checked for {first}{others}")

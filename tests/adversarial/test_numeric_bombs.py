@@ -165,22 +165,17 @@ def test_instance_types_json_number_of_thousands_of_digits_is_a_usage_error(tmp_
                           "more than 1,000)\n")
 
 
+def _nodeclass(family: str, alias: str, userdata: str) -> str:
+    """An EC2NodeClass whose userData (line 12 on) is `userdata`."""
+    body = "".join(f"    {line}\n" for line in userdata.split("\n"))
+    return ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\nspec:\n"
+            f"  amiFamily: {family}\n  amiSelectorTerms: [{{alias: {alias}@latest}}]\n  role: r\n"
+            "  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+            "  userData: |\n" + body)
+
+
 def test_bottlerocket_toml_integer_past_64_bits_is_invalid_toml(tmp_path):
-    nodeclass = f"""\
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiFamily: Bottlerocket
-  amiSelectorTerms: [{{alias: bottlerocket@latest}}]
-  role: r
-  subnetSelectorTerms: [{{tags: {{a: b}}}}]
-  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]
-  userData: |
-    [settings.kubernetes]
-    max-pods = 0x{"f" * 5000}
-"""
+    nodeclass = _nodeclass("Bottlerocket", "bottlerocket", f'[settings.kubernetes]\nmax-pods = 0x{"f" * 5000}')
     code, findings, _ = _check(_project(tmp_path, {"br.yaml": nodeclass}))
     assert code == 1 and ("br.yaml", "KPL240", 13, 5) in findings and GOOD_FINDING in findings, findings
 
@@ -225,21 +220,8 @@ def test_a_karpenter_version_option_of_thousands_of_digits_is_a_usage_error(tmp_
 def test_a_kubernetes_version_of_thousands_of_digits_in_the_configuration_is_no_version(tmp_path):
     """`[cluster] kubernetes-version` with a minor of 5,000 digits took KPL218 down with an internal error; the
     kubelet flags of the same userData are still checked (KPL217: a `--max-pods` past every integer type)."""
-    nodeclass = f"""\
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiFamily: AL2
-  amiSelectorTerms: [{{alias: al2@latest}}]
-  role: r
-  subnetSelectorTerms: [{{tags: {{a: b}}}}]
-  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]
-  userData: |
-    #!/bin/bash
-    /etc/eks/bootstrap.sh my-cluster --kubelet-extra-args '--max-pods={HUGE} --node-status-max-images=5'
-"""
+    nodeclass = _nodeclass("AL2", "al2", "#!/bin/bash\n/etc/eks/bootstrap.sh my-cluster --kubelet-extra-args "
+                                         f"'--max-pods={HUGE} --node-status-max-images=5'")
     proj = _project(tmp_path, {"nc.yaml": nodeclass, ".karplint.toml": f'[cluster]\nkubernetes-version = "1.{HUGE}"\n'})
     code, findings, _ = _check(proj)
     assert code == 1 and ("nc.yaml", "KPL217", 13, 71) in findings and GOOD_FINDING in findings, findings

@@ -13,23 +13,8 @@ from pathlib import Path
 import pytest
 
 from karplint.testing import run_cli
+from test_untrusted_tree import FIXABLE  # (a NodePool whose group `--fix` rewrites)
 
-FIXABLE = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: default
-spec:
-  template:
-    spec:
-      nodeClassRef:
-        group: "karpenter.k8s.aws/v1"
-        kind: EC2NodeClass
-        name: default
-  disruption:
-    consolidationPolicy: WhenEmptyOrUnderutilized
-    consolidateAfter: 1m
-"""  # (tests/adversarial/test_untrusted_tree.py's: `--fix` rewrites the group)
 SECRET = "TOP-SECRET-b42d9e"
 FORMATS = ("text", "json", "sarif", "github", "concise")
 
