@@ -209,6 +209,15 @@ def read_yaml(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
     return out
 
 
+def collect(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
+    """Every release pin in the files (display, abspath), whatever their kind: the one entry point the project
+    stage calls (before the check, over the whole project, named paths or not)."""
+    from karplint.discover import EXTENSIONS
+
+    return read_terraform([p for p in paths if p[0].endswith(".tf")], read) + read_yaml(
+        [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read, limit)
+
+
 # ------------------------------------------------------------------------------------------------ choosing
 
 def _directory(path: str) -> str:
