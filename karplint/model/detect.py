@@ -20,9 +20,9 @@ from typing import Any, Iterator
 from karplint.model.agents import AGENTS, BY_NAME, Agent
 from karplint.readers.document import Document
 from karplint.model import Model, Resource
+from karplint.model.release_evidence import KARPENTER_CHARTS
 from karplint.model.versions import Version
 
-KARPENTER_CHARTS = ("karpenter",)
 # Controller images: public.ecr.aws/karpenter/controller:1.0.0, public.ecr.aws/karpenter/controller:v0.37.0@sha256:...
 _KARPENTER_IMAGE = re.compile(r"(?:^|/)karpenter/controller:v?(\d+\.\d+\.\d+)(?:[@\s]|$)")
 _EXACT_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")

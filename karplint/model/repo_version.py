@@ -1,13 +1,19 @@
 """The Karpenter version a repository deploys, read from its files when `karpenter-version` is not set.
 
-Evidence, each with its file and line:
+Evidence, each with its file and line (`collect` reads every kind of file; the per-file stage reads YAML evidence of
+the files it checks with `yaml_evidence`):
 
-* YAML (per file, in the per-file stage, cached with it): a Flux `HelmRelease` / `OCIRepository`, an Argo CD
-  `Application` for the karpenter chart, a `Chart.yaml` dependency on it (or the chart's own `appVersion`), the
-  controller image tag of a Deployment (`karplint.model.detect`);
-* Terraform (`.tf`, read before the check): `resource "helm_release"` blocks whose chart is karpenter, with an exact
-  `version = "1.2.3"` (or `var.NAME` whose `variable "NAME"` default in the same directory is exact), and
-  `karpenter = { chart_version = "1.2.3" }` inputs of the EKS Blueprints add-ons modules.
+* YAML: a Flux `HelmRelease` / `OCIRepository`, an Argo CD `Application` for the karpenter chart, a `Chart.yaml`
+  dependency on it (or the chart's own `appVersion`), the controller image tag of a Deployment
+  (`karplint.model.detect`); add-on values, helmfile releases, Kustomize `helmCharts` (`release_values`);
+* Terraform (`.tf`): `resource "helm_release"` blocks whose chart is karpenter or karpenter-crd (or a variable or a
+  local, when the `repository`, `name` or the block's label says karpenter), with an exact `version = "1.2.3"`, or
+  `var.NAME` / `local.NAME` whose value in the same directory is exact (`terraform.tfvars` and `*.auto.tfvars` before
+  the `variable` default); `karpenter = { chart_version = "1.2.3" }` inputs of the EKS Blueprints add-ons modules and
+  `karpenter_helm_config = { version = "1.2.3" }` of the older kubernetes-addons module;
+* any text (scripts, Makefiles, `.env`, CI variables, Markdown and AsciiDoc, `.tfvars`, Terragrunt `.hcl`, YAML):
+  `KARPENTER_VERSION=1.2.3` and the like, `helm upgrade --install ... karpenter/karpenter --version 1.2.3`
+  (`release_scripts`).
 
 Only exact versions count (`1.2.x`, `~> 1.2` are not a release). `assign` says which evidence applies to each file:
 one version for all when the files agree; otherwise the one of the file's cluster (`clusters` setting), else the
@@ -20,54 +26,53 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from typing import NamedTuple
 
+from karplint.model.release_evidence import Evidence, exact, is_karpenter_chart
 from karplint.model.versions import Version
-from karplint.numbers import MAX_DIGITS
+
+__all__ = ["Evidence", "exact", "collect", "assign", "yaml_evidence", "terraform_evidence", "to_version"]
 
 MAX_TERRAFORM_BYTES = 1 << 20
 MAX_BLOCK = 1 << 13  # a helm_release block is a few hundred bytes (values heredocs after chart/version)
 MAX_RELEASES = 100  # helm_release blocks (and add-on inputs) read per file
 MAX_VERSIONS_LISTED = 10  # versions named in the text report and the warning (all of them: in the JSON report)
-_EXACT = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
 _HELM_RELEASE = re.compile(r'^[ \t]*resource[ \t]+"helm_release"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
-_ATTR = re.compile(r'^[ \t]*(chart|version)[ \t]*=[ \t]*(?:"([^"\n]*)"|var\.([A-Za-z_][\w-]*))[ \t]*(?:#.*)?$', re.M)
+_ATTR = re.compile(r'^[ \t]*(chart|version|repository|name)[ \t]*=[ \t]*'
+                   r'(?:"([^"\n]*)"|(var|local)\.([A-Za-z_][\w-]*))[ \t]*(?:#.*)?$', re.M)
 _ADDON = re.compile(r'^[ \t]*karpenter[ \t]*=[ \t]*\{[^{}]*?^[ \t]*chart_version[ \t]*=[ \t]*"([^"\n]*)"', re.M | re.S)
+_ADDON_V4 = re.compile(r'^[ \t]*karpenter_helm_config[ \t]*=[ \t]*\{[^{}]*?^[ \t]*version[ \t]*=[ \t]*"([^"\n]*)"',
+                       re.M | re.S)
 _VARIABLE = re.compile(r'^[ \t]*variable[ \t]+"([^"\n]+)"[ \t]*\{', re.M)
 _DEFAULT = re.compile(r'^[ \t]*default[ \t]*=[ \t]*"([^"\n]*)"', re.M)
+_LOCALS = re.compile(r'^[ \t]*locals[ \t]*\{', re.M)
+_STRING_ATTR = re.compile(r'^[ \t]*([A-Za-z_][\w-]*)[ \t]*=[ \t]*"([^"\n]*)"', re.M)
 _BRACE = re.compile(r"[{}]")
-
-
-class Evidence(NamedTuple):
-    version: str  # exact, without a leading v
-    file: str  # display path
-    line: int
-    what: str  # `helm_release "karpenter"`, `HelmRelease flux-system/karpenter`, ...
-
-    @property
-    def where(self) -> str:
-        return f"{self.what} at {self.file}:{self.line}"
-
-
-def exact(text) -> str | None:
-    if not isinstance(text, str):
-        return None
-    m = _EXACT.match(text.strip())
-    if not m or any(len(g) > MAX_DIGITS for g in m.groups()[:3]):
-        return None
-    return f"{int(m.group(1))}.{int(m.group(2))}.{int(m.group(3))}"
+_KARPENTER_LABELS = ("karpenter", "karpenter-crd", "karpenter_crd")
 
 
 # ------------------------------------------------------------------------------------------------ YAML
 
+# What a YAML file holds for `yaml_evidence` to find: the kinds `karplint.model.detect` reads, the controller image,
+# or values (`release_values`); a file of none of them is not parsed by `collect`.
+_YAML_PIN_BYTES = re.compile(rb"HelmRelease|Application|OCIRepository|karpenter/controller:|[Cc]hart|repo|"
+                             rb"karpenter(?:-crd|_crd|Crd)?[\"']?[ \t]*:")
+
+
 def yaml_evidence(docs) -> list[Evidence]:
-    """Karpenter releases the documents of one file install (`karplint.model.detect.karpenter_releases`)."""
+    """Karpenter releases the documents of one file install (`karplint.model.detect.karpenter_releases`) or pin as
+    values (`karplint.model.release_values`)."""
     from karplint.model import Model
     from karplint.model.detect import karpenter_releases
+    from karplint.model.release_values import values_evidence
 
     model = Model()
     model.add(docs)
-    return [Evidence(str(r.version), r.doc.path, r.doc.span(r.path).line, r.what) for r in karpenter_releases(model)]
+    return [Evidence(str(r.version), r.doc.path, r.doc.span(r.path).line, r.what)
+            for r in karpenter_releases(model)] + values_evidence(docs)
+
+
+def _yaml_might_pin(display: str, raw: bytes) -> bool:
+    return os.path.basename(display) == "Chart.yaml" or _YAML_PIN_BYTES.search(raw) is not None
 
 
 # ------------------------------------------------------------------------------------------------ Terraform
@@ -125,53 +130,118 @@ def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str]
             into[(directory, m.group(1))] = values[i][1]
 
 
-def terraform_evidence(files: list[tuple[str, str]]) -> list[Evidence]:
+def _locals(display: str, text: str, into: dict[tuple[str, str], str]) -> None:
+    """The string attributes at the top of each `locals` block of one file."""
+    braces = None
+    directory = os.path.dirname(display)
+    for count, m in enumerate(_LOCALS.finditer(text)):
+        if count >= MAX_RELEASES:
+            break
+        braces = braces or _Braces(text)
+        start = m.end() - 1
+        body = text[start:braces.end(start, len(text))]
+        depth, seen = 0, 0
+        for a in _STRING_ATTR.finditer(body):
+            depth += body.count("{", seen, a.start()) - body.count("}", seen, a.start())
+            seen = a.start()
+            if depth == 1:
+                into.setdefault((directory, a.group(1)), a.group(2))
+
+
+def _top_attributes(body: str, body_start: int) -> dict[str, tuple[str | None, str | None, str | None, int]]:
+    """chart, version, repository, name of a helm_release body: (literal, "var"/"local", referenced name, position);
+    top-level attributes only (not `set { name = ... }`)."""
+    attrs: dict[str, tuple[str | None, str | None, str | None, int]] = {}
+    depth, seen = 0, 0
+    for a in _ATTR.finditer(body):
+        depth += body.count("{", seen, a.start()) - body.count("}", seen, a.start())
+        seen = a.start()
+        if depth == 1 and a.group(1) not in attrs:
+            attrs[a.group(1)] = (a.group(2), a.group(3), a.group(4), body_start + a.start())
+            if len(attrs) == 4:
+                break
+    return attrs
+
+
+def _installs_karpenter(label: str, attrs: dict) -> bool:
+    """The chart is karpenter(-crd); or it is a variable or a local and the repository, name or label says so."""
+    chart = attrs.get("chart")
+    if chart is None:
+        return False
+    if chart[0] is not None:
+        return is_karpenter_chart(chart[0])
+    repository, name = attrs.get("repository"), attrs.get("name")
+    return ((repository is not None and "karpenter" in (repository[0] or ""))
+            or (name is not None and (name[0] or "") in _KARPENTER_LABELS) or label in _KARPENTER_LABELS)
+
+
+def terraform_evidence(files: list[tuple[str, str]],
+                       tfvars: dict[tuple[str, str], tuple[str, str]] | None = None) -> list[Evidence]:
     """Karpenter chart versions of `helm_release` resources and add-on module inputs in Terraform files
-    (display, text), in order."""
+    (display, text), in order. `tfvars`: (directory, variable) -> (value, file name) set by `terraform.tfvars` and
+    `*.auto.tfvars` (`tfvars_values`), which win over a variable's default."""
     defaults: dict[tuple[str, str], str] = {}  # (directory, variable) -> its default
+    local_values: dict[tuple[str, str], str] = {}  # (directory, local) -> its value
     for display, text in files:
         if "variable" in text:
             _variable_defaults(display, text, defaults)
+        if "locals" in text:
+            _locals(display, text, local_values)
     out: list[Evidence] = []
     for display, text in files:
         if "karpenter" not in text:
             continue
         braces, lines = None, _Lines(text)
+        directory = os.path.dirname(display)
         for count, m in enumerate(_HELM_RELEASE.finditer(text)):
             if count >= MAX_RELEASES:
                 break
             body_start = m.end() - 1
             braces = braces or _Braces(text)
-            body = text[body_start:braces.end(body_start, len(text))]
-            attrs: dict[str, tuple[str | None, str | None, int]] = {}
-            depth, seen = 0, 0
-            for a in _ATTR.finditer(body):  # top-level attributes only (not `set { name = ... }`)
-                depth += body.count("{", seen, a.start()) - body.count("}", seen, a.start())
-                seen = a.start()
-                if depth == 1 and a.group(1) not in attrs:
-                    attrs[a.group(1)] = (a.group(2), a.group(3), body_start + a.start())
-                    if len(attrs) == 2:
-                        break
-            chart = attrs.get("chart")
-            if chart is None or chart[0] is None or chart[0].rstrip("/").rsplit("/", 1)[-1] != "karpenter":
-                continue
+            attrs = _top_attributes(text[body_start:braces.end(body_start, len(text))], body_start)
             version = attrs.get("version")
-            if version is None:
+            if version is None or not _installs_karpenter(m.group(1), attrs):
                 continue
-            literal, var, at = version
-            value = literal if literal is not None else defaults.get((os.path.dirname(display), var))
-            v = exact(value)
+            literal, kind, ref, at = version
+            how = ""
+            if kind == "var":
+                if tfvars and (directory, ref) in tfvars:
+                    literal, source = tfvars[(directory, ref)]
+                    how = f" (var.{ref} in {source})"
+                else:
+                    literal, how = defaults.get((directory, ref)), f" (var.{ref} default)"
+            elif kind == "local":
+                literal, how = local_values.get((directory, ref)), f" (local.{ref})"
+            v = exact(literal)
             if v is not None:
-                line = lines.at(at)
-                what = f'helm_release "{m.group(1)}"' + (f" (var.{var} default)" if var else "")
-                out.append(Evidence(v, display, line, what))
-        for count, m in enumerate(_ADDON.finditer(text)):
-            if count >= MAX_RELEASES:
-                break
-            v = exact(m.group(1))
-            if v is not None:
-                line = lines.at(m.start(1))
-                out.append(Evidence(v, display, line, "karpenter add-on chart_version"))
+                out.append(Evidence(v, display, lines.at(at), f'helm_release "{m.group(1)}"{how}'))
+        for pattern, what in ((_ADDON, "karpenter add-on chart_version"),
+                              (_ADDON_V4, "karpenter_helm_config version")):
+            for count, m in enumerate(pattern.finditer(text)):
+                if count >= MAX_RELEASES:
+                    break
+                v = exact(m.group(1))
+                if v is not None:
+                    out.append(Evidence(v, display, lines.at(m.start(1)), what))
+    return out
+
+
+_TFVARS_LINE = re.compile(r'^[ \t]*([A-Za-z_][\w-]*)[ \t]*=[ \t]*"([^"\n]*)"', re.M)
+
+
+def is_auto_tfvars(display: str) -> bool:
+    """`terraform.tfvars` and `*.auto.tfvars`: the variable files Terraform loads without being told."""
+    base = os.path.basename(display)
+    return base == "terraform.tfvars" or base.endswith(".auto.tfvars")
+
+
+def tfvars_values(files: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(directory, variable) -> (value, file name) of the string assignments of auto-loaded variable files
+    (display, text)."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for display, text in sorted(files):  # (Terraform loads *.auto.tfvars in lexical order, the later winning)
+        for m in _TFVARS_LINE.finditer(text):
+            out[(os.path.dirname(display), m.group(1))] = (m.group(2), os.path.basename(display))
     return out
 
 
@@ -184,7 +254,8 @@ def read_terraform(paths: list[tuple[str, str]], read) -> list[Evidence]:
             raw = read(abspath, MAX_TERRAFORM_BYTES)
         except OSError:
             continue
-        if len(raw) > MAX_TERRAFORM_BYTES or (b"karpenter" not in raw and b"variable" not in raw):
+        if len(raw) > MAX_TERRAFORM_BYTES or (b"karpenter" not in raw and b"variable" not in raw
+                                              and b"locals" not in raw):
             continue
         texts.append((display, raw.decode("utf-8", "replace")))
     return terraform_evidence(texts)
@@ -201,21 +272,58 @@ def read_yaml(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
             raw = read(abspath, limit)
         except OSError:
             continue
-        if len(raw) > limit or b"karpenter" not in raw:
+        if len(raw) > limit or b"karpenter" not in raw or not _yaml_might_pin(display, raw):
             continue
-        src = decode(display, raw, abspath)
-        if hasattr(src, "text"):
-            out.extend(yaml_evidence(load(src)[0]))
+        out.extend(_parsed_yaml_evidence(display, abspath, raw))
     return out
+
+
+def _parsed_yaml_evidence(display: str, abspath: str, raw: bytes) -> list[Evidence]:
+    from karplint.readers.loader import decode, load
+
+    src = decode(display, raw, abspath)
+    return yaml_evidence(load(src)[0]) if hasattr(src, "text") else []
+
+
+# Documentation: it describes an install more often than it performs one, so it pins only when nothing else does
+# (a stale upgrade note must not make the Terraform pin of the same repository unclear).
+DOC_EXTENSIONS = (".md", ".markdown", ".mdx", ".adoc", ".asciidoc", ".rst", ".txt")
 
 
 def collect(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
     """Every release pin in the files (display, abspath), whatever their kind: the one entry point the project
-    stage calls (before the check, over the whole project, named paths or not)."""
+    stage calls (before the check, over the whole project, named paths or not). Each file is read once; a file
+    whose bytes name no pin (`karpenter` for most forms, a variable or local for Terraform) is not decoded."""
     from karplint.discover import EXTENSIONS
+    from karplint.model.release_scripts import might_pin, text_evidence
 
-    return read_terraform([p for p in paths if p[0].endswith(".tf")], read) + read_yaml(
-        [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read, limit)
+    terraform: list[tuple[str, str]] = []
+    tfvars: list[tuple[str, str]] = []
+    found: list[Evidence] = []
+    docs: list[Evidence] = []
+    for display, abspath in paths:
+        try:
+            raw = read(abspath, limit)
+        except OSError:
+            continue
+        if len(raw) > limit:
+            continue  # (the check reports it as too large)
+        name = display.lower()
+        small = len(raw) <= MAX_TERRAFORM_BYTES
+        if name.endswith(".tf"):
+            if small and (b"karpenter" in raw or b"variable" in raw or b"locals" in raw):
+                terraform.append((display, raw.decode("utf-8", "replace")))
+        elif small and is_auto_tfvars(display):
+            tfvars.append((display, raw.decode("utf-8", "replace")))
+        if (b"karpenter" not in raw and b"KARPENTER" not in raw) or b"\0" in raw[:8192]:
+            continue  # (nothing of Karpenter's, or not text)
+        if name.endswith(EXTENSIONS) and b"karpenter" in raw and _yaml_might_pin(display, raw):
+            found.extend(_parsed_yaml_evidence(display, abspath, raw))
+        if might_pin(raw):
+            (docs if name.endswith(DOC_EXTENSIONS) else found).extend(
+                text_evidence(display, raw.decode("utf-8", "replace")))
+    found = terraform_evidence(terraform, tfvars_values(tfvars)) + found
+    return found or docs
 
 
 # ------------------------------------------------------------------------------------------------ choosing
