@@ -28,7 +28,7 @@ MAX_COMMAND_CHARS = 1 << 13  # one command with its continuation lines
 MAX_WHAT = 80
 
 # A name that says it is Karpenter's release (chart or CRD chart): KARPENTER_VERSION, karpenter_chart_version, ...
-_PIN_NAME = re.compile(r"(?i)karpenter[_-]?(?:crds?[_-]?)?(?:helm[_-]?)?(?:chart[_-]?)?version")
+PIN_NAME = re.compile(r"(?i)karpenter[_-]?(?:crds?[_-]?)?(?:helm[_-]?)?(?:chart[_-]?)?version")
 # `[export ]NAME = value` at the start of a line (shell, Makefile, .env, Dockerfile ENV, YAML, HCL, JSON keys), after
 # an optional prompt (`$ `) or list marker; the value is the whole rest of the line but a comment or a trailing comma.
 _ASSIGN = re.compile(
@@ -158,7 +158,7 @@ def text_evidence(display: str, text: str) -> list[Evidence]:
     for m in _ASSIGN.finditer(text):
         name, value = m.group("name"), _value(m.group("value"))
         assigned.setdefault(name, []).append((m.start(), value))
-        if value is not None and _PIN_NAME.fullmatch(name):
+        if value is not None and PIN_NAME.fullmatch(name):
             out.append((m.start(), Evidence(value, display, lines.at(m.start("value")), name)))
     for count, m in enumerate(_HELM.finditer(text)):
         if count >= MAX_COMMANDS:
@@ -179,7 +179,7 @@ def text_evidence(display: str, text: str) -> list[Evidence]:
         name = ref.group(1) or ref.group(3) or ref.group(4)
         earlier = [(pos, value) for pos, value in assigned.get(name, ()) if pos < m.start()]
         if earlier and earlier[-1][1] is not None:
-            if _PIN_NAME.fullmatch(name):
+            if PIN_NAME.fullmatch(name):
                 continue  # (that assignment is evidence already)
             pos, value = earlier[-1]
             out.append((pos, Evidence(value, display, lines.at(pos), f"{name} for {what}")))

@@ -28,6 +28,7 @@ import os
 import re
 
 from karplint.model.release_evidence import Evidence, exact, is_karpenter_chart
+from karplint.model.release_scripts import PIN_NAME
 from karplint.model.versions import Version
 
 __all__ = ["Evidence", "exact", "collect", "assign", "yaml_evidence", "terraform_evidence", "to_version"]
@@ -111,9 +112,11 @@ class _Lines:
         return self.line
 
 
-def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str]) -> None:
+def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str],
+                       pins: list[tuple[str, str, int]] | None = None) -> None:
     """The exact-string `default` of each `variable` block of one file: the first `default = "..."` line inside
-    the block, found by bisecting the file's default lines (each block scanned again would be quadratic)."""
+    the block, found by bisecting the file's default lines (each block scanned again would be quadratic).
+    `pins` gets (variable, value, line) of the variables whose name says they are Karpenter's version."""
     starts, values = [], []
     for d in _DEFAULT.finditer(text):
         starts.append(d.start())
@@ -128,6 +131,8 @@ def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str]
         i = bisect.bisect_left(starts, start)
         if i < len(starts) and values[i][0] <= end:
             into[(directory, m.group(1))] = values[i][1]
+            if pins is not None and PIN_NAME.fullmatch(m.group(1)):
+                pins.append((m.group(1), values[i][1], text.count("\n", 0, starts[i]) + 1))
 
 
 def _locals(display: str, text: str, into: dict[tuple[str, str], str]) -> None:
@@ -182,12 +187,17 @@ def terraform_evidence(files: list[tuple[str, str]],
     `*.auto.tfvars` (`tfvars_values`), which win over a variable's default."""
     defaults: dict[tuple[str, str], str] = {}  # (directory, variable) -> its default
     local_values: dict[tuple[str, str], str] = {}  # (directory, local) -> its value
+    out: list[Evidence] = []
     for display, text in files:
+        pins: list[tuple[str, str, int]] = []  # `variable "karpenter_version" { default = "1.2.3" }`
         if "variable" in text:
-            _variable_defaults(display, text, defaults)
+            _variable_defaults(display, text, defaults, pins)
         if "locals" in text:
             _locals(display, text, local_values)
-    out: list[Evidence] = []
+        for name, value, line in pins:
+            v = exact(value)
+            if v is not None and (os.path.dirname(display), name) not in (tfvars or {}):  # (else: the tfvars pin)
+                out.append(Evidence(v, display, line, f'variable "{name}" default'))
     for display, text in files:
         if "karpenter" not in text:
             continue
