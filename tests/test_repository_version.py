@@ -117,6 +117,7 @@ resource "helm_release" "karpenter_crd" {
 
 def test_terraform_forms():
     assert terraform_evidence([("infra/main.tf", TF_VAR)]) == [
+        Evidence("1.0.6", "infra/main.tf", 3, 'variable "karpenter_version" default'),  # (its name says so)
         Evidence("1.0.6", "infra/main.tf", 8, 'helm_release "karpenter" (var.karpenter_version default)'),
         Evidence("0.37.0", "infra/main.tf", 24, "karpenter add-on chart_version"),
     ]
