@@ -187,6 +187,38 @@ def test_addon_keys_helmfile_kustomize_and_cluster_api(tmp_path: Path):
     ] and {e.version for e in got} == {"1.0.6"}
 
 
+# aws-samples/eks-blueprints-add-ons@c086b79a760fb13f0d0f0cd6450f008e33bd6432,
+# argocd/bootstrap/control-plane/addons/aws/addons-aws-oss-karpenter-appset.yaml (MIT-0), lines 1-20 and 42-50, shortened
+ADDONS_APPSET = """---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: addons-aws-karpenter
+spec:
+  generators:
+    - merge:
+        mergeKeys: [server]
+        generators:
+          - clusters:
+              values:
+                addonChart: karpenter
+                # anything not staging or prod use this version
+                addonChartVersion: v0.30.0
+                addonChartRepository: public.ecr.aws
+  template:
+    spec:
+      sources:
+        - chart: '{{values.addonChart}}/{{values.addonChart}}'
+          repoURL: '{{values.addonChartRepository}}'
+          targetRevision: '{{values.addonChartVersion}}'
+"""
+
+
+def test_gitops_bridge_applicationset_generator_values(tmp_path: Path):
+    assert _collect(tmp_path, {"addons/karpenter-appset.yaml": ADDONS_APPSET}) == [
+        Evidence("0.30.0", "addons/karpenter-appset.yaml", 15, "clusters.values.addonChartVersion")]
+
+
 def test_yaml_without_a_pin_form_is_not_parsed(tmp_path: Path, monkeypatch):
     from karplint.model import repo_version
 

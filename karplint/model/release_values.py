@@ -12,7 +12,10 @@ A mapping pins a release, at the line of its version key, when
 * or it is the value of a `karpenter` / `karpenter-crd` key and has such a version key
   (`addons: {karpenter: {chartVersion: 1.0.6}}`).
 
-Documents that `karplint.model.detect` reads as chart installs (Flux, Argo CD, Chart.yaml) are left to it.
+Documents that `karplint.model.detect` reads as chart installs (Flux, Argo CD Applications, Chart.yaml) are left to
+it; an ApplicationSet is walked too, for the values of its generators (`addonChart: karpenter`,
+`addonChartVersion: v0.30.0` in https://github.com/aws-samples/eks-blueprints-add-ons,
+argocd/bootstrap/control-plane/addons/aws/addons-aws-oss-karpenter-appset.yaml).
 """
 
 from __future__ import annotations
@@ -60,8 +63,11 @@ def values_evidence(docs) -> list[Evidence]:
         src = doc.source
         if id(src) not in checked:
             checked[id(src)] = "karpenter" in src.text and might_pin(src.text)
-        if not checked[id(src)] or not isinstance(doc.data, (dict, list)) or reads_chart_installs(doc, as_resource(doc)):
+        if not checked[id(src)] or not isinstance(doc.data, (dict, list)):
             continue
+        res = as_resource(doc)
+        if reads_chart_installs(doc, res) and (res is None or res.kind != "ApplicationSet"):
+            continue  # (an ApplicationSet's generators carry add-on values that detect does not read)
         stack: list[tuple[tuple, object, object]] = [((), doc.data, None)]  # (path, node, key it sits under)
         while stack and budget > 0:
             path, node, under = stack.pop()
