@@ -86,7 +86,8 @@ def test_helm_version_from_a_variable_of_the_same_file(tmp_path: Path):
 
 def test_karpenter_crd_chart_and_version_equals_form(tmp_path: Path):
     script = ("helm template karpenter-crd oci://public.ecr.aws/karpenter/karpenter-crd --version=v1.0.6 > crds.yaml\n"
-              "helm install karpenter oci://public.ecr.aws/karpenter/karpenter \\\n  --version \\\n  1.0.6 -n kube-system\n")
+              "helm install karpenter oci://public.ecr.aws/karpenter/karpenter \\\n"
+              "  --version \\\n  1.0.6 -n kube-system\n")
     assert _collect(tmp_path, {"crds.sh": script}) == [
         Evidence("1.0.6", "crds.sh", 1, "helm template oci://public.ecr.aws/karpenter/karpenter-crd --version"),
         Evidence("1.0.6", "crds.sh", 3, "helm install oci://public.ecr.aws/karpenter/karpenter --version"),
@@ -188,7 +189,8 @@ def test_addon_keys_helmfile_kustomize_and_cluster_api(tmp_path: Path):
 
 
 # aws-samples/eks-blueprints-add-ons@c086b79a760fb13f0d0f0cd6450f008e33bd6432,
-# argocd/bootstrap/control-plane/addons/aws/addons-aws-oss-karpenter-appset.yaml (MIT-0), lines 1-20 and 42-50, shortened
+# argocd/bootstrap/control-plane/addons/aws/addons-aws-oss-karpenter-appset.yaml (MIT-0), lines 1-20 and 42-50,
+# shortened
 ADDONS_APPSET = """---
 apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
@@ -235,7 +237,8 @@ def test_yaml_without_a_pin_form_is_not_parsed(tmp_path: Path, monkeypatch):
 
 def test_helm_release_with_a_chart_variable_a_local_and_tfvars(tmp_path: Path):
     main = ('locals {\n  karpenter = {\n    version = "0.1.0"\n  }\n  chart_version = "v1.0.8"\n}\n\n'
-            'resource "helm_release" "karpenter" {\n  name       = "karpenter"\n  repository = "oci://public.ecr.aws/karpenter"\n'
+            'resource "helm_release" "karpenter" {\n  name       = "karpenter"\n'
+            '  repository = "oci://public.ecr.aws/karpenter"\n'
             '  chart      = var.karpenter_chart\n  version    = local.chart_version\n}\n\n'
             'resource "helm_release" "crds" {\n  name       = "karpenter-crd"\n  chart      = local.crd_chart\n'
             '  version    = var.karpenter_crd_version\n}\n')
@@ -269,7 +272,8 @@ def test_a_variable_named_for_karpenter_with_a_default(tmp_path: Path):
 def test_eks_blueprints_v4_karpenter_helm_config(tmp_path: Path):
     tf = ('module "eks_blueprints_kubernetes_addons" {\n  enable_karpenter = true\n'
           '  karpenter_helm_config = {\n    name    = "karpenter"\n    version = "v0.27.0"\n  }\n}\n')
-    assert _collect(tmp_path, {"addons.tf": tf}) == [Evidence("0.27.0", "addons.tf", 5, "karpenter_helm_config version")]
+    assert _collect(tmp_path, {"addons.tf": tf}) == [
+        Evidence("0.27.0", "addons.tf", 5, "karpenter_helm_config version")]
 
 
 # ------------------------------------------------------------------------------------------------ bounds
