@@ -288,6 +288,13 @@ def test_hostile_helm_commands_stay_cheap(tmp_path: Path):
     assert got == [Evidence("1.0.7", "big.sh", 152, "helm upgrade karpenter/karpenter --version")]
 
 
+def test_evidence_per_file_is_bounded(tmp_path: Path):
+    got = _collect(tmp_path, {"pins.env": "KARPENTER_VERSION=1.0.6\n" * 5000,
+                              "releases.yaml": "releases:\n" + "  - {chart: karpenter/karpenter, version: 1.0.6}\n" * 5000})
+    assert len([e for e in got if e.file == "pins.env"]) == 100
+    assert len([e for e in got if e.file == "releases.yaml"]) == 100
+
+
 # ------------------------------------------------------------------------------------------------ end to end
 
 NODEPOOL_V1BETA1 = '''apiVersion: karpenter.sh/v1beta1

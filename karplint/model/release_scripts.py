@@ -24,6 +24,7 @@ import re
 from karplint.model.release_evidence import Evidence, exact, is_karpenter_chart
 
 MAX_COMMANDS = 200  # helm commands read per file (a generated doc could repeat thousands)
+MAX_PINS = 100  # evidence kept per file: more says nothing new and would only grow every later step
 MAX_COMMAND_CHARS = 1 << 13  # one command with its continuation lines
 MAX_WHAT = 80
 
@@ -158,7 +159,7 @@ def text_evidence(display: str, text: str) -> list[Evidence]:
     for m in _ASSIGN.finditer(text):
         name, value = m.group("name"), _value(m.group("value"))
         assigned.setdefault(name, []).append((m.start(), value))
-        if value is not None and PIN_NAME.fullmatch(name):
+        if value is not None and len(out) < MAX_PINS and PIN_NAME.fullmatch(name):
             out.append((m.start(), Evidence(value, display, lines.at(m.start("value")), name)))
     for count, m in enumerate(_HELM.finditer(text)):
         if count >= MAX_COMMANDS:
@@ -187,4 +188,4 @@ def text_evidence(display: str, text: str) -> list[Evidence]:
             pos = text.find("--version", m.start())  # ${NAME:-1.0.6} with NAME set nowhere in the file
             out.append((pos, Evidence(exact(ref.group(2)), display, lines.at(pos), f"{what} --version")))
     out.sort(key=lambda pe: pe[0])
-    return [e for _pos, e in out]
+    return [e for _pos, e in out[:MAX_PINS]]

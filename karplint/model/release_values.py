@@ -25,6 +25,7 @@ import re
 from karplint.model.release_evidence import KARPENTER_CHARTS, Evidence, exact, is_karpenter_chart
 
 MAX_NODES = 100_000  # mappings and lists walked per file
+MAX_PINS = 100  # evidence kept per file
 _CHART_KEYS = ("chart", "chartName", "chart_name", "addonChart")
 _REPO_KEYS = ("repo", "repoURL", "repoUrl", "repository", "chartRepository", "chart_repository",
               "addonChartRepository")
@@ -69,7 +70,7 @@ def values_evidence(docs) -> list[Evidence]:
         if reads_chart_installs(doc, res) and (res is None or res.kind != "ApplicationSet"):
             continue  # (an ApplicationSet's generators carry add-on values that detect does not read)
         stack: list[tuple[tuple, object, object]] = [((), doc.data, None)]  # (path, node, key it sits under)
-        while stack and budget > 0:
+        while stack and budget > 0 and len(out) < MAX_PINS:
             path, node, under = stack.pop()
             budget -= 1
             if isinstance(node, list):
