@@ -113,6 +113,17 @@ def test_ci_variables_makefile_env_file_and_terragrunt(tmp_path: Path):
     ] and {e.version for e in got} == {"1.0.6"}  # (a JSON key mid-line is not an assignment at a line's start)
 
 
+def test_cdk_constructs(tmp_path: Path):
+    ts = ('import * as blueprints from "@aws-quickstart/eks-blueprints";\n'
+          "const karpenter = new blueprints.addons.KarpenterAddOn({\n  version: 'v0.33.1',\n  nodePoolSpec: {},\n});\n"
+          "const later = new blueprints.addons.KarpenterAddOn({\n  nodePoolSpec: { version: '9.9.9' },\n"
+          "  version: '1.0.0',\n});\n"  # (after a nested object: not read, the nested one could be anything)
+          "new Karpenter(this, 'Karpenter', {\n  cluster,\n  version: 'v0.34.0',\n});\n")
+    assert _collect(tmp_path, {"lib/stack.ts": ts}) == [
+        Evidence("0.33.1", "lib/stack.ts", 3, "KarpenterAddOn version"),
+        Evidence("0.34.0", "lib/stack.ts", 13, "new Karpenter version")]
+
+
 def test_near_misses_pin_nothing(tmp_path: Path):
     assert _collect(tmp_path, {
         "a.sh": ("# export KARPENTER_VERSION=0.37.0\n"  # commented out

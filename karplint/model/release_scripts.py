@@ -12,6 +12,9 @@ Two forms, each with its file and line:
   assignment is the evidence). Karpenter's getting-started guide writes both
   (https://github.com/aws/karpenter-provider-aws, website/content/en/*/getting-started).
 
+A third form is code: the `version` of an EKS Blueprints CDK `new blueprints.addons.KarpenterAddOn({version: ...})`
+or of a cdk-eks-karpenter `new Karpenter(this, "id", {version: ...})`, before any nested object of its properties.
+
 Only exact versions count. The `--version` of another chart, a `kubectl`/`eksctl` version, a commented-out line
 and a variable without an exact value pin nothing.
 """
@@ -39,6 +42,9 @@ _ASSIGN = re.compile(
 _DEFAULTED = re.compile(r"^\$\{\w+:?-([^}]*)\}$")  # ${NAME:-1.0.6}: the value when NAME is unset
 _REFERENCE = re.compile(r"^\$(?:\{(\w+)(?::?-([^}]*))?\}|\((\w+)\)|(\w+))$")  # $NAME ${NAME} ${NAME:-x} $(NAME)
 _HELM = re.compile(r"(?<![\w./-])helm[ \t]+(upgrade|install|template)(?![\w-])")
+# CDK constructs whose `version` property is the chart's: the properties object up to its first nested object.
+_CDK = re.compile(r"""(KarpenterAddOn|new[ \t]+Karpenter)[ \t]*\([^{}()]{0,200}\{[^{}]{0,2000}?"""
+                  r"""(?<![\w.])version[ \t]*:[ \t]*(["'`])([^"'`\n]{1,64})\2""")
 _STOP = ("&&", "||", ";", "|", ">", ">>", "2>", "2>&1", ")", "`")
 # helm flags that take a value as the next word (the others are switches); `--kube-version` is Kubernetes'.
 _VALUED = frozenset((
@@ -70,7 +76,8 @@ _PIN_BYTES = re.compile(rb"[Kk][Aa][Rr][Pp][Ee][Nn][Tt][Ee][Rr][_-]?(?:[Cc][Rr][
 
 def might_pin(raw: bytes) -> bool:
     """Whether `text_evidence` can find anything in a file of these bytes (which mention karpenter)."""
-    return (b"helm" in raw and b"--version" in raw) or _PIN_BYTES.search(raw) is not None
+    return ((b"helm" in raw and b"--version" in raw) or b"KarpenterAddOn" in raw or b"new Karpenter" in raw
+            or _PIN_BYTES.search(raw) is not None)
 
 
 def _value(raw: str) -> str | None:
@@ -187,5 +194,13 @@ def text_evidence(display: str, text: str) -> list[Evidence]:
         elif not earlier and ref.group(2) is not None and exact(ref.group(2)) is not None:
             pos = text.find("--version", m.start())  # ${NAME:-1.0.6} with NAME set nowhere in the file
             out.append((pos, Evidence(exact(ref.group(2)), display, lines.at(pos), f"{what} --version")))
+    if ("KarpenterAddOn" in text or "new Karpenter" in text):
+        for count, m in enumerate(_CDK.finditer(text)):
+            v = exact(m.group(3))
+            if count >= MAX_COMMANDS:
+                break
+            if v is not None:
+                what = "KarpenterAddOn version" if m.group(1) == "KarpenterAddOn" else "new Karpenter version"
+                out.append((m.start(3), Evidence(v, display, lines.at(m.start(3)), what)))
     out.sort(key=lambda pe: pe[0])
     return [e for _pos, e in out[:MAX_PINS]]
