@@ -121,7 +121,7 @@ def test_cdk_constructs(tmp_path: Path):
           "new Karpenter(this, 'Karpenter', {\n  cluster,\n  version: 'v0.34.0',\n});\n")
     assert _collect(tmp_path, {"lib/stack.ts": ts}) == [
         Evidence("0.33.1", "lib/stack.ts", 3, "KarpenterAddOn version"),
-        Evidence("0.34.0", "lib/stack.ts", 13, "new Karpenter version")]
+        Evidence("0.34.0", "lib/stack.ts", 12, "new Karpenter version")]
 
 
 def test_near_misses_pin_nothing(tmp_path: Path):
