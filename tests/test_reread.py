@@ -234,3 +234,19 @@ def test_list_items_count_toward_the_per_kind_bound(monkeypatch):
     text = "apiVersion: v1\nitems:\n" + "".join(item.replace("name: default", f"name: c{n}") for n in range(4))
     assert [(f.code, f.line, f.column) for f in lint({"nodeclasses.yaml": text}, config={"select": ["KPL004"]})] == [
         ("KPL004", 33, 3)]
+
+
+def test_documentation_showing_a_cluster_s_class_defines_its_name():
+    """k8sug/karpenter-workshop (above): the workshop's NodePools use EC2NodeClass `default`, which exists only as
+    `kubectl get` output in its Markdown (KPL601 before, the project defining another class). An object with the
+    metadata only the API server sets (resourceVersion) exists in the cluster; a plain example does not say so."""
+    pool = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: od\nspec:\n  template:\n    spec:\n"
+            "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+            "      requirements: []\n")
+    other = KUBECTL_LIST.replace("name: default", "name: other").split("items:\n- ", 1)[1].replace("\n  ", "\n")
+    doc = "# EC2NodeClass\n\n```yaml\n" + KUBECTL_LIST + "```\n"
+    files = {"resources/pool.yaml": pool, "resources/other.yaml": other, "karpenter/ec2nodeclass.md": doc}
+    assert [f.code for f in lint(files, config={"select": ["KPL601"]})] == []
+    files["karpenter/ec2nodeclass.md"] = doc.replace('    resourceVersion: "4369"\n', "")
+    assert [(f.code, f.file, f.line) for f in lint(files, config={"select": ["KPL601"]})] == [
+        ("KPL601", "resources/pool.yaml", 8)]
