@@ -52,8 +52,9 @@ def reread(src: SourceFile, host: str | None, docs: list, problems: list) -> tup
 def _not_read(problems: list) -> list:
     """A template's syntax error (KPL001) as the part of it that is not read (KPL010)."""
     return [Problem("KPL010", (
-        f"this Terraform template does not read as YAML from here ({p.message}) once its `%{{ ... }}` directive "
-        "lines are dropped and its `${...}` holes taken as unknown values: the rest of the file is not checked\n"
+        "this Terraform template does not read as YAML from here once its `%{ ... }` directive lines are dropped "
+        "and its `${...}` holes taken as unknown values: this document and the rest of the file are not checked\n"
+        f"note: {p.message.split(chr(10), 1)[0]}\n"
         "help: keep each directive on a line of its own and each hole in place of a whole value, or check the "
         "rendered text (`terraform console`: templatefile(...))"), p.span) if p.code == "KPL001" else p
         for p in problems]
