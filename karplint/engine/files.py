@@ -207,7 +207,18 @@ def parse_input(item: InputFile, raw: bytes) -> FileResult:
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])
+    if any(p.code == "KPL001" for p in problems):  # a template or JSON with comments: not meant to be plain YAML
+        docs, problems = _reread(src, host, docs, problems)
     return FileResult(item.display, src, docs, problems, from_comments(src))
+
+
+def _reread(src: SourceFile, host: str | None, docs: list, problems: list) -> tuple[list, list]:
+    from karplint.readers.reread import reread
+
+    try:
+        return reread(src, host, docs, problems)
+    except Exception:  # noqa: BLE001 - isolation: the first reading and its syntax error stand
+        return docs, problems
 
 
 def _host_kind(display: str) -> str | None:

@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 from karplint.config import Config
 from karplint.readers.document import Document
 from karplint.readers.loader import Problem
-from karplint.model import Model, Parts, Resource, as_resource
+from karplint.model import Model, Parts, Resource, as_resource, cluster_record
 from karplint.model.versions import KARPENTER_GROUPS
 from karplint.readers.kustomize import PATCH_RULES
 from karplint.rules import Context, Rule, Violation
@@ -299,7 +299,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     run_rules: set[str] = set()
     if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
-            if doc.documentation_example:
+            if doc.documentation_example and not cluster_record(doc):
                 continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
             kept, codes = reads.keep(doc, res)
             if kept is not None:

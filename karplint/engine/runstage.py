@@ -22,7 +22,9 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) ->
     model = Model()
     for o in outcomes:
         if o.summary.run_documents:
-            model.add(o.documents())
+            docs = o.documents()
+            model.add(d for d in docs if not d.documentation_example)
+            model.add_recorded(d for d in docs if d.documentation_example)  # (`cluster_record`s: names only)
     ctx = _context(model, config)
     by_kind: dict[str, list[Resource]] = {}
     for res in model.resources:

@@ -110,6 +110,9 @@ class Model:
 
     resources: list[Resource] = field(default_factory=list)
     documents: list[Document] = field(default_factory=list)
+    # Objects that documentation shows as a live cluster returned them (`cluster_record`): they exist there, so
+    # their names are known to references, but they are no objects of the run (no other verdict reads them).
+    recorded: list[Resource] = field(default_factory=list)
     # What rules work out about the whole run once and several rules ask for (each under its own key).
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -119,6 +122,9 @@ class Model:
             res = as_resource(doc)
             if res is not None:
                 self.resources.append(res)
+
+    def add_recorded(self, docs: Iterable[Document]) -> None:
+        self.recorded.extend(res for res in map(as_resource, docs) if res is not None)
 
     def of_kind(self, *kinds: str, group: str | None = None) -> Iterator[Resource]:
         for res in self.resources:
@@ -136,6 +142,16 @@ class Model:
         for res in self.resources:
             if res.pod_template is not None and res.group in ("", "apps", "batch"):
                 yield res
+
+
+_SERVER_SET_METADATA = ("uid", "resourceVersion", "creationTimestamp")
+
+
+def cluster_record(doc: Document) -> bool:
+    """A documentation example that is an object as a live cluster returned it (`kubectl get -o yaml`: metadata
+    that only the API server sets): it exists in that cluster, although no file of the run defines it."""
+    meta = doc.data.get("metadata") if isinstance(doc.data, dict) else None
+    return doc.documentation_example and isinstance(meta, dict) and any(k in meta for k in _SERVER_SET_METADATA)
 
 
 # ---------------------------------------------------------------------------------------------- what rules read

@@ -54,6 +54,7 @@ _HCL_KIND = re.compile(r"""(?m)^[ \t]*"?kind"?[ \t]*[=:][ \t]*"(%s)"[ \t]*,?[ \t
                        % "|".join(_KARPENTER_KINDS))
 _K8S_API = re.compile(r"(?m)^( *)apiVersion:[ \t]*\S")
 _K8S_KIND = re.compile(r"(?m)^( *)kind:[ \t]*\S")
+_K8S_ITEMS = re.compile(r"(?m)^( *)items:[ \t]*(?:#.*)?\r?$")  # a List cut short before its `kind:` (`kubectl get`)
 _TOP_KEY = re.compile(r"(?m)^( *)[^\s#-][^:\n]*:(?:[ \t]|$)")
 
 
@@ -372,7 +373,8 @@ def _is_kubernetes(vtext: str) -> bool:
     indents = {len(m.group(1)) for m in _TOP_KEY.finditer(vtext)}
     top = min(indents) if indents else 0
     return any(len(m.group(1)) == top for m in _K8S_API.finditer(vtext)) and \
-        any(len(m.group(1)) == top for m in _K8S_KIND.finditer(vtext))
+        (any(len(m.group(1)) == top for m in _K8S_KIND.finditer(vtext))
+         or any(len(m.group(1)) == top for m in _K8S_ITEMS.finditer(vtext)))
 
 
 # --- Terraform

@@ -27,7 +27,7 @@ from typing import Any
 from karplint.readers.document import Document, NodeInfo
 from karplint.readers.reference import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
                                      OTHER_BREAKS, LoadLimitExceeded, Problem, _expand_lists, by_offsets,
-                                     resolve_scalar)
+                                     is_list_document, resolve_scalar)
 from karplint.readers.source import SourceFile, Span
 
 try:  # PyYAML with libyaml
@@ -533,8 +533,7 @@ def load_fast(src: SourceFile, text: str):
             return None
         problems.extend(builder.problems)
         doc = Document(src, index, data, LazyNodes(positions, index), (), marks.span(node))
-        if isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"].endswith("List") \
-                and isinstance(data.get("items"), list):
+        if type(data) is dict and "items" in data and is_list_document(data):
             doc.nodes = positions.nodes(index)  # list items take their spans from the positions
             docs.extend(_expand_lists(doc))
         else:

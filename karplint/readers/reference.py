@@ -381,11 +381,27 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
     return docs, problems
 
 
+_KINDLESS_LIST_KEYS = frozenset({"apiVersion", "items", "metadata"})
+
+
+def is_list_document(data: Any) -> bool:
+    """A list of objects: `kind: List` or any `*List` with `items` (what `kubectl get -o yaml` prints), or the
+    same cut short before its `kind:` line (`apiVersion: v1` and `items` of objects only: kubectl's output pasted
+    into a document up to the end of the items)."""
+    if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+        return False
+    kind = data.get("kind")
+    if isinstance(kind, str):
+        return kind.endswith("List")
+    return "kind" not in data and data.get("apiVersion") == "v1" and data.keys() <= _KINDLESS_LIST_KEYS and any(
+        isinstance(i, dict) and isinstance(i.get("apiVersion"), str) and isinstance(i.get("kind"), str)
+        for i in data["items"])
+
+
 def _expand_lists(doc: Document) -> Iterator[Document]:
-    """`kind: List` and `*List` documents become one document per item (sharing the parent's positions)."""
+    """List documents (`is_list_document`) become one document per item (sharing the parent's positions)."""
     data = doc.data
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list):
+    if is_list_document(data):
         for i, item in enumerate(data["items"]):
             base = doc.base + ("items", i)
             info = doc.nodes.get(base)

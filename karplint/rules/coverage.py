@@ -1,6 +1,6 @@
 """What a run could not read: Karpenter objects in forms karplint does not parse, reported once per file instead of
-a silent pass (KPL009 by `karplint/readers/embedded.py`, KPL015/KPL016 by the CLI from
-`karplint/readers/foreign.py`)."""
+a silent pass (KPL009 by `karplint/readers/embedded.py`, KPL010 by `karplint/readers/reread.py`, KPL015/KPL016 by
+the CLI from `karplint/readers/foreign.py`)."""
 
 from __future__ import annotations
 
@@ -13,3 +13,6 @@ declare("KPL015", "helm-template-not-checked", category="input", severity="info"
         summary="A Helm chart template defines a Karpenter object; check the rendered chart instead")
 declare("KPL016", "code-not-checked", category="input", severity="info",
         summary="Program code (CDK, cdk8s, Pulumi) defines a Karpenter object that karplint cannot read")
+declare("KPL010", "terraform-template-not-read", category="input", severity="info",
+        summary="Part of a Terraform template (templatefile()) does not read as YAML once its directives and holes "
+                "are set aside; that part is not checked")

@@ -55,6 +55,8 @@ def _requirements_path(res: Resource) -> Path:
 def unknown_nodeclass(model: Model, ctx) -> Iterator:
     by_name = nodeclasses_by_name(model)
     declared = {n for n in ctx.cluster.get("nodeclasses", ()) if isinstance(n, str)}  # created outside YAML
+    # classes that documentation shows as a live cluster returned them (`kubectl get -o yaml`): they exist there
+    declared |= {r.name for r in model.recorded if r.kind == "EC2NodeClass" and r.group == "karpenter.k8s.aws"}
     if not by_name:
         return  # the run holds no EC2NodeClass: they live elsewhere, nothing to resolve against
     for res in model.of_kind(*REQUIREMENT_OWNERS, group="karpenter.sh"):
