@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -33,6 +33,7 @@ from karplint.findings import Edit, Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
 from karplint.readers.templating import is_templated
+from karplint.schema.webhook import with_webhook_constraints
 from karplint.model.versions import KARPENTER_KINDS, V, Version
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ def _validator(release: str, group: str, version: str, kind: str) -> tuple[Draft
     raw = load_schema(release, group, version, kind)
     if raw is None:
         return None
+    raw = with_webhook_constraints(raw, group, version, kind)
     from jsonschema import Draft7Validator  # not at the top: ~0.1 s of imports that runs without Karpenter kinds skip
 
     compiled = compile_schema(raw)
@@ -937,8 +939,8 @@ def _order(doc: Document, err: SchemaError):
 
 def check(res: Resource, karpenter_version: Version | str) -> Result | None:
     """Validation of `res` for the target version (cached per document: every schema rule of a run asks for it),
-    or None when not validated: not a Karpenter kind, an apiVersion the target does not serve (KPL801's
-    business) or no bundled schema."""
+    or None when not validated: not a Karpenter kind or no bundled schema. An apiVersion the target does not
+    serve is validated against the release that served it (`Selection.unserved`), each message saying which."""
     if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
         return None
     return _check(res, Version.parse(karpenter_version))
@@ -957,6 +959,12 @@ def _check(res: Resource, target: Version) -> Result | None:
     sel = select(res.group, res.version, res.kind, target)
     if sel is None:
         return None
+    if sel.unserved:  # checked against the API it declares, in the release that served it (KPL801: the rest)
+        errors = validate(res, sel.release)
+        if errors is None:
+            return None
+        note = f"\nnote: {sel.note} (Karpenter {target} does not serve it)"
+        return Result(sel, [replace(e, message=e.message + note) for e in errors])
     errors = validate(res, sel.release, str(target))
     if errors is None:
         return None
