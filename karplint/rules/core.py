@@ -112,21 +112,22 @@ def older_api_version_unpinned(model, ctx):
             kinds.append(res.kind)
     first, n = found[0], len(found)
     them = "it" if n == 1 else "them"
-    listed = "; ".join(f"{api} {', '.join(kinds)}" for api, kinds in by_api.items())
-    what = f"{first.api_version} {first.kind}" if n == 1 else f"{n} objects of older apiVersions ({listed})"
+    what = f"{first.api_version} {first.kind}" if n == 1 else f"{n} objects of older apiVersions"
     notes = []
     for api, kinds in by_api.items():
         group, _, version = api.partition("/")
         sel = select(group, version, kinds[0], ctx.karpenter_version)
-        checked = f"; karplint checked {them} against the {sel.note}" if sel is not None and sel.unserved else ""
-        notes.append(f"note: {api} is served by Karpenter {served_range(group, version, kinds[0])}{checked}")
+        checked = f"; checked against the {sel.note}" if sel is not None and sel.unserved else ""
+        notes.append(f"note: {api} ({', '.join(kinds)}) is served by Karpenter "
+                     f"{served_range(group, version, kinds[0])}{checked}")
     yield ctx.violation(
         first, ("apiVersion",),
-        f"{what} {'is' if n == 1 else 'are'} not served by Karpenter {ctx.karpenter_version}, karplint's default "
-        "target (no Karpenter release is pinned)\n" + "\n".join(notes) + "\n"
+        f"{what} {'is' if n == 1 else 'are'} not served by Karpenter {ctx.karpenter_version}, and no release is "
+        "pinned\n"
         f"help: pin the release you run (`karpenter-version` in the configuration, or `--karpenter-version`) to "
         f"check {them} against it; Karpenter {ctx.karpenter_version} needs karpenter.sh/v1 and karpenter.k8s.aws/v1 "
-        "(KPL801 then reports each object)")
+        "(KPL801 then reports each object)\n"
+        f"note: Karpenter {ctx.karpenter_version} is karplint's default target\n" + "\n".join(notes))
 
 
 _KNOWN_VERSIONS = {

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from karplint.rules import rule
-from karplint.schema.validate import format_path
+from karplint.schema.validate import format_path, shell_expanded
 from karplint.readers.templating import is_templated
 from karplint.model.versions import V, served
 
@@ -154,7 +154,7 @@ def invalid_requirement_value(res, ctx):
             continue
         key = req.get("key")
         for j, value in enumerate(req["values"]):
-            if not isinstance(value, str) or is_templated(value):
+            if not isinstance(value, str) or is_templated(value) or shell_expanded(res, value):
                 continue  # a non-string is the structural validator's type error
             errs = label_value_errors(value)
             if errs:

@@ -432,6 +432,16 @@ def _join_or(words: list[str]) -> str:
 
 # ---------------------------------------------------------------------------------------------- validation
 
+_SHELL_EXPANSION = re.compile(r"\$[A-Za-z_{(]")
+
+
+def shell_expanded(res: Resource, value: Any) -> bool:
+    """A string the shell fills in before the object is applied: `$VAR` or `$(...)` in an unquoted heredoc."""
+    emb = res.doc.source.embedding
+    return emb is not None and "shell" in emb.escape and isinstance(value, str) \
+        and _SHELL_EXPANSION.search(value) is not None
+
+
 class _Run:
     """Turns jsonschema errors for one document and one release into SchemaErrors."""
 
@@ -451,7 +461,8 @@ class _Run:
         inst = e.instance
         label = format_path(path)
         if v in ("type", "enum", "pattern", "format") or v in _RANGE:
-            if is_templated(inst) and v not in ("minItems", "maxItems", "minProperties", "maxProperties"):
+            if (is_templated(inst) or shell_expanded(self.res, inst)) \
+                    and v not in ("minItems", "maxItems", "minProperties", "maxProperties"):
                 return
         if v == "additionalProperties":
             props = (e.schema.get("properties") or {})
