@@ -928,7 +928,9 @@ def validate(res: Resource, release: str, target: str | None = None) -> list[Sch
     instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
     # Copies of one manifest (overlays, environments) are common in monorepos: remember what validated cleanly.
     try:
-        digest = (release, res.group, res.version, res.kind, json.dumps(instance, sort_keys=True, default=repr))
+        emb = res.doc.source.embedding  # (an unquoted shell heredoc's `$VAR` is unknown: not the same verdict)
+        digest = (release, res.group, res.version, res.kind, emb is not None and "shell" in emb.escape,
+                  json.dumps(instance, sort_keys=True, default=repr))
     except (TypeError, ValueError):  # pragma: no cover - keys of mixed types
         digest = None
     if digest is not None and digest in _CLEAN:
