@@ -132,6 +132,7 @@ def test_the_release_the_repository_deploys_is_a_pin():
     newer = lint({"deploy/karpenter.yaml": _helm_release("1.2.0"), "pools/np.yaml": NODEPOOL_V1BETA1})
     assert [(f.file, f.code, f.line, f.column) for f in newer if f.code in ("KPL801", "KPL803")] == [
         ("pools/np.yaml", "KPL801", 1, 13)]
+    assert ("KPL104", 20, 9) in codes(newer)  # (and its fields checked against the release that served it)
 
 
 OLD_POOL = """\
@@ -238,6 +239,8 @@ EOF
 
 def test_shell_variables_of_an_unquoted_heredoc_are_unknown_values():
     assert [c for c in codes(lint({"deploy.sh": DO_EKS})) if c[0].startswith("KPL1")] == []
+    v1 = DO_EKS.replace("karpenter.sh/v1beta1", "karpenter.sh/v1")  # (the same on v1 objects)
+    assert [c for c in codes(lint({"deploy.sh": v1})) if c[0] in ("KPL102", "KPL141")] == []
     quoted = DO_EKS.replace("cat <<EOF", "cat <<'EOF'")  # kubectl gets the literal `$CLUSTER_NAME`
     assert ("KPL102", 11, 23) in codes(lint({"deploy.sh": quoted}))
 
