@@ -436,10 +436,14 @@ _SHELL_EXPANSION = re.compile(r"\$[A-Za-z_{(]")
 
 
 def shell_expanded(res: Resource, value: Any) -> bool:
-    """A string the shell fills in before the object is applied: `$VAR` or `$(...)` in an unquoted heredoc."""
+    """A string filled in before the object is applied: `$VAR` or `$(...)` in an unquoted shell heredoc, or in a
+    documentation example (a Markdown block: `$CLUSTER_NAME` there stands for the reader's value)."""
+    return isinstance(value, str) and _SHELL_EXPANSION.search(value) is not None and _expands(res)
+
+
+def _expands(res: Resource) -> bool:
     emb = res.doc.source.embedding
-    return emb is not None and "shell" in emb.escape and isinstance(value, str) \
-        and _SHELL_EXPANSION.search(value) is not None
+    return emb is not None and ("shell" in emb.escape or emb.host_kind == "markdown")
 
 
 class _Run:
@@ -928,8 +932,8 @@ def validate(res: Resource, release: str, target: str | None = None) -> list[Sch
     instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
     # Copies of one manifest (overlays, environments) are common in monorepos: remember what validated cleanly.
     try:
-        emb = res.doc.source.embedding  # (an unquoted shell heredoc's `$VAR` is unknown: not the same verdict)
-        digest = (release, res.group, res.version, res.kind, emb is not None and "shell" in emb.escape,
+        # (`$VAR` is unknown in an unquoted heredoc or a documentation example: not the same verdict)
+        digest = (release, res.group, res.version, res.kind, _expands(res),
                   json.dumps(instance, sort_keys=True, default=repr))
     except (TypeError, ValueError):  # pragma: no cover - keys of mixed types
         digest = None

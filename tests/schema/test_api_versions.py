@@ -254,3 +254,14 @@ def test_command_line_exit_codes(tmp_path):
                      "-f", "json", cwd=tmp_path)
     assert pinned.returncode == 1, pinned.stderr
     assert [(f["code"], f["severity"]) for f in json.loads(pinned.stdout)["findings"]] == [("KPL801", "error")]
+
+
+def test_shell_variables_of_a_documentation_example_are_unknown_values():
+    # From aws-samples/aws-do-eks@f721602f7389b817a74fec8343862733bce638ed Container-Root/eks/deployment/
+    # horizontal-pod-autoscaler/custom-metrics-autoscaling/README.md#L369 (MIT-0), shortened: "The script generated
+    # the following two manifests", with the script's $CLUSTER_NAME in place of its value.
+    text = ("Let's look into how the Karpenter configuration was created:\n\n```yaml\n"
+            + DO_EKS.split("-f -\n", 1)[1].replace("EOF\n", "```\n"))
+    assert [c for c in codes(lint({"README.md": text})) if c[0].startswith("KPL1")] == []
+    plain = DO_EKS.split("-f -\n", 1)[1].replace("EOF\n", "")  # a manifest file: kubectl gets `$CLUSTER_NAME`
+    assert ("KPL102", 9, 23) in codes(lint({"np.yaml": plain}))
