@@ -385,8 +385,8 @@ class _Run:
         self.add(SchemaError("other", path, "value", f"{label}: {e.message}", ident=("other", path, v)))
 
     def newer_phrase(self, first: str | None, test: Callable[[dict], bool], verb: str) -> str | None:
-        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (`karplint.schema.moved.SINCE`), else
-        the first newer bundled schema that passes `test`; None when no newer release has it either."""
+        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (`schema.moved.SINCE`),
+        else the first newer bundled schema that passes `test`; None when no newer release has it either."""
         if first:
             return f"Karpenter {first} and later {'have' if verb == 'has it' else 'accept'} it"
         try:
