@@ -37,7 +37,8 @@ def test_check_step(tmp_path):
     (proj / "ignored").mkdir()
     (proj / "ignored" / "np.yaml").write_text(OLD)
     sarif = tmp_path / "out.sarif"
-    proc = _run(tmp_path, proj, PATHS="my dir\n\nother\r\n", ARGS="--select KPL801 --no-cache",
+    proc = _run(tmp_path, proj, PATHS="my dir\n\nother\r\n",
+                ARGS="--select KPL801 --karpenter-version 1.14.1 --no-cache",
                 SARIF_FILE=str(sarif))
     assert proc.returncode == 1, proc.stderr
     annotations = [ln for ln in proc.stdout.splitlines() if ln.startswith("::error ")]
@@ -71,7 +72,8 @@ def test_sarif_file_name_is_written_under_runner_temp_never_through_a_link_in_th
     proj.mkdir()
     (proj / "np.yaml").write_text(OLD)
     (proj / "karplint.sarif").symlink_to("../outside/victim")
-    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE="karplint.sarif")
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache --select KPL801 --karpenter-version 1.14.1",
+                SARIF_FILE="karplint.sarif")
     assert proc.returncode == 1, proc.stderr
     assert (tmp_path / "outside" / "victim").read_text() == "precious\n"
     assert os.readlink(proj / "karplint.sarif") == "../outside/victim"

@@ -21,6 +21,8 @@ spec:
       requirements: []
   limits: {cpu: "100"}
 """
+# KPL801 reports V1BETA1_POOL when a release is pinned; without one, KPL803 says it once per file, as info.
+PINNED = ("--karpenter-version", "1.14.1")
 
 
 @pytest.fixture()
@@ -47,7 +49,7 @@ def test_check_help_is_readable():
 
 
 def test_directory_recursion_and_json_contract(tree: Path):
-    code, report, _ = run_json("check", ".", cwd=tree)
+    code, report, _ = run_json("check", ".", *PINNED, cwd=tree)
     assert code == 1
     assert report["version"] == 1
     got = [(f["file"], f["code"], f["line"], f["column"]) for f in report["findings"]]
@@ -66,8 +68,8 @@ def test_relative_paths_stay_relative(tree: Path):
 
 def test_exit_codes(tree: Path):
     assert run_cli("check", "team-a/svc.yml", cwd=tree).returncode == 0
-    assert run_cli("check", "team-a/pool.yaml", cwd=tree).returncode == 1
-    assert run_cli("check", "team-a/pool.yaml", "--exit-zero", cwd=tree).returncode == 0
+    assert run_cli("check", "team-a/pool.yaml", *PINNED, cwd=tree).returncode == 1
+    assert run_cli("check", "team-a/pool.yaml", *PINNED, "--exit-zero", cwd=tree).returncode == 0
     missing = run_cli("check", "nope.yaml", cwd=tree)
     assert missing.returncode == 2 and "nope.yaml" in missing.stderr and "Traceback" not in missing.stderr
     assert run_cli("check", "--output-format", "xml", cwd=tree).returncode == 2
@@ -80,7 +82,7 @@ def test_fail_on_threshold(tmp_path: Path):
 
 
 def test_select_and_ignore(tree: Path):
-    _, report, _ = run_json("check", ".", "--select", "KPL8", cwd=tree)
+    _, report, _ = run_json("check", ".", "--select", "KPL8", *PINNED, cwd=tree)
     assert {f["code"] for f in report["findings"]} == {"KPL801"}
     _, report, _ = run_json("check", ".", "--ignore", "deprecation,KPL001", cwd=tree)
     assert report["findings"] == []
@@ -94,7 +96,7 @@ def test_karpenter_version_flag(tree: Path):
 
 
 def test_stdin_with_filename():
-    code, report, _ = run_json("check", "-", "--stdin-filename", "deploy/pool.yaml", stdin=V1BETA1_POOL)
+    code, report, _ = run_json("check", "-", "--stdin-filename", "deploy/pool.yaml", *PINNED, stdin=V1BETA1_POOL)
     assert code == 1 and report["findings"][0]["file"] == "deploy/pool.yaml"
 
 
@@ -138,13 +140,13 @@ def test_fifo_is_not_opened(tmp_path: Path):
 
 
 def test_github_format_is_automatic_under_actions(tree: Path):
-    proc = run_cli("check", "team-a", cwd=tree, env={"GITHUB_ACTIONS": "true"})
+    proc = run_cli("check", "team-a", *PINNED, cwd=tree, env={"GITHUB_ACTIONS": "true"})
     assert proc.stdout.startswith("::error file=team-a/pool.yaml,line=1,col=13,endLine=1,endColumn=33,"
                                   "title=karplint KPL801 (removed-api-version)::")
 
 
 def test_text_output_has_no_colour_when_piped_and_has_a_frame(tree: Path):
-    proc = run_cli("check", "team-a", cwd=tree)
+    proc = run_cli("check", "team-a", *PINNED, cwd=tree)
     assert "\x1b[" not in proc.stdout
     assert "team-a/pool.yaml:1:13: KPL801 [error]" in proc.stdout
     assert " 1 | apiVersion: karpenter.sh/v1beta1" in proc.stdout
@@ -152,7 +154,7 @@ def test_text_output_has_no_colour_when_piped_and_has_a_frame(tree: Path):
 
 
 def test_output_file(tree: Path):
-    proc = run_cli("check", "team-a", "-f", "sarif", "-o", "out.sarif", cwd=tree)
+    proc = run_cli("check", "team-a", *PINNED, "-f", "sarif", "-o", "out.sarif", cwd=tree)
     assert proc.returncode == 1 and proc.stdout == ""
     assert json.loads((tree / "out.sarif").read_text())["version"] == "2.1.0"
 
@@ -180,7 +182,8 @@ def test_config_file_and_errors(tree: Path):
 
 
 def test_pyproject_config_and_cli_override(tree: Path):
-    (tree / "pyproject.toml").write_text('[tool.karplint]\nignore = ["KPL801"]\n[tool.karplint.severity]\nKPL001 = "info"\n')
+    (tree / "pyproject.toml").write_text('[tool.karplint]\nkarpenter-version = "1.14.1"\nignore = ["KPL801"]\n'
+                                         '[tool.karplint.severity]\nKPL001 = "info"\n')
     code, report, _ = run_json("check", ".", cwd=tree)
     assert [(f["code"], f["severity"]) for f in report["findings"]] == [("KPL001", "info")] and code == 0
     code, report, _ = run_json("check", ".", "--fail-on", "info", cwd=tree)
@@ -188,7 +191,7 @@ def test_pyproject_config_and_cli_override(tree: Path):
 
 
 def test_per_file_ignores(tree: Path):
-    (tree / ".karplint.toml").write_text('[per-file-ignores]\n"team-a/*" = ["KPL801"]\n')
+    (tree / ".karplint.toml").write_text('karpenter-version = "1.14.1"\n[per-file-ignores]\n"team-a/*" = ["KPL801"]\n')
     _, report, _ = run_json("check", ".", cwd=tree)
     assert [f["code"] for f in report["findings"]] == ["KPL001"]
 
@@ -201,6 +204,6 @@ def test_suppressions(tmp_path: Path):
     (tmp_path / "b.yaml").write_text("# karplint: disable-file=KPL801\n" + V1BETA1_POOL)
     (tmp_path / "c.yaml").write_text(V1BETA1_POOL.replace(
         "  name: old\n", "  name: old\n  annotations:\n    karplint.io/ignore: KPL801\n"))
-    _, report, _ = run_json("check", ".", cwd=tmp_path)
+    _, report, _ = run_json("check", ".", *PINNED, cwd=tmp_path)
     got = [(f["file"], f["code"], f["line"]) for f in report["findings"]]
     assert got == [("a.yaml", "KPL090", 18)], got

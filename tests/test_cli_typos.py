@@ -14,7 +14,7 @@ NODEPOOL = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x
     (["--select", "KPL999"], "--select: `KPL999` matches no rule; did you mean"),
     (["--extend-select", "KPL8O1"], "--extend-select: `KPL8O1` matches no rule; did you mean `KPL801`"),
     (["--ignore", "userdat"], "--ignore: `userdat` matches no rule; did you mean `userdata`?"),
-    (["--ignore", "removed-api-versoin"], "did you mean `removed-api-version`?"),
+    (["--ignore", "removed-api-versoin"], "did you mean `removed-api-version`"),
     (["--karpenter-version", "1.41.1"], "no Karpenter release 1.41.1 exists (the newest karplint knows is 1.14.1); "
                                         "did you mean 1.14.1?"),
 ])
@@ -61,9 +61,10 @@ def test_show_settings_names_the_file_the_release_and_its_source(tmp_path):
 
 
 def test_karplint_toml_accepts_the_readme_table_shape(tmp_path):
-    (tmp_path / ".karplint.toml").write_text('[tool.karplint]\nfail-on = "error"\n\n[tool.karplint.severity]\nKPL801 = "info"\n')
+    (tmp_path / ".karplint.toml").write_text('[tool.karplint]\nfail-on = "error"\nkarpenter-version = "1.14.1"\n\n'
+                                             '[tool.karplint.severity]\nKPL801 = "info"\n')
     (tmp_path / "np.yaml").write_text(NODEPOOL)
-    proc = run_cli("check", "np.yaml", "--no-cache", "-f", "json", cwd=tmp_path)
+    proc = run_cli("check", "np.yaml", "--no-cache", "--select", "KPL801", "-f", "json", cwd=tmp_path)
     import json
 
     codes = {(f["code"], f["severity"]) for f in json.loads(proc.stdout)["findings"]}

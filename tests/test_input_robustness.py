@@ -187,6 +187,6 @@ def test_one_failing_rule_does_not_stop_the_others(monkeypatch):
     rule = base.REGISTRY["KPL801"]
     monkeypatch.setitem(base.REGISTRY, "KPL801", base.Rule(**{**rule.__dict__, "check": explode}))
     findings = lint({"a.yaml": "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\n",
-                     "b.yaml": "a: 1\na: 2\n"})
+                     "b.yaml": "a: 1\na: 2\n"}, config={"select": ["KPL801", "KPL002", "KPL006"]}, karpenter_version="1.14.1")
     assert [(f.file, f.code) for f in findings] == [("a.yaml", "KPL006"), ("b.yaml", "KPL002")]
     assert findings[0].message.startswith("internal error in KPL801 (removed-api-version): ValueError: boom")

@@ -28,6 +28,7 @@ spec:
 """
 
 OLD = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n"
+PINNED = ("--karpenter-version", "1.14.1")  # KPL801 on OLD (unpinned: KPL803, info)
 
 
 def test_split_message():
@@ -39,7 +40,7 @@ def test_split_message():
 def test_text_shows_help_and_note_lines_and_a_blank_line_after_each_finding(tmp_path):
     (tmp_path / "nc.yaml").write_text(ABORTS)
     (tmp_path / "old.yaml").write_text(OLD)
-    proc = run_cli("check", ".", "--no-cache", "--select", "KPL215,KPL801", cwd=tmp_path)
+    proc = run_cli("check", ".", "--no-cache", "--select", "KPL215,KPL801", *PINNED, cwd=tmp_path)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     head = next(i for i, ln in enumerate(lines) if ln.startswith("nc.yaml:") and "KPL215" in ln)
@@ -57,17 +58,17 @@ def test_text_shows_help_and_note_lines_and_a_blank_line_after_each_finding(tmp_
 def test_concise_statistics_and_quiet(tmp_path):
     (tmp_path / "old.yaml").write_text(OLD)
     (tmp_path / "old2.yaml").write_text(OLD.replace("old", "older"))
-    concise = run_cli("check", ".", "--no-cache", "--select", "KPL801", "-f", "concise", cwd=tmp_path)
+    concise = run_cli("check", ".", "--no-cache", "--select", "KPL801", *PINNED, "-f", "concise", cwd=tmp_path)
     assert concise.returncode == 1
     assert concise.stdout.splitlines()[0] == (
         "old.yaml:1:13: KPL801 [error] karpenter.sh/v1beta1 NodePool is not served by Karpenter 1.14.1")
     assert concise.stdout.splitlines()[1].startswith("old2.yaml:1:13: KPL801 [error] ")
     assert concise.stdout.splitlines()[-1].startswith("Found 2 findings")
-    quiet = run_cli("check", ".", "--no-cache", "--select", "KPL801", "-f", "concise", "-q", cwd=tmp_path)
+    quiet = run_cli("check", ".", "--no-cache", "--select", "KPL801", *PINNED, "-f", "concise", "-q", cwd=tmp_path)
     assert len(quiet.stdout.splitlines()) == 2 and "Found" not in quiet.stdout
-    quiet_text = run_cli("check", ".", "--no-cache", "--select", "KPL801", "-q", cwd=tmp_path)
+    quiet_text = run_cli("check", ".", "--no-cache", "--select", "KPL801", *PINNED, "-q", cwd=tmp_path)
     assert "Found" not in quiet_text.stdout and "KPL801" in quiet_text.stdout and quiet_text.returncode == 1
-    stats = run_cli("check", ".", "--no-cache", "--select", "KPL801,KPL102", "--statistics", cwd=tmp_path)
+    stats = run_cli("check", ".", "--no-cache", "--select", "KPL801,KPL102", *PINNED, "--statistics", cwd=tmp_path)
     assert stats.returncode == 1
     assert stats.stdout.splitlines()[0] == "2\tKPL801\t    removed-api-version"
 

@@ -89,6 +89,7 @@ def test_pre_commit_try_repo(tmp_path: Path):
     subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
     (project / "good.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
     (project / "pool.yaml").write_text("apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: p\n")
+    (project / ".karplint.toml").write_text('karpenter-version = "1.14.1"\n')  # pinned: KPL801 on pool.yaml
     subprocess.run(["git", "add", "-A"], cwd=project, check=True, env=env)
     ok = subprocess.run([str(pre_commit), "try-repo", str(src), "karplint", "--files", "good.yaml"],
                         cwd=project, env=env, capture_output=True, text=True, timeout=600)

@@ -48,7 +48,7 @@ def test_sarif_is_valid(files, sarif_schema):
 
 
 def test_sarif_regions_are_exact():
-    sarif = json.loads(_render(lint_report(BAD), "sarif"))
+    sarif = json.loads(_render(lint_report(BAD, karpenter_version="1.14.1"), "sarif"))
     got = [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             r["locations"][0]["physicalLocation"]["region"]["startLine"],
             r["locations"][0]["physicalLocation"]["region"]["startColumn"]) for r in sarif["runs"][0]["results"]]
@@ -56,7 +56,7 @@ def test_sarif_regions_are_exact():
 
 
 def test_json_is_sorted_by_file_line_column():
-    report = json.loads(_render(lint_report(BAD), "json"))
+    report = json.loads(_render(lint_report(BAD, karpenter_version="1.14.1"), "json"))
     keys = [(f["file"], f["line"], f["column"]) for f in report["findings"]]
     assert keys == sorted(keys) and len(keys) == 3
     assert report["summary"]["by_severity"] == {"error": 3, "warning": 0, "info": 0}

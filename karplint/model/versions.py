@@ -141,6 +141,27 @@ def served(group: str, version: str, kind: str, release: Version) -> tuple[bool,
     return True, None, hint
 
 
+def served_range(group: str, version: str, kind: str) -> str:
+    """The releases that serve group/version kind, in words: "0.32–1.0", "up to 0.32", "1.7 and later"."""
+    fact = API_SERVED.get((group, version, kind))
+    if fact is None:
+        return "every release"
+    first, removed, _hint = fact
+    if isinstance(first, tuple):  # (the v1 upgrade path: from a patch release of each minor line)
+        low: str | None = first[0]
+    else:
+        low = f"{V(first).major}.{V(first).minor}" if first else None
+    high = None
+    if removed is not None:
+        r = V(removed)
+        high = f"{r.major}.{r.minor - 1}" if r.minor > 0 else f"releases before {removed}"
+    if low and high:
+        return f"{low}–{high}"
+    if high:
+        return f"up to {high}"
+    return f"{low} and later" if low else "every release"
+
+
 def implausible(version: Version) -> str | None:
     """Why no Karpenter release can be `version` (a typo such as 1.41.1 for 1.14.1), or None. Karpenter's minor
     releases come about monthly: more than a year past the newest release karplint knows is not a release."""

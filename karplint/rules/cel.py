@@ -54,10 +54,12 @@ def cel_validation(res, ctx):
     if got is None:
         return
     out, shared = got
+    sel = select(res.group, res.version, res.kind, ctx.karpenter_version)
+    note = f"\nnote: {sel.note} (Karpenter {ctx.karpenter_version} does not serve it)" if sel and sel.unserved else ""
     for f in out.failures:
         if shared is not None and _ident(f) not in shared:
             continue  # the target lies between two bundled releases that disagree: undecidable
-        yield ctx.violation(res, f.report_path, f"{format_path(f.report_path)}: {f.message}", on="key")
+        yield ctx.violation(res, f.report_path, f"{format_path(f.report_path)}: {f.message}{note}", on="key")
 
 
 @rule("KPL131", "cel-rule-unevaluated", category="schema", severity="info",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 
 from karplint.rules.base import declare, rule
-from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, served
+from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, LATEST, served, served_range
+from karplint.schema import select
 
 # Findings produced by the loader and the engine (documented and selectable like any rule).
 declare("KPL001", "invalid-yaml", category="input", severity="error",
@@ -61,22 +62,72 @@ def non_mapping_document(model, ctx):
 
 
 
+def release_pinned(ctx) -> bool:
+    """Whether the targeted release was chosen (configuration, flag) or read from the repository rather than
+    karplint's default. The engine retargets a file at the release its repository deploys but leaves the source
+    "default" (nobody chose it), so a target other than the default is the repository's."""
+    return ctx.version_source != "default" or ctx.karpenter_version != LATEST
+
+
+def _unserved(res, ctx) -> bool:
+    """A Karpenter kind under its own group whose apiVersion the targeted release does not serve."""
+    return res.group in KARPENTER_GROUPS and KARPENTER_KINDS.get(res.kind) == res.group \
+        and not served(res.group, res.version, res.kind, ctx.karpenter_version)[0]
+
+
 @rule("KPL801", "removed-api-version", category="deprecation", severity="error",
-      summary="A Karpenter apiVersion that the targeted Karpenter release does not serve",
+      summary="A Karpenter apiVersion that the pinned Karpenter release does not serve",
       kinds=tuple(KARPENTER_KINDS))
 def removed_api_version(res, ctx):
-    if res.group not in KARPENTER_GROUPS or KARPENTER_KINDS.get(res.kind) != res.group:
-        return
-    ok, removed_in, hint = served(res.group, res.version, res.kind, ctx.karpenter_version)
-    if ok:
-        return
+    if not _unserved(res, ctx) or not release_pinned(ctx):
+        return  # (no release pinned: KPL803 says once per file what the apiVersion implies)
+    _ok, removed_in, hint = served(res.group, res.version, res.kind, ctx.karpenter_version)
     target = f"Karpenter {ctx.karpenter_version}"
     if removed_in:
         msg = (f"{res.api_version} {res.kind} is not served by {target}\n"
                f"help: {hint}\nnote: removed in Karpenter {removed_in}")
     else:
         msg = f"{res.api_version} {res.kind} is not served by {target}\nnote: {hint}"
+    sel = select(res.group, res.version, res.kind, ctx.karpenter_version)
+    if sel is not None and sel.unserved:
+        msg += f"\nnote: its fields are checked against the {sel.note}"
     yield ctx.violation(res, ("apiVersion",), msg)
+
+
+@rule("KPL803", "older-api-version-unpinned", category="deprecation", severity="info",
+      summary="Karpenter objects of an older apiVersion and no release pinned: what the apiVersion implies (once "
+              "per file)", scope="file")
+def older_api_version_unpinned(model, ctx):
+    """Without a pinned release, the default target is a guess: an error per object of an older apiVersion would
+    mostly say that the guess is wrong. One notice per file says what the objects imply and how to pin."""
+    if release_pinned(ctx):
+        return
+    found = [res for res in model.resources if _unserved(res, ctx)]
+    if not found:
+        return
+    by_api: dict[str, list] = {}
+    for res in found:
+        kinds = by_api.setdefault(f"{res.group}/{res.version}", [])
+        if res.kind not in kinds:
+            kinds.append(res.kind)
+    first, n = found[0], len(found)
+    them = "it" if n == 1 else "them"
+    what = f"{first.api_version} {first.kind}" if n == 1 else f"{n} objects of older apiVersions"
+    notes = []
+    for api, kinds in by_api.items():
+        group, _, version = api.partition("/")
+        sel = select(group, version, kinds[0], ctx.karpenter_version)
+        checked = f"; checked against the {sel.note}" if sel is not None and sel.unserved else ""
+        notes.append(f"note: {api} ({', '.join(kinds)}) is served by Karpenter "
+                     f"{served_range(group, version, kinds[0])}{checked}")
+    yield ctx.violation(
+        first, ("apiVersion",),
+        f"{what} {'is' if n == 1 else 'are'} not served by Karpenter {ctx.karpenter_version}, and no release is "
+        "pinned\n"
+        f"help: pin the release you run (`karpenter-version` in the configuration, or `--karpenter-version`) to "
+        f"check {them} against it; Karpenter {ctx.karpenter_version} needs karpenter.sh/v1 and karpenter.k8s.aws/v1 "
+        "(KPL801 then reports each object)\n"
+        f"note: Karpenter {ctx.karpenter_version} is karplint's default target\n" + "\n".join(notes))
 
 
 _KNOWN_VERSIONS = {

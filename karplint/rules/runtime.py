@@ -11,9 +11,10 @@ label domains are CEL rules in every bundled NodePool CRD (KPL130 reports them),
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from karplint.rules import rule
-from karplint.schema.validate import format_path
+from karplint.schema.validate import format_path, shell_expanded
 from karplint.readers.templating import is_templated
 from karplint.model.versions import V, served
 
@@ -72,24 +73,50 @@ def qualified_name_errors(key: str) -> list[str]:
     return errs
 
 
-def _is_nodepool(res, ctx) -> bool:
-    """A NodePool the targeted release serves (KPL801 reports the others; their runtime never sees them)."""
-    return res.group == "karpenter.sh" and res.version in ("v1", "v1beta1") \
-        and served(res.group, res.version, res.kind, ctx.karpenter_version)[0]
-
-
 _CONSEQUENCE = "note: Karpenter sets ValidationSucceeded=False and provisions nothing from this NodePool"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where an API keeps what these checks read, and what its Karpenter does with a failure."""
+
+    labels: tuple  # the node labels mapping
+    spec: tuple  # the parent of taints, startupTaints and requirements
+    consequence: str
+
+
+# The same checks ran on the older APIs, at another path for v1alpha5 (kubernetes-sigs/karpenter v0.32.x
+# pkg/apis/v1beta1/nodeclaim_validation.go and nodepool_validation.go, pkg/apis/v1alpha5/provisioner_validation.go:
+# validateTaints, ValidateRequirement, validateLabels), in the validating webhook before v1.0.
+_LAYOUTS = {
+    ("karpenter.sh", "v1", "NodePool"): _Layout(_TEMPLATE + ("metadata", "labels"), _SPEC, _CONSEQUENCE),
+    ("karpenter.sh", "v1beta1", "NodePool"): _Layout(
+        _TEMPLATE + ("metadata", "labels"), _SPEC,
+        "note: Karpenter's validation rejects this NodePool: its validating webhook (0.32-0.37) refuses it; from "
+        "1.0 it gets ValidationSucceeded=False and Karpenter provisions nothing from it"),
+    ("karpenter.sh", "v1alpha5", "Provisioner"): _Layout(
+        ("spec", "labels"), ("spec",), "note: Karpenter's validating webhook rejects this Provisioner"),
+}
+
+
+def _layout(res) -> _Layout | None:
+    """How to read `res`, checked against the API it declares (KPL801 reports an apiVersion the target does not
+    serve, in addition)."""
+    return _LAYOUTS.get((res.group, res.version, res.kind))
+
+
 
 
 @rule("KPL140", "duplicate-taint", category="schema", severity="error",
       summary="The same taint key and effect twice across taints and startupTaints: the NodePool is ignored",
-      kinds=("NodePool",))
+      kinds=("NodePool", "Provisioner"))
 def duplicate_taint(res, ctx):
-    if not _is_nodepool(res, ctx):
+    layout = _layout(res)
+    if layout is None:
         return
     seen: dict[tuple, tuple] = {}
     for field in ("taints", "startupTaints"):
-        items = res.get(_SPEC + (field,))
+        items = res.get(layout.spec + (field,))
         if not isinstance(items, list):
             continue
         for i, t in enumerate(items):
@@ -98,7 +125,7 @@ def duplicate_taint(res, ctx):
             key, effect = t.get("key"), t.get("effect", "")
             if not isinstance(key, str) or not isinstance(effect, str) or is_templated(key) or is_templated(effect):
                 continue
-            path = _SPEC + (field, i)
+            path = layout.spec + (field, i)
             first = seen.get((key, effect))
             if first is None:
                 seen[(key, effect)] = path
@@ -108,17 +135,18 @@ def duplicate_taint(res, ctx):
                 f"duplicate taint {key}:{effect}\n"
                 "help: keep one; a taint that an agent removes belongs in startupTaints only\n"
                 f"note: first in {format_path(first)}\n"
-                f"{_CONSEQUENCE}",
+                f"{layout.consequence}",
                 on="key")
 
 
 @rule("KPL141", "invalid-requirement-value", category="schema", severity="error",
       summary="A requirements[].values entry that is not a valid label value (only Karpenter's runtime checks it)",
-      kinds=("NodePool",))
+      kinds=("NodePool", "Provisioner"))
 def invalid_requirement_value(res, ctx):
-    if not _is_nodepool(res, ctx):
+    layout = _layout(res)
+    if layout is None:
         return
-    reqs = res.get(_SPEC + ("requirements",))
+    reqs = res.get(layout.spec + ("requirements",))
     if not isinstance(reqs, list):
         return
     for i, req in enumerate(reqs):
@@ -126,24 +154,25 @@ def invalid_requirement_value(res, ctx):
             continue
         key = req.get("key")
         for j, value in enumerate(req["values"]):
-            if not isinstance(value, str) or is_templated(value):
+            if not isinstance(value, str) or is_templated(value) or shell_expanded(res, value):
                 continue  # a non-string is the structural validator's type error
             errs = label_value_errors(value)
             if errs:
-                path = _SPEC + ("requirements", i, "values", j)
+                path = layout.spec + ("requirements", i, "values", j)
                 yield ctx.violation(
                     res, path, f"invalid label value {value!r} for {key}\n"
                                + "".join(f"help: a label value {e.removeprefix('a valid label ')}\n" for e in errs)
-                               + _CONSEQUENCE)
+                               + layout.consequence)
 
 
 @rule("KPL142", "invalid-label-key", category="schema", severity="error",
       summary="A template label key that is not a qualified name (the schema cannot check map keys)",
-      kinds=("NodePool",))
+      kinds=("NodePool", "Provisioner"))
 def invalid_label_key(res, ctx):
-    if not _is_nodepool(res, ctx):
+    layout = _layout(res)
+    if layout is None:
         return
-    labels = res.get(_TEMPLATE + ("metadata", "labels"))
+    labels = res.get(layout.labels)
     if not isinstance(labels, dict):
         return
     for key in labels:
@@ -151,17 +180,18 @@ def invalid_label_key(res, ctx):
             continue
         errs = qualified_name_errors(key)
         if errs:
-            path = _TEMPLATE + ("metadata", "labels", key)
+            path = layout.labels + (key,)
             yield ctx.violation(res, path, f"invalid label key {key!r}\n"
-                                           + "".join(f"help: {e}\n" for e in errs) + _CONSEQUENCE, on="key")
+                                           + "".join(f"help: {e}\n" for e in errs) + layout.consequence, on="key")
 
 
 @rule("KPL143", "unknown-capacity-type", category="schema", severity="error",
       summary="karpenter.sh/capacity-type values other than on-demand, spot, reserved",
       kinds=("NodePool",))
 def unknown_capacity_type(res, ctx):
-    if not _is_nodepool(res, ctx):
-        return
+    if res.group != "karpenter.sh" or res.version not in ("v1", "v1beta1") \
+            or not served(res.group, res.version, res.kind, ctx.karpenter_version)[0]:
+        return  # (which values an older release knew is not recorded: only the served API is judged)
     reqs = res.get(_SPEC + ("requirements",))
     if not isinstance(reqs, list):
         return

@@ -85,8 +85,8 @@ def schema_release_approximate(model, ctx):
         if res.kind not in KARPENTER_KINDS:
             continue
         sel = select(res.group, res.version, res.kind, ctx.karpenter_version)
-        if sel is None or sel.exact:
-            continue  # validated against the target's own schema: nothing approximate to report
+        if sel is None or sel.exact or sel.unserved:
+            continue  # the target's own schema, or an apiVersion it does not serve (each finding names its schema)
         result = check(res, ctx.karpenter_version)
         if result is None:
             continue

@@ -23,7 +23,9 @@ API (for the structural validator `karplint.schema.validate` and the CEL engine 
         the schema a Resource is checked against when the target is `karpenter_version`: the nearest bundled
         release at or below it (`karplint.model.versions.nearest_bundled`), or, when that release lacks the kind but the
         target serves it (e.g. v1 at 0.36.3, NodeOverlay at 1.7.0), the nearest newer bundled release that has it.
-        None for non-Karpenter kinds and for apiVersions the target does not serve (rule KPL801 reports those).
+        An apiVersion the target does not serve (v1beta1 at 1.14.1) is checked against the API it declares: the
+        schema of the bundled release nearest to the target that served it (`Selection.unserved`; rule KPL801
+        reports the apiVersion in addition). None for non-Karpenter kinds.
     select(group, version, kind, karpenter_version) -> Selection | None   the same with the details (see Selection)
 
 Shared helpers in `karplint.schema.validate` (stable, used by the CEL rules too):
@@ -120,12 +122,15 @@ class Selection:
     upper: when the target lies strictly between two bundled schemas that both have the kind, the newer one
            (a verdict that differs between `release` and `upper` cannot be decided from the bundled CRDs).
     note: why the choice is approximate, or "".
+    unserved: the target does not serve this apiVersion; `release` is the bundled release nearest to the target
+              that did (its findings say so; KPL801 reports the apiVersion itself).
     """
 
     release: str
     exact: bool
     upper: str | None = None
     note: str = ""
+    unserved: bool = False
 
 
 def _main_snapshot() -> str | None:
@@ -135,13 +140,12 @@ def _main_snapshot() -> str | None:
 
 @lru_cache(maxsize=None)
 def _select(group: str, version: str, kind: str, target: Version) -> Selection | None:
-    ok, _removed, _hint = served(group, version, kind, target)
-    if not ok:
-        return None  # KPL801 (removed-api-version) reports it
     rels = releases()
     has = {r for r in rels if load_schema_exists(r, group, version, kind)}
     if not has:
         return None  # not a Karpenter kind we have a CRD for
+    if not served(group, version, kind, target)[0]:
+        return _serving(group, version, kind, target, [r for r in rels if r in has])
     lo = nearest_bundled(target) if V(rels[0]) <= target else None
     newer = [r for r in rels if V(r) > target and r in has]
     if lo is not None and lo in has:
@@ -158,6 +162,21 @@ def _select(group: str, version: str, kind: str, target: Version) -> Selection |
         why = f"{lo} does not serve {group}/{version} {kind}" if lo else f"{target} is older than every bundled release"
         return Selection(newer[0], False, None, f"{why}; checked against {newer[0]} instead")
     return None
+
+
+def _serving(group: str, version: str, kind: str, target: Version, has: list[str]) -> Selection | None:
+    """An apiVersion the target does not serve: the bundled release nearest to the target that served it (the
+    newest one below the target, else the oldest one above)."""
+    serving = [r for r in has if served(group, version, kind, V(r))[0]]
+    older = [r for r in serving if V(r) < target]
+    if older:
+        rel, which = older[-1], "newest"
+    elif serving:
+        rel, which = serving[0], "oldest"
+    else:
+        return None
+    note = f"schema of Karpenter {rel}, the {which} bundled release serving {group}/{version}"
+    return Selection(rel, False, None, note, unserved=True)
 
 
 def load_schema_exists(release: str, group: str, version: str, kind: str) -> bool:

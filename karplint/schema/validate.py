@@ -24,15 +24,18 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from karplint.readers.document import Document, Path, per_document
-from karplint.findings import Edit, Fix
+from karplint.findings import Fix
 from karplint.model import Resource
 from karplint.schema import MAIN_SNAPSHOT_PREFIX, Selection, load_schema, releases, select, snapshots
 from karplint.readers.templating import is_templated
+from karplint.schema.fixes import FIXES, _add_node_class_group, _group_fix, _rename_key_fix
+from karplint.schema.moved import MOVED, Moved, _match, find_moved, since
+from karplint.schema.webhook import with_webhook_constraints
 from karplint.model.versions import KARPENTER_KINDS, V, Version
 
 if TYPE_CHECKING:
@@ -111,6 +114,7 @@ def _validator(release: str, group: str, version: str, kind: str) -> tuple[Draft
     raw = load_schema(release, group, version, kind)
     if raw is None:
         return None
+    raw = with_webhook_constraints(raw, group, version, kind)
     from jsonschema import Draft7Validator  # not at the top: ~0.1 s of imports that runs without Karpenter kinds skip
 
     compiled = compile_schema(raw)
@@ -159,161 +163,6 @@ def _sub_schema(schema: dict, path: Path) -> dict | None:
             else:
                 return None
     return cur if isinstance(cur, dict) else None
-
-
-# ---------------------------------------------------------------------------------------------- moved fields
-
-@dataclass(frozen=True)
-class Moved:
-    """A field (or enum value) that one apiVersion has and another does not.
-
-    kinds/versions: where the document is (kind and its apiVersion's version) for the entry to apply.
-    path: the unknown field's path; "*" matches any list index. value: for renamed enum values, the old value.
-    replaces: required fields the old field stands in for (their "required" errors are not reported separately).
-    fix: name of a fix builder in `_FIXES`.
-    """
-
-    kinds: tuple[str, ...]
-    versions: tuple[str, ...]
-    path: tuple
-    message: str
-    value: str | None = None
-    replaces: tuple[str, ...] = ()
-    fix: str | None = None
-
-
-_V1_NP = (("NodePool",), ("v1",))
-_V1B1_NP = (("NodePool",), ("v1beta1",))
-_NP_ANY = (("NodePool",), ("v1beta1", "v1"))
-
-MOVED: tuple[Moved, ...] = (
-    # karpenter.sh v1beta1 -> v1 (https://karpenter.sh/docs/upgrading/v1-migration/)
-    Moved(*_V1_NP, ("spec", "disruption", "expireAfter"),
-          "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1", fix="move_expire_after"),
-    Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
-          "{path} moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the EC2NodeClass this "
-          "NodePool references (karpenter.k8s.aws/v1)"),
-    Moved(*_V1_NP, ("spec", "kubelet"),
-          "{path} is not a NodePool field in karpenter.sh/v1\nhelp: set kubelet settings as spec.kubelet of the "
-          "EC2NodeClass"),
-    Moved(*_V1B1_NP, ("spec", "kubelet"),
-          "{path} is not where karpenter.sh/v1beta1 reads kubelet settings\nhelp: move it to spec.template.spec.kubelet"),
-    Moved(*_V1_NP, ("spec", "template", "spec", "nodeClassRef", "apiVersion"),
-          "{path} was replaced by group and kind in karpenter.sh/v1\n"
-          "help: write group: karpenter.k8s.aws and kind: EC2NodeClass", replaces=("group", "kind"), fix="node_class_ref"),
-    Moved(*_V1_NP, ("spec", "template", "spec", "resources"),
-          "{path} was removed in karpenter.sh/v1\nhelp: delete it"),
-    Moved(*_V1_NP, ("spec", "disruption", "consolidationPolicy"),
-          "consolidationPolicy WhenUnderutilized was renamed in karpenter.sh/v1\nhelp: write WhenEmptyOrUnderutilized",
-          value="WhenUnderutilized", fix="when_underutilized"),
-    Moved(("NodeClaim",), ("v1",), ("spec", "kubelet"),
-          "{path} moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the "
-          "karpenter.k8s.aws/v1 EC2NodeClass"),
-    Moved(("NodeClaim",), ("v1",), ("spec", "nodeClassRef", "apiVersion"),
-          "{path} was replaced by group and kind in karpenter.sh/v1\n"
-          "help: write group: karpenter.k8s.aws and kind: EC2NodeClass",
-          replaces=("group", "kind"), fix="node_class_ref"),
-    Moved(("EC2NodeClass",), ("v1",), ("spec", "amiFamily"),
-          "amiFamily Ubuntu was removed in karpenter.k8s.aws/v1\nhelp: pin the AMI with amiSelectorTerms and use amiFamily "
-          "AL2 (or Custom with your own userData)", value="Ubuntu"),
-    # v1 fields written into a v1beta1 document (usually: the apiVersion is the mistake)
-    Moved(*_V1B1_NP, ("spec", "template", "spec", "expireAfter"),
-          "{path} is the karpenter.sh/v1 location\nhelp: in karpenter.sh/v1beta1 it is spec.disruption.expireAfter "
-          "(or change apiVersion to karpenter.sh/v1)"),
-    Moved(*_V1B1_NP, ("spec", "template", "spec", "terminationGracePeriod"),
-          "{path} exists only in karpenter.sh/v1\nhelp: change apiVersion to karpenter.sh/v1"),
-    Moved(*_V1B1_NP, ("spec", "template", "spec", "nodeClassRef", "group"),
-          "nodeClassRef.group is the karpenter.sh/v1 form\nhelp: karpenter.sh/v1beta1 uses apiVersion "
-          "(or change apiVersion to karpenter.sh/v1)"),
-    Moved(*_V1B1_NP, ("spec", "disruption", "consolidationPolicy"),
-          "WhenEmptyOrUnderutilized is the karpenter.sh/v1 name\nhelp: karpenter.sh/v1beta1 calls it WhenUnderutilized "
-          "(or change apiVersion to karpenter.sh/v1)", value="WhenEmptyOrUnderutilized"),
-    # v1alpha5 Provisioner fields in a NodePool
-    Moved(*_NP_ANY, ("spec", "ttlSecondsAfterEmpty"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.disruption.consolidationPolicy: WhenEmpty "
-          "with spec.disruption.consolidateAfter"),
-    Moved(*_V1_NP, ("spec", "ttlSecondsUntilExpired"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1 use spec.template.spec.expireAfter (e.g. 720h)"),
-    Moved(*_V1B1_NP, ("spec", "ttlSecondsUntilExpired"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1beta1 use spec.disruption.expireAfter (e.g. 720h)"),
-    Moved(*_NP_ANY, ("spec", "consolidation"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.disruption.consolidationPolicy"),
-    Moved(*_NP_ANY, ("spec", "providerRef"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: NodePools use spec.template.spec.nodeClassRef"),
-    Moved(*_NP_ANY, ("spec", "provider"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: inline provider settings are gone; use an EC2NodeClass"),
-    Moved(*_NP_ANY, ("spec", "requirements"),
-          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.requirements"),
-    Moved(*_NP_ANY, ("spec", "taints"),
-          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.taints"),
-    Moved(*_NP_ANY, ("spec", "startupTaints"),
-          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.spec.startupTaints"),
-    Moved(*_NP_ANY, ("spec", "labels"),
-          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.metadata.labels"),
-    Moved(*_NP_ANY, ("spec", "annotations"),
-          "{path} is the v1alpha5 Provisioner layout\nhelp: in a NodePool it is spec.template.metadata.annotations"),
-    Moved(*_V1_NP, ("spec", "kubeletConfiguration"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1 kubelet settings are spec.kubelet of the "
-          "EC2NodeClass"),
-    Moved(*_V1B1_NP, ("spec", "kubeletConfiguration"),
-          "{path} is a v1alpha5 Provisioner field\nhelp: in karpenter.sh/v1beta1 it is spec.template.spec.kubelet"),
-    # AWSNodeTemplate (v1alpha1) fields in an EC2NodeClass
-    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "subnetSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.subnetSelectorTerms (a list of terms)"),
-    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "securityGroupSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.securityGroupSelectorTerms "
-          "(a list of terms)"),
-    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "amiSelector"),
-          "{path} is the v1alpha1 AWSNodeTemplate form\nhelp: EC2NodeClass uses spec.amiSelectorTerms (a list of terms)"),
-    Moved(("EC2NodeClass",), ("v1beta1", "v1"), ("spec", "launchTemplate"),
-          "{path} (an AWSNodeTemplate launch template) is not supported by EC2NodeClass\n"
-          "help: configure the fields directly"),
-)
-
-
-# First release of fields and enum values (the CRDs of each release), to decide verdicts that differ between the bundled releases
-# around a target that is not bundled itself. (kind, path with "*" for list items[, enum value]) -> version.
-_NP_REQ, _NC_REQ = ("spec", "template", "spec", "requirements", "*"), ("spec", "requirements", "*")
-SINCE: dict[tuple, str] = {
-    ("NodePool", ("spec", "disruption", "budgets")): "0.34.0",
-    ("NodePool", _NP_REQ + ("minValues",)): "0.35.0",
-    ("NodeClaim", _NC_REQ + ("minValues",)): "0.35.0",
-    ("EC2NodeClass", ("spec", "amiFamily"), "AL2023"): "0.35.0",
-    ("EC2NodeClass", ("spec", "capacityReservationSelectorTerms")): "1.3.0",
-    ("EC2NodeClass", ("spec", "amiSelectorTerms", "*", "ssmParameter")): "1.4.0",
-    ("NodePool", ("spec", "replicas")): "1.8.0",
-    ("EC2NodeClass", ("spec", "ipPrefixCount")): "1.8.0",
-    ("NodePool", _NP_REQ + ("operator",), "Gte"): "1.9.0",
-    ("NodePool", _NP_REQ + ("operator",), "Lte"): "1.9.0",
-    ("NodeClaim", _NC_REQ + ("operator",), "Gte"): "1.9.0",
-    ("NodeClaim", _NC_REQ + ("operator",), "Lte"): "1.9.0",
-    ("EC2NodeClass", ("spec", "amiFamily"), "Windows2025"): "1.9.0",
-    ("EC2NodeClass", ("spec", "networkInterfaces")): "1.11.0",
-    ("EC2NodeClass", ("spec", "placementGroupSelector")): "1.11.0",
-    ("EC2NodeClass", ("spec", "connectionTracking")): "1.13.0",
-    ("EC2NodeClass", ("spec", "cpuOptions", "nestedVirtualization")): "1.13.0",
-    ("NodePool", ("spec", "disruption", "consolidationPolicy"), "Balanced"): "1.14.0",
-}
-
-
-def since(kind: str, path: Path, value: Any = None, *, enum: bool = False) -> str | None:
-    """The first release with the field at `path` (or, with enum=True, the enum `value` there), if known."""
-    norm = tuple("*" if isinstance(p, int) else p for p in path)
-    return SINCE.get((kind, norm, value) if enum else (kind, norm))
-
-
-def _match(pattern: tuple, path: Path) -> bool:
-    return len(pattern) == len(path) and all(p == "*" or p == q for p, q in zip(pattern, path))
-
-
-def find_moved(kind: str, version: str, path: Path, value: Any = None, *, by_value: bool = False) -> Moved | None:
-    for m in MOVED:
-        if kind in m.kinds and version in m.versions and _match(m.path, path):
-            if by_value and m.value is not None and m.value == value:
-                return m
-            if not by_value and m.value is None:
-                return m
-    return None
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -430,6 +279,20 @@ def _join_or(words: list[str]) -> str:
 
 # ---------------------------------------------------------------------------------------------- validation
 
+_SHELL_EXPANSION = re.compile(r"\$[A-Za-z_{(]")
+
+
+def shell_expanded(res: Resource, value: Any) -> bool:
+    """A string filled in before the object is applied: `$VAR` or `$(...)` in an unquoted shell heredoc, or in a
+    documentation example (a Markdown block: `$CLUSTER_NAME` there stands for the reader's value)."""
+    return isinstance(value, str) and _SHELL_EXPANSION.search(value) is not None and _expands(res)
+
+
+def _expands(res: Resource) -> bool:
+    emb = res.doc.source.embedding
+    return emb is not None and ("shell" in emb.escape or emb.host_kind == "markdown")
+
+
 class _Run:
     """Turns jsonschema errors for one document and one release into SchemaErrors."""
 
@@ -449,7 +312,8 @@ class _Run:
         inst = e.instance
         label = format_path(path)
         if v in ("type", "enum", "pattern", "format") or v in _RANGE:
-            if is_templated(inst) and v not in ("minItems", "maxItems", "minProperties", "maxProperties"):
+            if (is_templated(inst) or shell_expanded(self.res, inst)) \
+                    and v not in ("minItems", "maxItems", "minProperties", "maxProperties"):
                 return
         if v == "additionalProperties":
             props = (e.schema.get("properties") or {})
@@ -521,8 +385,8 @@ class _Run:
         self.add(SchemaError("other", path, "value", f"{label}: {e.message}", ident=("other", path, v)))
 
     def newer_phrase(self, first: str | None, test: Callable[[dict], bool], verb: str) -> str | None:
-        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (table `SINCE`), else
-        the first newer bundled schema that passes `test`; None when no newer release has it either."""
+        """How a newer release has what this one lacks: "Karpenter 1.9.0 and later ..." (`schema.moved.SINCE`),
+        else the first newer bundled schema that passes `test`; None when no newer release has it either."""
         if first:
             return f"Karpenter {first} and later {'have' if verb == 'has it' else 'accept'} it"
         try:
@@ -568,7 +432,7 @@ class _Run:
         self.add(SchemaError("unknown", path, "key", msg, fix, ident=("unknown", path)))
 
     def moved(self, path: Path, moved: Moved, *, on: str, value: Any = None) -> None:
-        builder = _FIXES.get(moved.fix) if moved.fix else None
+        builder = FIXES.get(moved.fix) if moved.fix else None
         fix = builder(self.res.doc, path) if builder else None
         for name in moved.replaces:
             self.replaced.add((path[:-1], name))
@@ -707,195 +571,6 @@ def _elsewhere(raw: dict, name: str, parent: Path) -> tuple | None:
     return tuple(0 if p == "*" else p for p in out) if "*" not in out else None
 
 
-# ---------------------------------------------------------------------------------------------- fixes
-
-def _line_bounds(text: str, offset: int) -> tuple[int, int]:
-    """(start of the line holding offset, start of the next line or len(text))."""
-    start = text.rfind("\n", 0, offset) + 1
-    nl = text.find("\n", offset)
-    return start, (nl + 1 if nl != -1 else len(text))
-
-
-def _own_line_entry(doc: Document, path: Path) -> tuple[int, int, str] | None:
-    """(line start, next line start, indentation) when the mapping entry at `path` is a block-style `key: scalar`
-    alone on its line (a trailing comment is fine); None when the layout is anything else."""
-    info = doc.exact(path)
-    if info is None or info.key_span is None:
-        return None
-    text = doc.source.text
-    ks, vs = info.key_span, info.span
-    if ks.line != vs.end_line and not (vs.end_line == ks.line + 1 and vs.end_column == 1):
-        return None  # multi-line value
-    if isinstance(doc.get(path), (dict, list)):
-        return None
-    start, nxt = _line_bounds(text, ks.offset)
-    indent = text[start:ks.offset]
-    if indent.strip():
-        return None  # "- key:" or a flow mapping: not alone
-    rest = text[vs.end_offset:nxt].strip()
-    if rest and not rest.startswith("#"):
-        return None
-    return start, nxt, indent
-
-
-def _block(doc: Document, path: Path) -> bool:
-    info = doc.exact(path)
-    return info is not None and info.style is None and isinstance(doc.get(path), dict)
-
-
-def _move_expire_after(doc: Document, path: Path) -> Fix | None:
-    """spec.disruption.expireAfter -> spec.template.spec.expireAfter (v1beta1 -> v1), block style only."""
-    disruption, tspec = ("spec", "disruption"), ("spec", "template", "spec")
-    d, t = doc.get(disruption), doc.get(tspec)
-    if isinstance(d, dict) and isinstance(t, dict) and len(d) > 1 and "expireAfter" in t:
-        # Already moved: a copy with the same value left behind is deleted; a different value needs a decision.
-        entry = _own_line_entry(doc, path) if t["expireAfter"] == d.get("expireAfter") else None
-        if entry is None or not _block(doc, disruption):
-            return None
-        return Fix("delete spec.disruption.expireAfter (spec.template.spec.expireAfter holds the same value)",
-                   "safe", (Edit(entry[0], entry[1], ""),))
-    if not (isinstance(d, dict) and isinstance(t, dict) and t and len(d) > 1 and "expireAfter" not in t):
-        return None
-    if not (_block(doc, disruption) and _block(doc, tspec)):
-        return None
-    entry = _own_line_entry(doc, path)
-    first = _own_key_line(doc, tspec + (next(iter(t)),))
-    parent = doc.exact(tspec)
-    if entry is None or first is None or parent is None or parent.key_span is None:
-        return None
-    text = doc.source.text
-    # Insert as the first entry of spec.template.spec, right below its `spec:` line (above any comment that
-    # belongs to the current first entry), indented like that entry.
-    _ps, insert_at = _line_bounds(text, parent.key_span.offset)
-    _fs, _fn, indent = first
-    if insert_at > _fs or (insert_at == len(text) and not text.endswith("\n")):
-        return None
-    start, nxt, _indent = entry
-    info = doc.exact(path)
-    line_text = text[info.key_span.offset:nxt].rstrip("\r\n")
-    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else (doc.source.newline or "\n")
-    return Fix(
-        "move expireAfter to spec.template.spec (its karpenter.sh/v1 location)", "safe",
-        tuple(sorted((Edit(start, nxt, ""), Edit(insert_at, insert_at, indent + line_text + newline)),
-                     key=lambda e: e.start)),
-    )
-
-
-def _own_key_line(doc: Document, path: Path) -> tuple[int, int, str] | None:
-    """Like _own_line_entry for an entry whose value is a block collection (only the key's line is checked)."""
-    info = doc.exact(path)
-    if info is None or info.key_span is None:
-        return None
-    text = doc.source.text
-    start, nxt = _line_bounds(text, info.key_span.offset)
-    indent = text[start:info.key_span.offset]
-    return (start, nxt, indent) if not indent.strip() else None
-
-
-_NODECLASS_KINDS = {"karpenter.k8s.aws": "EC2NodeClass"}
-
-
-def _node_class_ref(doc: Document, path: Path) -> Fix | None:
-    """nodeClassRef.apiVersion: karpenter.k8s.aws/v1beta1 -> group: karpenter.k8s.aws (+ kind: EC2NodeClass)."""
-    ref_path = path[:-1]
-    ref = doc.get(ref_path)
-    api = ref.get("apiVersion") if isinstance(ref, dict) else None
-    if not isinstance(api, str) or "/" not in api or not _block(doc, ref_path):
-        return None
-    group, _, ver = api.strip().partition("/")
-    kind = _NODECLASS_KINDS.get(group)
-    if kind is None or not ver or "/" in ver:
-        return None
-    entry = _own_line_entry(doc, path)
-    if entry is None:
-        return None
-    start, nxt, indent = entry
-    text = doc.source.text
-    newline = "\r\n" if text[nxt - 2:nxt] == "\r\n" else "\n"
-    if "kind" in ref and ref["kind"] != kind:
-        return None
-    if "group" in ref:
-        if ref["group"] != group:
-            return None
-        return Fix("remove nodeClassRef.apiVersion (group is set)", "safe", (Edit(start, nxt, ""),))
-    info = doc.exact(path)
-    vtext = text[info.span.offset:info.span.end_offset]
-    suffix = "/" + ver
-    if vtext.count(suffix) != 1:
-        return None
-    at = info.span.offset + vtext.index(suffix)
-    edits = [Edit(info.key_span.offset, info.key_span.end_offset, "group"), Edit(at, at + len(suffix), "")]
-    desc = f"replace nodeClassRef.apiVersion with group: {group}"
-    if "kind" not in ref:
-        if nxt == len(text) and not text.endswith("\n"):
-            return None
-        edits.append(Edit(nxt, nxt, f"{indent}kind: {kind}{newline}"))
-        desc += f" and kind: {kind}"
-    return Fix(desc, "safe", tuple(edits))
-
-
-def _add_node_class_group(doc: Document, ref_path: Path) -> Fix | None:
-    """nodeClassRef with `kind: EC2NodeClass` and no group: the kind says the group (karpenter.k8s.aws). The
-    line `group: ...` goes right above `kind:`, indented like it; block style only."""
-    from karplint.fix import yamledit
-
-    ref = doc.get(ref_path)
-    if not isinstance(ref, dict) or "group" in ref or not _block(doc, ref_path):
-        return None
-    group = next((g for g, k in _NODECLASS_KINDS.items() if k == ref.get("kind")), None)
-    edits = yamledit.insert_entry(doc, ref_path, "group", group, before="kind") if group else None
-    return Fix(f"add group: {group} (the group of kind {ref['kind']})", "safe", edits) if edits else None
-
-
-def _when_underutilized(doc: Document, path: Path) -> Fix | None:
-    info = doc.exact(path)
-    if info is None:
-        return None
-    text = doc.source.text
-    vtext = text[info.span.offset:info.span.end_offset]
-    old = "WhenUnderutilized"
-    if vtext.count(old) != 1 or info.style not in (None, "'", '"'):
-        return None
-    at = info.span.offset + vtext.index(old)
-    return Fix("rename WhenUnderutilized to WhenEmptyOrUnderutilized", "safe",
-               (Edit(at, at + len(old), "WhenEmptyOrUnderutilized"),))
-
-
-def _group_fix(doc: Document, path: Path) -> Fix | None:
-    """nodeClassRef.group: karpenter.k8s.aws/v1 -> karpenter.k8s.aws (drop the version)."""
-    value, info = doc.get(path), doc.exact(path)
-    if not isinstance(value, str) or info is None or value.count("/") != 1:
-        return None
-    group, _, ver = value.partition("/")
-    if group not in _NODECLASS_KINDS or not re.fullmatch(r"v\d+(alpha\d+|beta\d+)?", ver):
-        return None
-    vtext = doc.source.text[info.span.offset:info.span.end_offset]
-    if vtext.count("/" + ver) != 1:
-        return None
-    at = info.span.offset + vtext.index("/" + ver)
-    return Fix(f"drop the version from the group ({group})", "safe", (Edit(at, at + len(ver) + 1, ""),))
-
-
-def _rename_key_fix(doc: Document, path: Path, new: str) -> Fix | None:
-    info = doc.exact(path)
-    if info is None or info.key_span is None:
-        return None
-    ks = info.key_span
-    if doc.source.text[ks.offset:ks.end_offset] != path[-1]:
-        return None  # quoted or otherwise written key
-    parent = doc.get(path[:-1])
-    if isinstance(parent, dict) and new in parent:
-        return None
-    return Fix(f"rename {path[-1]} to {new}", "unsafe", (Edit(ks.offset, ks.end_offset, new),))
-
-
-_FIXES: dict[str, Callable[[Document, Path], Fix | None]] = {
-    "move_expire_after": _move_expire_after,
-    "node_class_ref": _node_class_ref,
-    "when_underutilized": _when_underutilized,
-}
-
-
 # ---------------------------------------------------------------------------------------------- entry points
 
 _CLEAN: set = set()
@@ -915,7 +590,9 @@ def validate(res: Resource, release: str, target: str | None = None) -> list[Sch
     instance = _prune({k: v for k, v in data.items() if k != "status"}, raw)
     # Copies of one manifest (overlays, environments) are common in monorepos: remember what validated cleanly.
     try:
-        digest = (release, res.group, res.version, res.kind, json.dumps(instance, sort_keys=True, default=repr))
+        # (`$VAR` is unknown in an unquoted heredoc or a documentation example: not the same verdict)
+        digest = (release, res.group, res.version, res.kind, _expands(res),
+                  json.dumps(instance, sort_keys=True, default=repr))
     except (TypeError, ValueError):  # pragma: no cover - keys of mixed types
         digest = None
     if digest is not None and digest in _CLEAN:
@@ -937,8 +614,8 @@ def _order(doc: Document, err: SchemaError):
 
 def check(res: Resource, karpenter_version: Version | str) -> Result | None:
     """Validation of `res` for the target version (cached per document: every schema rule of a run asks for it),
-    or None when not validated: not a Karpenter kind, an apiVersion the target does not serve (KPL801's
-    business) or no bundled schema."""
+    or None when not validated: not a Karpenter kind or no bundled schema. An apiVersion the target does not
+    serve is validated against the release that served it (`Selection.unserved`), each message saying which."""
     if res.kind not in KARPENTER_KINDS or not isinstance(res.data, dict):
         return None
     return _check(res, Version.parse(karpenter_version))
@@ -957,6 +634,12 @@ def _check(res: Resource, target: Version) -> Result | None:
     sel = select(res.group, res.version, res.kind, target)
     if sel is None:
         return None
+    if sel.unserved:  # checked against the API it declares, in the release that served it (KPL801: the rest)
+        errors = validate(res, sel.release)
+        if errors is None:
+            return None
+        note = f"\nnote: {sel.note} (Karpenter {target} does not serve it)"
+        return Result(sel, [replace(e, message=e.message + note) for e in errors])
     errors = validate(res, sel.release, str(target))
     if errors is None:
         return None

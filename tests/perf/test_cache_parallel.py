@@ -244,7 +244,7 @@ def test_unchanged_run_reuses_the_last_report(tmp_path, monkeypatch):
     old = os.stat(p).st_mtime_ns - 10 * 10**9
     os.utime(p, ns=(old, old))
     inputs = [InputFile(str(p), str(p))]
-    cfg = make_config()
+    cfg = make_config(karpenter_version="1.14.1")
     cache_dir = tmp_path / "cache"
     first = _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir)))
     calls = []
@@ -252,7 +252,7 @@ def test_unchanged_run_reuses_the_last_report(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "run_files", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert _findings(check(inputs, cfg, cache=Cache.for_run(cfg, cache_dir))) == first
     assert calls == []
-    louder = make_config({"severity": {"KPL801": "warning"}})
+    louder = make_config({"severity": {"KPL801": "warning"}}, karpenter_version="1.14.1")
     report = check(inputs, louder, cache=Cache.for_run(louder, cache_dir))
     assert calls == [1] and {f.severity for f in report.findings if f.code == "KPL801"} == {"warning"}
 

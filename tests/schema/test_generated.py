@@ -71,7 +71,12 @@ def test_selection():
     assert sel.release == "1.14.1" and sel.exact
     sel = kschema.select("karpenter.sh", "v1beta1", "NodePool", "0.36.0")
     assert (sel.release, sel.upper, sel.exact) == ("0.32.10", "0.37.0", False)
-    assert kschema.select("karpenter.sh", "v1beta1", "NodePool", "1.1.0") is None  # KPL801's business
+    # not served by the target: the API it declares, in the bundled release nearest to the target that served it
+    sel = kschema.select("karpenter.sh", "v1beta1", "NodePool", "1.1.0")
+    assert (sel.release, sel.exact, sel.upper, sel.unserved) == ("1.0.0", False, None, True)
+    assert kschema.select("karpenter.sh", "v1alpha5", "Provisioner", "1.14.1").release == "0.32.10"
+    sel = kschema.select("karpenter.sh", "v1", "NodePool", "0.36.0")  # v1 first served in 0.36.3
+    assert (sel.release, sel.unserved) == ("0.37.8", True) and "oldest bundled release" in sel.note
     sel = kschema.select("karpenter.sh", "v1", "NodePool", "0.36.3")  # served from 0.36.3, bundled from 0.37.8
     assert sel.release == "0.37.8" and not sel.exact
     assert kschema.select("apps", "v1", "Deployment", "1.14.1") is None

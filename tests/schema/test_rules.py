@@ -101,7 +101,7 @@ def test_placeholders_are_unknown_values():
 
 def test_v1beta1_against_0_37_8():
     assert schema_findings("v1beta1.yaml", "0.37.8") == []
-    # the same file at 1.14.1 is KPL801's (removed-api-version), never a schema finding
+    # at 1.14.1 (which does not serve v1beta1): checked against 1.0.0's v1beta1 schema, and KPL801 in addition
     assert schema_findings("v1beta1.yaml", "1.14.1") == []
     assert {f.code for f in lint((FIXTURES / "v1beta1.yaml").read_text(), karpenter_version="1.14.1")} >= {"KPL801"}
 
