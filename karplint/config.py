@@ -42,8 +42,9 @@ class Config:
     # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
     # run's files before the check (None: not looked for yet)
     kustomize_patches: frozenset | None = None
-    # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
-    terraform_releases: tuple = ()
+    # Karpenter release evidence of the project's files that are not YAML (karplint/model/repo_version.py: Terraform,
+    # scripts, documents), read by the project stage before the check (karplint/project/)
+    release_evidence: tuple = ()
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

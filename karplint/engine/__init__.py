@@ -30,7 +30,7 @@ from karplint.engine.files import (  # noqa: F401 - the stage's types and reader
     load_any, load_input, parse_input, read_input,
 )
 from karplint.engine.perfile import RunReads, process_input, run_reads  # noqa: F401
-from karplint.engine.runstage import cluster_of, run_stage, scoped_run_stage  # noqa: F401
+from karplint.engine.runstage import cluster_of, run_stage, scoped_run_stage  # noqa: F401 - (cluster_of: project/)
 from karplint.engine import parallel  # (called through the module: tests replace its functions)
 
 
@@ -239,27 +239,20 @@ MAX_POOLED_VERSIONS = 4  # versions read from the repository whose files are che
 
 def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], config: Config, jobs: int, cache,
                          started_ns: int | None):
-    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`),
-    and each file checked again against the one that applies to it (a second per-file stage, with the cache of
-    that configuration, only for files whose version differs from the default). One version: the run stage
+    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`:
+    the project stage's evidence from files that are not YAML, `config.release_evidence`, and the YAML pins each
+    file's summary holds), and each file checked again against the one that applies to it (a second per-file
+    stage, with the cache of that configuration, only for files whose version differs from the default). One version: the run stage
     targets it too; several: the run stage keeps the default target (its rules find each deployed release).
     Returns (outcomes, the run stage's configuration and cache, versions)."""
-    from karplint.model.repo_version import assign
     from karplint.model.versions import implausible
+    from karplint.project import releases_for
 
-    evidence = [e for e in (*config.terraform_releases, *(e for o in outcomes for e in o.summary.releases))
-                if implausible(_parse_version(e.version)) is None]
+    evidence = [*config.release_evidence,  # (the project's files that are not YAML: plausible already)
+                *(e for o in outcomes for e in o.summary.releases if implausible(_parse_version(e.version)) is None)]
     if not evidence:
         return outcomes, config, cache, ()
-    cluster_fn = None
-    if config.clusters:
-        import glob
-
-        root = config.root or os.getcwd()
-        dirs = sorted({os.path.realpath(d) for pattern in config.clusters
-                       for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
-        cluster_fn = lambda display: cluster_of(display, dirs)  # noqa: E731
-    chosen = assign([i.display for i in inputs], evidence, cluster_fn)
+    chosen = releases_for([i.display for i in inputs], evidence, config)
     groups: dict[str, tuple] = {}  # version -> (first evidence, input indexes)
     for e in evidence:
         groups.setdefault(e.version, (e, []))
@@ -311,7 +304,7 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
 
     h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
                               config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems],
-                              list(config.terraform_releases))).encode(),
+                              list(config.release_evidence))).encode(),
                         digest_size=20)
     for item, key in zip(inputs, keys):
         h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())
