@@ -1,0 +1,144 @@
+"""One project, one verdict (karplint/project/): a file gets the same findings whether the run names the whole tree,
+its directory or the file alone, with `--fix` or `--diff` or without, when the Karpenter pin and the Cilium install
+live in other directories of the project."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from karplint.testing import run_cli
+
+PIN = """\
+resource "helm_release" "karpenter" {
+  namespace  = "kube-system"
+  name       = "karpenter"
+  repository = "oci://public.ecr.aws/karpenter"
+  chart      = "karpenter"
+  version    = "0.37.0"
+}
+"""
+
+CILIUM = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: cilium
+  namespace: kube-system
+spec:
+  selector: {matchLabels: {k8s-app: cilium}}
+  template:
+    metadata: {labels: {k8s-app: cilium}}
+    spec:
+      containers:
+        - name: cilium-agent
+          image: quay.io/cilium/cilium:v1.16.0
+"""
+
+# The first NodePool lacks Cilium's startup taint (KPL301: needs the Cilium install of addons/); the second is of an
+# apiVersion Karpenter 0.37.0 does not serve (KPL801: needs the pin of infra/; the default release serves it).
+NODEPOOLS = """\
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        name: default
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: ["amd64"]
+  limits:
+    cpu: 100
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: next
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      startupTaints:
+        - key: node.cilium.io/agent-not-ready
+          effect: NoExecute
+          value: "true"
+  limits:
+    cpu: 100
+"""
+
+NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1beta1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+"""
+
+NP = "karpenter/nodepools.yaml"
+EXPECTED = [("KPL301", 7, 5), ("KPL801", 17, 13)]
+
+
+def _repo(tmp_path):
+    repo = tmp_path / "repo"
+    for d in ("infra", "addons", "karpenter"):
+        (repo / d).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "infra" / "karpenter.tf").write_text(PIN)
+    (repo / "addons" / "cilium.yaml").write_text(CILIUM)
+    (repo / NP).write_text(NODEPOOLS)
+    (repo / "karpenter" / "nodeclass.yaml").write_text(NODECLASS)
+    return repo
+
+
+def _on_nodepools(*args, cwd) -> list[tuple[str, int, int]]:
+    proc = run_cli("check", "--no-cache", "-f", "json", *args, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(f["code"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"] if f["file"] == NP]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    return _repo(tmp_path_factory.mktemp("verdict"))
+
+
+@pytest.mark.parametrize("named", [".", "karpenter", "karpenter/", NP], ids=["tree", "directory", "directory/", "file"])
+def test_the_same_findings_whatever_paths_are_named(repo, named):
+    assert _on_nodepools(named, cwd=repo) == EXPECTED
+
+
+def test_fix_reports_what_check_reports(repo):
+    """`karplint check --fix np.yaml` (the karplint-fix pre-commit hook): no safe fix applies, so the findings that
+    remain are the check's, pin and Cilium included (it said "All checks passed" with neither)."""
+    assert _on_nodepools("--fix", NP, cwd=repo) == EXPECTED
+    assert (repo / NP).read_text() == NODEPOOLS
+
+
+def test_diff_of_a_file_named_alone_is_the_diff_of_the_whole_tree(repo):
+    alone = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", NP, cwd=repo)
+    whole = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", ".", cwd=repo)
+    assert alone.returncode == whole.returncode == 1, alone.stderr
+    assert alone.stdout == whole.stdout
+    assert "+        - key: node.cilium.io/agent-not-ready\n" in alone.stdout  # the Cilium fix, from addons/
+
+
+def test_unsafe_fix_of_a_file_named_alone_leaves_what_the_tree_leaves(tmp_path):
+    alone, whole = _repo(tmp_path / "a"), _repo(tmp_path / "b")
+    after_alone = _on_nodepools("--fix", "--unsafe-fixes", NP, cwd=alone)
+    after_whole = _on_nodepools("--fix", "--unsafe-fixes", ".", cwd=whole)
+    assert after_alone == after_whole == [("KPL801", 20, 13)]  # the taint was added above it
+    assert (alone / NP).read_text() == (whole / NP).read_text() != NODEPOOLS
+    shutil.rmtree(tmp_path / "a")
