@@ -25,7 +25,7 @@ from pathlib import Path
 
 from karplint.config import Config
 from karplint.discover import EXTENSIONS, DiscoveryResult, discover
-from karplint.discover.boundary import project_root
+from karplint.discover.boundary import inside, project_root
 from karplint.model.repo_version import Evidence, assign, collect
 from karplint.project.clusters import cluster_dirs, cluster_of
 from karplint.project.notices import discovery_notices
@@ -85,8 +85,7 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
     found = discover(named, exclude=cfg.exclude, respect_gitignore=respect_gitignore, force_exclude=force_exclude,
                      exclude_root=cfg.root, follow_links=follow_links)
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
-    context, roots = ([], ()) if not cfg.project_context else _context(named, found, cfg, respect_gitignore,
-                                                                       follow_links)
+    context, roots = _context(named, found, cfg, respect_gitignore) if cfg.project_context else ([], ())
     if "-" in paths:
         data = stdin if stdin is not None else sys.stdin.buffer.read(cfg.max_file_size + 1)
         inputs.append(InputFile(stdin_filename or "-", None, data))
@@ -134,8 +133,8 @@ def _marked_root(path: str, config_root: str | None) -> str | None:
     return root if os.path.lexists(os.path.join(root, ".git")) else None
 
 
-def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_gitignore: bool,
-             follow_links: bool) -> tuple[list[InputFile], tuple[str, ...]]:
+def _context(named: list[str], found: DiscoveryResult, cfg: Config,
+             respect_gitignore: bool) -> tuple[list[InputFile], tuple[str, ...]]:
     """The other files of the projects of the named paths (files or directories), and those projects' roots.
     A project named whole needs no second walk; a named path in no marked project has no context."""
     if not named or not found.files:
@@ -147,12 +146,16 @@ def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_giti
             roots[root] = None
     whole = {os.path.realpath(p) for p in named if os.path.isdir(p)}
     asked = {os.path.realpath(c.abspath) for c in found.files}
+    if not all(any(inside(real, root) for root in roots) for real in asked):
+        return [], ()  # files from outside the projects (links followed on request): no project is theirs
     out: list[InputFile] = []
     for root in roots:
         if root in whole:
             continue  # (named whole: every file is an input already)
+        # Links are never followed for context (`--follow-links` is for the named paths): a link to / in the
+        # project would make the context the whole file system.
         walked = discover([os.path.relpath(root)], exclude=cfg.exclude, respect_gitignore=respect_gitignore,
-                          exclude_root=cfg.root, follow_links=follow_links)
+                          exclude_root=cfg.root, follow_links=False)
         for c in walked.files:
             real = os.path.realpath(c.abspath)
             if real not in asked:
