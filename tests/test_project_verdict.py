@@ -142,3 +142,69 @@ def test_unsafe_fix_of_a_file_named_alone_leaves_what_the_tree_leaves(tmp_path):
     assert after_alone == after_whole == [("KPL801", 20, 13)]  # the taint was added above it
     assert (alone / NP).read_text() == (whole / NP).read_text() != NODEPOOLS
     shutil.rmtree(tmp_path / "a")
+
+
+# ------------------------------------------------------------------------------------ the display commands
+
+CLASS_V1 = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2023
+  role: KarpenterNodeRole
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+"""
+
+POOL_V1 = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+"""
+
+
+@pytest.fixture(scope="module")
+def display_repo(tmp_path_factory):
+    """A NodePool in pools/, its EC2NodeClass in classes/, Karpenter 1.0.6 pinned in infra/ (before 1.5.0, which
+    added the `karpenter.sh/do-not-sync-taints` label), and an excluded directory."""
+    repo = tmp_path_factory.mktemp("display") / "repo"
+    for d in ("pools", "classes", "infra", "old"):
+        (repo / d).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "pools" / "np.yaml").write_text(POOL_V1.format(name="web"))
+    (repo / "old" / "np.yaml").write_text(POOL_V1.format(name="legacy"))
+    (repo / "classes" / "nc.yaml").write_text(CLASS_V1)
+    (repo / "infra" / "karpenter.tf").write_text(PIN.replace("0.37.0", "1.0.6"))
+    (repo / ".karplint.toml").write_text('exclude = ["old"]\n')
+    return repo
+
+
+def test_render_of_a_nodepool_named_alone_finds_its_class_and_the_pinned_release(display_repo):
+    alone = run_cli("render", "pools/np.yaml", cwd=display_repo)
+    whole = run_cli("render", ".", cwd=display_repo)
+    assert alone.returncode == whole.returncode == 0, alone.stdout + alone.stderr
+    assert "EC2NodeClass/default (AL2023) + NodePool/web" in alone.stdout and alone.stdout == whole.stdout
+    assert "karpenter.sh/do-not-sync-taints" not in alone.stdout  # rendered as Karpenter 1.0.6 renders it
+
+
+def test_simulate_of_a_nodepool_named_alone_reads_its_class(display_repo):
+    proc = run_cli("simulate", "-f", "json", "pools/np.yaml", cwd=display_repo)
+    assert proc.returncode == 0, proc.stderr
+    assert [(p["name"], p["ami_family"]) for p in json.loads(proc.stdout)["nodepools"]] == [("web", "AL2023")]
+
+
+def test_budgets_honours_the_configuration_as_check_does(display_repo):
+    proc = run_cli("budgets", "-f", "json", ".", cwd=display_repo)
+    assert proc.returncode == 0, proc.stderr
+    assert [(p["nodepool"], p["file"]) for p in json.loads(proc.stdout)["nodepools"]] == [("web", "pools/np.yaml")]
