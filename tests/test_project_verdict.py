@@ -107,7 +107,11 @@ def _repo(tmp_path):
 def _on_nodepools(*args, cwd) -> list[tuple[str, int, int]]:
     proc = run_cli("check", "--no-cache", "-f", "json", *args, cwd=cwd)
     assert proc.returncode in (0, 1), proc.stderr
-    return [(f["code"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"] if f["file"] == NP]
+    report = json.loads(proc.stdout)
+    # the release the report names: the pin's, whatever the run names
+    assert report["summary"]["karpenter_version"] == "0.37.0", report["summary"]
+    assert [v["version"] for v in report["summary"]["karpenter_versions"]] == ["0.37.0"]
+    return [(f["code"], f["line"], f["column"]) for f in report["findings"] if f["file"] == NP]
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +122,14 @@ def repo(tmp_path_factory):
 @pytest.mark.parametrize("named", [".", "karpenter", "karpenter/", NP], ids=["tree", "directory", "directory/", "file"])
 def test_the_same_findings_whatever_paths_are_named(repo, named):
     assert _on_nodepools(named, cwd=repo) == EXPECTED
+
+
+def test_stdin_named_by_stdin_filename_is_judged_as_that_file(repo):
+    """An editor sends its unsaved buffer on stdin with the file's name: the project's pin and Cilium count."""
+    proc = run_cli("check", "--no-cache", "-f", "json", "--stdin-filename", NP, "-", cwd=repo, stdin=NODEPOOLS)
+    assert proc.returncode == 1, proc.stderr
+    assert [(f["file"], f["code"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"]] == [
+        (NP, code, line, column) for code, line, column in EXPECTED]
 
 
 def test_fix_reports_what_check_reports(repo):
@@ -208,3 +220,19 @@ def test_budgets_honours_the_configuration_as_check_does(display_repo):
     proc = run_cli("budgets", "-f", "json", ".", cwd=display_repo)
     assert proc.returncode == 0, proc.stderr
     assert [(p["nodepool"], p["file"]) for p in json.loads(proc.stdout)["nodepools"]] == [("web", "pools/np.yaml")]
+
+
+def test_a_file_named_alone_counts_only_itself_against_the_release_it_gets(tmp_path):
+    """Two clusters pin two releases: a NodePool of one named alone is checked against its cluster's, and the report
+    counts the named file only (it listed both releases with the project's file counts)."""
+    repo = tmp_path / "repo"
+    for cluster, version in (("dev", "1.0.6"), ("prod", "1.1.0")):
+        (repo / cluster).mkdir(parents=True)
+        (repo / cluster / "karpenter.tf").write_text(PIN.replace("0.37.0", version))
+        (repo / cluster / "np.yaml").write_text(POOL_V1.format(name=cluster))
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    proc = run_cli("check", "--no-cache", "-f", "json", "prod/np.yaml", cwd=repo)
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["karpenter_version"] == "1.1.0"
+    assert summary["karpenter_versions"] == [
+        {"version": "1.1.0", "source": 'helm_release "karpenter" at prod/karpenter.tf:6', "files": 1}]

@@ -85,7 +85,9 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
     found = discover(named, exclude=cfg.exclude, respect_gitignore=respect_gitignore, force_exclude=force_exclude,
                      exclude_root=cfg.root, follow_links=follow_links)
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
-    context, roots = _context(named, found, cfg, respect_gitignore) if cfg.project_context else ([], ())
+    # stdin named by --stdin-filename (an editor's unsaved buffer) belongs to that file's project, as the file would
+    stdin_name = stdin_filename if "-" in paths and stdin_filename and stdin_filename != "-" else None
+    context, roots = _context(named, found, cfg, respect_gitignore, stdin_name) if cfg.project_context else ([], ())
     if "-" in paths:
         data = stdin if stdin is not None else sys.stdin.buffer.read(cfg.max_file_size + 1)
         inputs.append(InputFile(stdin_filename or "-", None, data))
@@ -133,19 +135,23 @@ def _marked_root(path: str, config_root: str | None) -> str | None:
     return root if os.path.lexists(os.path.join(root, ".git")) else None
 
 
-def _context(named: list[str], found: DiscoveryResult, cfg: Config,
-             respect_gitignore: bool) -> tuple[list[InputFile], tuple[str, ...]]:
-    """The other files of the projects of the named paths (files or directories), and those projects' roots.
-    A project named whole needs no second walk; a named path in no marked project has no context."""
-    if not named or not found.files:
+def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_gitignore: bool,
+             stdin_name: str | None = None) -> tuple[list[InputFile], tuple[str, ...]]:
+    """The other files of the projects of the named paths (files or directories; `stdin_name`: the file stdin
+    stands for, whose bytes on disk are not read), and those projects' roots. A project named whole needs no
+    second walk; a named path in no marked project has no context."""
+    anchors = [*named, *([stdin_name] if stdin_name else [])]
+    if not (found.files or stdin_name):
         return [], ()
     roots: dict[str, None] = {}
-    for p in named:
+    for p in anchors:
         root = _marked_root(p, cfg.root)
         if root is not None:
             roots[root] = None
     whole = {os.path.realpath(p) for p in named if os.path.isdir(p)}
     asked = {os.path.realpath(c.abspath) for c in found.files}
+    if stdin_name:
+        asked.add(os.path.realpath(stdin_name))
     if not all(any(inside(real, root) for root in roots) for real in asked):
         return [], ()  # files from outside the projects (links followed on request): no project is theirs
     out: list[InputFile] = []
