@@ -132,6 +132,13 @@ def test_stdin_named_by_stdin_filename_is_judged_as_that_file(repo):
         (NP, code, line, column) for code, line, column in EXPECTED]
 
 
+def test_show_settings_of_a_directory_names_the_pin_elsewhere(repo):
+    proc = run_cli("check", "--show-settings", "karpenter", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert ('karpenter version: 0.37.0 (read from helm_release "karpenter" at infra/karpenter.tf:6; 2 file(s))\n'
+            in proc.stdout)
+
+
 def test_fix_reports_what_check_reports(repo):
     """`karplint check --fix np.yaml` (the karplint-fix pre-commit hook): no safe fix applies, so the findings that
     remain are the check's, pin and Cilium included (it said "All checks passed" with neither)."""
