@@ -22,15 +22,18 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from karplint.config import Config
 from karplint.discover import EXTENSIONS, DiscoveryResult, discover
 from karplint.discover.boundary import inside, project_root
-from karplint.model.repo_version import Evidence, assign, collect
 from karplint.project.clusters import cluster_dirs, cluster_of
 from karplint.project.notices import discovery_notices
 from karplint.readers.files import InputFile, read_regular
 from karplint.readers.loader import Problem
+
+if TYPE_CHECKING:  # (repo_version compiles its patterns on import: only runs that read evidence need it)
+    from karplint.model.repo_version import Evidence
 
 
 @dataclass
@@ -51,6 +54,8 @@ class Project:
     def version_lines(self) -> list[str] | None:
         """`--show-settings` with `karpenter-version` unset: the versions the project deploys (a check reads them
         the same way) and how many named files each applies to; None when nothing pins one."""
+        from karplint.model.repo_version import collect
+
         paths = [(i.display, i.abspath) for i in self.files if i.abspath is not None]
         evidence = _plausible([*self.config.release_evidence, *collect(
             [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read_regular, self.config.max_file_size)])
@@ -106,7 +111,11 @@ def _pre_check_evidence(files: list[InputFile], cfg: Config) -> list[Evidence]:
     context alike (the check reads both): reading them here too would parse every YAML file twice."""
     paths = [(i.display, i.abspath) for i in files
              if i.abspath is not None and not i.display.lower().endswith(EXTENSIONS)]
-    return collect(list(dict.fromkeys(paths)), read_regular, cfg.max_file_size) if paths else []
+    if not paths:
+        return []
+    from karplint.model.repo_version import collect
+
+    return collect(list(dict.fromkeys(paths)), read_regular, cfg.max_file_size)
 
 
 def _plausible(evidence: list[Evidence]) -> list[Evidence]:
@@ -118,6 +127,8 @@ def _plausible(evidence: list[Evidence]) -> list[Evidence]:
 def releases_for(files: list[str], evidence: list[Evidence], config: Config) -> dict[str, Evidence]:
     """The release evidence that applies to each file (display paths) when that is clear: the file's cluster's
     (the `clusters` setting), else the nearest (`karplint.model.repo_version.assign`)."""
+    from karplint.model.repo_version import assign
+
     fn = None
     if config.clusters:
         dirs = cluster_dirs(config)
@@ -149,6 +160,8 @@ def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_giti
         if root is not None:
             roots[root] = None
     whole = {os.path.realpath(p) for p in named if os.path.isdir(p)}
+    if all(root in whole for root in roots):
+        return [], ()  # (each project named whole, or none marked: the ordinary run walks nothing more)
     asked = {os.path.realpath(c.abspath) for c in found.files}
     if stdin_name:
         asked.add(os.path.realpath(stdin_name))
