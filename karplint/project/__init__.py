@@ -45,6 +45,9 @@ class Project:
     roots: tuple[str, ...] = ()  # the real paths of the projects the context came from
     notices: list[tuple[str, Problem]] = field(default_factory=list)  # (display, problem): KPL003, KPL005, KPL015
     found: DiscoveryResult = field(default_factory=DiscoveryResult)  # the named paths' discovery
+    # (display, abspath) of the files that hold no manifest but may pin the release (scripts, variables, docs,
+    # program code), named or context: read for release evidence only
+    pin_files: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def files(self) -> list[InputFile]:
@@ -57,8 +60,10 @@ class Project:
         from karplint.model.repo_version import collect
 
         paths = [(i.display, i.abspath) for i in self.files if i.abspath is not None]
-        evidence = _plausible([*self.config.release_evidence, *collect(
-            [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read_regular, self.config.max_file_size)])
+        evidence = self.config.release_evidence
+        if self.config.karpenter_version_source == "default":  # (the YAML pins: the check reads them per file)
+            evidence = _plausible([*evidence, *collect(
+                [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read_regular, self.config.max_file_size)])
         if not evidence:
             return None
         chosen = releases_for([i.display for i in self.inputs], evidence, self.config)
@@ -92,7 +97,9 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
     inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
     # stdin named by --stdin-filename (an editor's unsaved buffer) belongs to that file's project, as the file would
     stdin_name = stdin_filename if "-" in paths and stdin_filename and stdin_filename != "-" else None
-    context, roots = _context(named, found, cfg, respect_gitignore, stdin_name) if cfg.project_context else ([], ())
+    context, side, roots = (_context(named, found, cfg, respect_gitignore, stdin_name) if cfg.project_context
+                            else ([], [], ()))
+    pin_files = [(c.display, c.abspath) for c in (*found.pin_files, *found.code_files)] + side
     if "-" in paths:
         data = stdin if stdin is not None else sys.stdin.buffer.read(cfg.max_file_size + 1)
         inputs.append(InputFile(stdin_filename or "-", None, data))
@@ -100,17 +107,18 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
 
     run_config = replace(cfg, kustomize_patches=patch_files([*inputs, *context], read_regular, cfg.root))
     if cfg.karpenter_version_source == "default":
-        run_config.release_evidence = tuple(_plausible(_pre_check_evidence([*inputs, *context], cfg)))
-    return Project(run_config, named, inputs, context, roots, discovery_notices(found), found)
+        run_config.release_evidence = tuple(_plausible(_pre_check_evidence([*inputs, *context], pin_files, cfg)))
+    return Project(run_config, named, inputs, context, roots, discovery_notices(found), found, pin_files)
 
 
-def _pre_check_evidence(files: list[InputFile], cfg: Config) -> list[Evidence]:
+def _pre_check_evidence(files: list[InputFile], pin_files: list[tuple[str, str]], cfg: Config) -> list[Evidence]:
     """Release evidence of the files whose pins the per-file stage does not read: every file but YAML and JSON
-    (Terraform, scripts, documents). A YAML file's pins (a Flux HelmRelease, an Argo CD Application, the
-    controller image) come from its per-file summary, computed once and cached with it, in the inputs and the
-    context alike (the check reads both): reading them here too would parse every YAML file twice."""
+    (Terraform, scripts, documents, variables, program code). A YAML file's pins (a Flux HelmRelease, an Argo CD
+    Application, the controller image) come from its per-file summary, computed once and cached with it, in the
+    inputs and the context alike (the check reads both): reading them here too would read every YAML file again
+    on a run the cache answers without reading any."""
     paths = [(i.display, i.abspath) for i in files
-             if i.abspath is not None and not i.display.lower().endswith(EXTENSIONS)]
+             if i.abspath is not None and not i.display.lower().endswith(EXTENSIONS)] + pin_files
     if not paths:
         return []
     from karplint.model.repo_version import collect
@@ -147,13 +155,14 @@ def _marked_root(path: str, config_root: str | None) -> str | None:
 
 
 def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_gitignore: bool,
-             stdin_name: str | None = None) -> tuple[list[InputFile], tuple[str, ...]]:
+             stdin_name: str | None = None) -> tuple[list[InputFile], list[tuple[str, str]], tuple[str, ...]]:
     """The other files of the projects of the named paths (files or directories; `stdin_name`: the file stdin
-    stands for, whose bytes on disk are not read), and those projects' roots. A project named whole needs no
-    second walk; a named path in no marked project has no context."""
+    stands for, whose bytes on disk are not read): those the check reads, those that may only pin the release
+    (display, abspath), and those projects' roots. A project named whole needs no second walk; a named path in
+    no marked project has no context."""
     anchors = [*named, *([stdin_name] if stdin_name else [])]
     if not (found.files or stdin_name):
-        return [], ()
+        return [], [], ()
     roots: dict[str, None] = {}
     for p in anchors:
         root = _marked_root(p, cfg.root)
@@ -161,13 +170,15 @@ def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_giti
             roots[root] = None
     whole = {os.path.realpath(p) for p in named if os.path.isdir(p)}
     if all(root in whole for root in roots):
-        return [], ()  # (each project named whole, or none marked: the ordinary run walks nothing more)
+        return [], [], ()  # (each project named whole, or none marked: the ordinary run walks nothing more)
     asked = {os.path.realpath(c.abspath) for c in found.files}
     if stdin_name:
         asked.add(os.path.realpath(stdin_name))
     if not all(any(inside(real, root) for root in roots) for real in asked):
-        return [], ()  # files from outside the projects (links followed on request): no project is theirs
+        return [], [], ()  # files from outside the projects (links followed on request): no project is theirs
+    asked.update(os.path.realpath(c.abspath) for c in (*found.pin_files, *found.code_files))
     out: list[InputFile] = []
+    side: list[tuple[str, str]] = []
     for root in roots:
         if root in whole:
             continue  # (named whole: every file is an input already)
@@ -180,4 +191,9 @@ def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_giti
             if real not in asked:
                 asked.add(real)
                 out.append(InputFile(c.display, c.abspath, stat=c.stat))
-    return out, tuple(roots)
+        for c in (*walked.pin_files, *walked.code_files):
+            real = os.path.realpath(c.abspath)
+            if real not in asked:
+                asked.add(real)
+                side.append((c.display, c.abspath))
+    return out, side, tuple(roots)
