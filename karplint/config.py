@@ -36,7 +36,7 @@ class Config:
     cluster: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # as set; rules' defaults fill the rest (engine)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
+    project_context: bool = True  # named files and directories are judged with the project's other files (karplint/project/)
     clusters: list[str] = field(default_factory=list)  # globs of directories that each hold one cluster
     fail_on_nothing_checked: bool = False  # exit 1 when the run checked no Karpenter object at all
     # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
