@@ -36,14 +36,15 @@ class Config:
     cluster: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # as set; rules' defaults fill the rest (engine)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    project_context: bool = True  # files named alone are judged with the project's other files (partial runs)
+    project_context: bool = True  # named files and directories are judged with the project's other files (karplint/project/)
     clusters: list[str] = field(default_factory=list)  # globs of directories that each hold one cluster
     fail_on_nothing_checked: bool = False  # exit 1 when the run checked no Karpenter object at all
     # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
     # run's files before the check (None: not looked for yet)
     kustomize_patches: frozenset | None = None
-    # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
-    terraform_releases: tuple = ()
+    # Karpenter release evidence of the project's files that are not YAML (karplint/model/repo_version.py: Terraform,
+    # scripts, documents), read by the project stage before the check (karplint/project/)
+    release_evidence: tuple = ()
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

@@ -95,8 +95,10 @@ def test_karpenter_version_flag(tree: Path):
     assert proc.returncode == 2 and "banana" in proc.stderr
 
 
-def test_stdin_with_filename():
-    code, report, _ = run_json("check", "-", "--stdin-filename", "deploy/pool.yaml", *PINNED, stdin=V1BETA1_POOL)
+def test_stdin_with_filename(tmp_path: Path):
+    # (outside this repository: stdin named by --stdin-filename is judged with its project's other files)
+    code, report, _ = run_json("check", "-", "--stdin-filename", "deploy/pool.yaml", *PINNED, stdin=V1BETA1_POOL,
+                               cwd=tmp_path)
     assert code == 1 and report["findings"][0]["file"] == "deploy/pool.yaml"
 
 

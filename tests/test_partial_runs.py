@@ -100,7 +100,7 @@ def test_a_class_declared_outside_yaml(tmp_path):
     assert "KPL601" not in {c for _, c, _, _ in staged}
 
 
-def test_project_context_can_be_switched_off_and_directories_need_none(tmp_path):
+def test_project_context_can_be_switched_off(tmp_path):
     repo = _repo(tmp_path)
     (repo / ".karplint.toml").write_text("project-context = false\n")
     alone = _findings(run_cli("check", "--no-cache", "-f", "json", "pools/np.yaml", cwd=repo))

@@ -104,22 +104,19 @@ def check(
     show_fixes: bool = False,
 ) -> None:
     """`karplint check` (options and their help: `check` in karplint/cli/typer_app.py). Exits through SystemExit."""
-    from karplint.config import ConfigError, load_config
-    from karplint.discover import MissingPath, discover
-    from karplint.engine import InputFile, check as run_check
-    from karplint.readers.loader import Problem
+    from karplint.config import ConfigError
+    from karplint.discover import MissingPath
+    from karplint.engine import check as run_check
+    from karplint.project import build, configure
     from karplint.report import render
     from karplint.rules import get_rule
-    from karplint.readers.source import Span
     from karplint.model.versions import Version
 
     paths = list(paths or ["."])
     if paths.count("-") > 1:
         _die("`-` (stdin) can be given only once")
-    first = next((p for p in paths if p != "-"), None)
-    search_from = Path(first) if first else (Path(stdin_filename).parent if stdin_filename else Path.cwd())
     try:
-        cfg = load_config(config, search_from)
+        cfg = configure(config, paths, stdin_filename)
     except ConfigError as exc:
         _die(str(exc))
     if select:
@@ -173,44 +170,11 @@ def check(
 
     started_ns = time.time_ns()  # before discovery stat()s the files: the cache's racy-check reference
     try:
-        found = discover([p for p in paths if p != "-"], exclude=cfg.exclude,
-                         respect_gitignore=not no_respect_gitignore, force_exclude=force_exclude,
-                         exclude_root=cfg.root, follow_links=follow_links)
+        project = build(paths, cfg, respect_gitignore=not no_respect_gitignore, follow_links=follow_links,
+                        force_exclude=force_exclude, stdin_filename=stdin_filename)
     except MissingPath as exc:
         _die(f"{exc.args[0]}: no such file or directory")
-    inputs = [InputFile(c.display, c.abspath, stat=c.stat) for c in found.files]
-    context = _project_context(paths, cfg, found, no_respect_gitignore, follow_links) if cfg.project_context else []
-    if "-" in paths:
-        # At most one byte over the size limit: enough to report the limit, never 600 MB in memory.
-        inputs.append(InputFile(stdin_filename or "-", None, sys.stdin.buffer.read(cfg.max_file_size + 1)))
-    extra = [(p.display, Problem("KPL003", p.message, Span.point(1, 1))) for p in found.problems]
-    if found.helm_templates or found.code_files:  # Karpenter objects karplint cannot read: one notice per file
-        from karplint.engine import read_regular
-        from karplint.readers.foreign import notices
-
-        unreadable = notices(found.helm_templates, found.code_files, read_regular)
-        extra.extend(unreadable)
-        noticed = {display for display, _ in unreadable}
-    else:
-        noticed = set()
-    for first_template, templates in found.helm_charts.items():
-        chart = first_template.split("/templates/")[0] if "/templates/" in first_template else os.path.dirname(first_template)
-        templates = [t for t in templates if t not in noticed]  # (those have their own notice, KPL015)
-        if not templates:
-            continue
-        first_template = templates[0]
-        extra.append((first_template, Problem(
-            "KPL005",
-            f"{len(templates)} Helm template file(s) in chart `{chart}` skipped: templates are not YAML until "
-            f"rendered; check the rendered chart with `helm template {chart} | karplint check --stdin-filename "
-            f"{chart}/rendered.yaml -`", Span.point(1, 1))))
-
-    from karplint.engine import read_regular
-    from karplint.readers.kustomize import patch_files
-
-    cfg.kustomize_patches = patch_files([*inputs, *context], read_regular, cfg.root)  # (before the cache: in its key)
-    if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
-        cfg.terraform_releases = _terraform_releases(inputs)
+    cfg, inputs, extra = project.config, project.inputs, project.notices
 
     report_out = sys.stdout
     from karplint.engine.parallel import default_jobs
@@ -226,14 +190,14 @@ def check(
         from karplint.fix import run_fixes
 
         report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
-                                 jobs=jobs or default_jobs(), cache=cache)
+                                 jobs=jobs or default_jobs(), cache=cache, context=project.context)
         if report is None:
             raise SystemExit(code)
         if "-" in paths:
             report_out = sys.stderr  # stdout carries the fixed document
     else:
         report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
-                           started_ns=started_ns, context=context)
+                           started_ns=started_ns, context=project.context)
         if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
             from karplint.readers.helm_rendered import remap
 
@@ -259,7 +223,7 @@ def check(
             render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
     except OSError as exc:
         _die(f"cannot write the report{f' to {output}' if output is not None else ''}: {exc.strerror or exc}")
-    if not inputs and not found.problems:
+    if not inputs and not project.found.problems:
         sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
     if len(report.karpenter_versions) > 1 and not quiet:
         from karplint.model.repo_version import MAX_VERSIONS_LISTED
@@ -273,47 +237,6 @@ def check(
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
-def _terraform_releases(files) -> tuple:
-    """Karpenter chart versions set in the run's Terraform files (helm_release, add-on inputs); `files` have
-    `.display` and `.abspath` (discovered candidates or inputs)."""
-    paths = [(i.display, i.abspath) for i in files if i.abspath is not None and i.display.endswith(".tf")]
-    if not paths:
-        return ()
-    from karplint.engine import read_regular
-    from karplint.model.repo_version import read_terraform
-
-    return tuple(read_terraform(list(dict.fromkeys(paths)), read_regular))
-
-
-def _repository_version_lines(cfg, paths: list[str], respect_gitignore: bool, follow_links: bool) -> list[str] | None:
-    """`--show-settings` with `karpenter-version` unset: the versions the checked files deploy (a check reads them
-    the same way), or None when they deploy none."""
-    from karplint.discover import MissingPath, discover
-    from karplint.engine import read_regular
-    from karplint.model.repo_version import assign, read_yaml
-
-    try:
-        found = discover(paths or ["."], exclude=cfg.exclude, respect_gitignore=respect_gitignore,
-                         exclude_root=cfg.root, follow_links=follow_links)
-    except MissingPath:
-        return None
-    from karplint.discover import EXTENSIONS
-
-    evidence = list(_terraform_releases(found.files)) + read_yaml(
-        [(c.display, c.abspath) for c in found.files if c.display.lower().endswith(EXTENSIONS)], read_regular,
-        cfg.max_file_size)
-    if not evidence:
-        return None
-    chosen = assign([c.display for c in found.files], evidence)
-    counts: dict[str, int] = {}
-    for e in chosen.values():
-        counts[e.version] = counts.get(e.version, 0) + 1
-    firsts = {}
-    for e in evidence:
-        firsts.setdefault(e.version, e)
-    return [f"{v} (read from {e.where}; {counts.get(v, 0)} file(s))" for v, e in firsts.items()]
-
-
 def _show_settings(cfg, no_cache: bool, paths: list[str] = (), respect_gitignore: bool = True,
                    follow_links: bool = False) -> None:
     """What a check would use, and where each setting came from (ruff's --show-settings)."""
@@ -324,8 +247,15 @@ def _show_settings(cfg, no_cache: bool, paths: list[str] = (), respect_gitignore
     source = {"default": "karplint's default (the newest bundled release)"}.get(
         cfg.karpenter_version_source, cfg.karpenter_version_source)
     version_line = f"karpenter version: {cfg.karpenter_version} (from {source})"
-    if cfg.karpenter_version_source == "default":
-        found = _repository_version_lines(cfg, list(paths), respect_gitignore, follow_links)
+    if cfg.karpenter_version_source == "default":  # what the project deploys: read as a check reads it
+        from karplint.discover import MissingPath
+        from karplint.project import build
+
+        try:
+            found = build(list(paths) or ["."], cfg, respect_gitignore=respect_gitignore,
+                          follow_links=follow_links).version_lines()
+        except MissingPath:
+            found = None
         if found:
             version_line = "karpenter version: " + "; ".join(found) + (
                 " (several: each file is checked against the one nearest to it)" if len(found) > 1 else "")
@@ -341,40 +271,13 @@ def _show_settings(cfg, no_cache: bool, paths: list[str] = (), respect_gitignore
         f"cluster: {', '.join(f'{k}={v}' for k, v in sorted(cfg.cluster.items())) or '-'}",
         f"options: {', '.join(f'{k}={v}' for k, v in sorted(cfg.options.items())) or '(rule defaults)'}",
         f"exclude: {', '.join(cfg.exclude) or '-'}",
-        f"project context for named files: {'on' if cfg.project_context else 'off'}",
+        f"project context for named files and directories: {'on' if cfg.project_context else 'off'}",
         f"max-file-size: {cfg.max_file_size:,} bytes",
         "cache: " + ("off (--no-cache)" if no_cache else str(default_directory(cfg))),
     ]
     from karplint.report import escape
 
     sys.stdout.write("".join(escape.name(line) + "\n" for line in lines))
-
-
-def _project_context(paths: list[str], cfg, found, no_respect_gitignore: bool, follow_links: bool) -> list:
-    """The project's other files when only files were named (pre-commit passes the staged ones): cross-file
-    rules read them, findings are reported on the named files only. The project is the configuration's
-    directory, else the enclosing git work tree; none of them: no context."""
-    from karplint.discover import discover
-    from karplint.engine import InputFile
-
-    named = [p for p in paths if p != "-"]
-    if not named or not found.files or any(os.path.isdir(p) for p in named):
-        return []
-    root = cfg.root
-    if root is None:  # the git work tree holding the named files (not the working directory's)
-        here = Path(found.files[0].abspath).resolve().parent
-        root = next((str(d) for d in (here, *here.parents) if (d / ".git").exists()), None)
-    if root is None:
-        return []
-    root_real = os.path.join(os.path.realpath(root), "")
-    if not all(os.path.realpath(c.abspath).startswith(root_real) for c in found.files):
-        return []  # files from outside the project: its other files are no context for them
-    given = os.path.relpath(root)
-    whole = discover([given], exclude=cfg.exclude, respect_gitignore=not no_respect_gitignore,
-                     exclude_root=cfg.root, follow_links=follow_links)
-    asked = {os.path.realpath(c.abspath) for c in found.files}
-    return [InputFile(c.display, c.abspath, stat=c.stat) for c in whole.files
-            if os.path.realpath(c.abspath) not in asked]
 
 
 def _unknown_selector(sel: str) -> str | None:

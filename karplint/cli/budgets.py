@@ -158,10 +158,10 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
                       markup=False)
             return 2
         start = day - timedelta(days=day.weekday())  # the Monday of that week, 00:00 UTC
-    model = load_model(paths, err, "budgets")
-    if model is None:
+    loaded = load_model(paths, err, "budgets")
+    if loaded is None:
         return 2
-    pools = _pools(model, nodepool)
+    pools = [np for np in _pools(loaded.model, nodepool) if loaded.shows(np)]  # (context: read, not shown)
     if not pools:
         err.print("karplint budgets: no NodePool" + (f" named {escape.name(nodepool)!r}" if nodepool else "")
                   + " found", markup=False)

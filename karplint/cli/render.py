@@ -67,9 +67,13 @@ def print_rendered(node: RenderedNode, console) -> None:
 
 
 def render_model(model: Model, console, *, nodeclass: str | None = None, nodepool: str | None = None,
-                 karpenter_version: Version | None = None) -> int:
-    """Print every selected (EC2NodeClass, NodePool) pair; returns the exit code (1: nothing matched)."""
+                 karpenter_version: Version | None = None, shows=None, version_of=None) -> int:
+    """Print every selected (EC2NodeClass, NodePool) pair; returns the exit code (1: nothing matched).
+    `shows(resource)`: whether a resource was named (a pair is shown when either of its objects was; the others
+    are the project's context); `version_of(display)`: the Karpenter release the project deploys for a file."""
     selected = pairs(model, nodeclass, nodepool)
+    if shows is not None:
+        selected = [(nc, np) for nc, np in selected if shows(nc) or (np is not None and shows(np))]
     if not selected:
         what = []
         if nodeclass:
@@ -79,8 +83,11 @@ def render_model(model: Model, console, *, nodeclass: str | None = None, nodepoo
         console.print(f"karplint render: no {' with '.join(what) or 'EC2NodeClass'} found", markup=False)
         return 1
     for nc, np in selected:
+        version = karpenter_version
+        if version is None and version_of is not None:
+            version = version_of(str(nc.doc.path))
         try:
-            node = render_node(nc, np, karpenter_version)
+            node = render_node(nc, np, version)
         except Exception as exc:  # never a traceback: say what failed and go on
             console.print(f"karplint render: EC2NodeClass/{nc.name}: internal error ({type(exc).__name__}: {exc})",
                           markup=False)
@@ -104,7 +111,8 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
         except ValueError as exc:
             err.print(f"karplint render: --karpenter-version: {exc}", markup=False)
             return 2
-    model = load_model(paths, err, "render")
-    if model is None:
+    loaded = load_model(paths, err, "render")
+    if loaded is None:
         return 2
-    return render_model(model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version)
+    return render_model(loaded.model, console, nodeclass=nodeclass, nodepool=nodepool, karpenter_version=version,
+                        shows=loaded.shows, version_of=loaded.karpenter_version)

@@ -20,15 +20,17 @@ class SimulateError(Exception):
     pass
 
 
-def _model(paths: list[str], config, root: str | None = None):
-    """The run's documents as `check` sees the cluster (documentation examples left out), and the input problems:
-    a file that cannot be read or parsed is named, never silently missing from the simulation."""
-    from karplint.cli.inputs import read_model
+def _model(paths: list[str], config):
+    """The project's documents as `check` sees the cluster (documentation examples left out; the project's other
+    files as context), and the named files' problems: a file that cannot be read or parsed is named, never
+    silently missing from the simulation."""
+    from karplint.cli.inputs import load
+    from karplint.config import ConfigError
     from karplint.discover import MissingPath
 
     try:
-        return read_model(paths or ["."], config, exclude_root=root, cluster_state=True)
-    except MissingPath as exc:
+        return load(paths or ["."], config, cluster_state=True)
+    except (MissingPath, ConfigError) as exc:
         raise SimulateError(str(exc)) from exc
 
 
@@ -77,18 +79,21 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     from karplint.provisioning.simulate import simulate
     from karplint.rules._simulation import nodeclass_facts_resolver
 
-    options = getattr(config, "options", {}) or {}
-    model, problems = _model(paths, config, getattr(config, "root", None))
+    loaded = _model(paths, config)
+    model, problems = loaded.model, loaded.problems
+    options = loaded.project.config.options or {}
     catalog = _catalog(instance_types, options.get("instance-types"))
     facts_for = nodeclass_facts_resolver(model)
 
     from karplint.provisioning.nodepools import explain_empty
 
+    # The whole project is simulated (a named workload is judged on every NodePool of its project, as KPL910
+    # judges it); what is shown comes from the named files.
     run = simulate(model, catalog, facts_for)
     not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
-                      "message": o.message} for o in run.omitted]
+                      "message": o.message} for o in run.omitted if loaded.shows(o.resource)]
     pools = []
-    for sim in run.pools:
+    for sim in (s for s in run.pools if loaded.shows(s.nodepool)):
         entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
                                  "line": _line(sim.nodepool), "ami_family": sim.facts.ami_family}
         if sim.unknown:
@@ -105,7 +110,7 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
                 entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
         pools.append(entry)
     workloads = []
-    for w in run.workloads:
+    for w in (w for w in run.workloads if loaded.shows(w.pod.res)):
         res = w.pod.res
         workloads.append({
             "kind": res.kind, "name": res.name, "namespace": res.namespace, "file": str(res.doc.path),
@@ -252,12 +257,12 @@ def _render_rich(data: dict, out, color: bool) -> None:
 
 def main(paths: list[str], output_format: str, instance_types: str | None, config_path: str | None,
          color: bool) -> int:
-    from pathlib import Path
 
-    from karplint.config import ConfigError, load_config
+    from karplint.config import ConfigError
+    from karplint.project import configure
 
     try:
-        cfg = load_config(config_path, Path(paths[0] if paths else ".").resolve())
+        cfg = configure(config_path, paths or ["."])
     except ConfigError as exc:
         sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
         return 2

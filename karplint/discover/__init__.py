@@ -21,6 +21,13 @@ _ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS
 # Program code that may build Karpenter manifests (CDK, cdk8s, Pulumi): not checked, only byte-scanned for a notice
 # (karplint/readers/foreign.py). Kept out of `files`.
 CODE_EXTENSIONS = (".ts", ".mts", ".cts", ".js", ".mjs", ".py", ".go", ".java", ".cs", ".kt")
+# Files that hold no manifest but may pin the Karpenter release (variables, CI settings, docs, Terragrunt inputs):
+# never checked, only handed to the release evidence (karplint/model/repo_version.py `collect`, which reads their
+# bytes first). Kept out of `files`.
+PIN_EXTENSIONS = (".tfvars", ".hcl", ".env", ".mk", ".mdx", ".adoc", ".asciidoc", ".rst", ".txt", ".zsh")
+PIN_NAMES = frozenset(("Makefile", "makefile", "GNUmakefile", "Dockerfile", "Justfile", "justfile", ".env",
+                       "Taskfile", ".envrc"))
+_SIDE_EXTENSIONS = CODE_EXTENSIONS + PIN_EXTENSIONS
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".terraform", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".karplint_cache", ".hypothesis", ".cache",
@@ -49,6 +56,7 @@ class DiscoveryResult:
     helm_charts: dict[str, list[str]] = field(default_factory=dict)  # chart dir (display) -> skipped templates
     helm_templates: dict[str, str] = field(default_factory=dict)  # skipped template (display) -> its abspath
     code_files: list[Candidate] = field(default_factory=list)  # CODE_EXTENSIONS files, for notices only
+    pin_files: list[Candidate] = field(default_factory=list)  # PIN_EXTENSIONS and PIN_NAMES files: release evidence
 
 
 class MissingPath(Exception):
@@ -292,6 +300,9 @@ def discover(
         if real in seen:
             return
         seen.add(real)
+        if display.endswith(PIN_EXTENSIONS) or os.path.basename(display) in PIN_NAMES:  # (never a template)
+            result.pin_files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
+            return
         if chart is not None and display.lower().endswith(EMBEDDING_EXTENSIONS):
             return  # a chart's _helpers.tpl, NOTES or README: Helm's, not manifests
         if chart is not None and _looks_like_template(abspath):
@@ -333,7 +344,7 @@ def discover(
                             dirs.append(entry)
                         elif name.endswith(_ALL_EXTENSIONS) or name.lower().endswith(_ALL_EXTENSIONS):  # mostly no copy
                             files.append(name)
-                        elif name.endswith(CODE_EXTENSIONS):
+                        elif name.endswith(_SIDE_EXTENSIONS) or name in PIN_NAMES:
                             files.append(name)
                         if name == ".gitignore":
                             has_gitignore = True
@@ -408,7 +419,7 @@ def discover(
                     if not follow_links and not _inside(real_file, project):
                         problems.append(PathProblem(disp + name, _OUTSIDE.format("a file")))
                         continue
-                if chart is not None or name.endswith(CODE_EXTENSIONS):
+                if chart is not None or name.endswith(_SIDE_EXTENSIONS) or name in PIN_NAMES:
                     if chart is _NOT_LOOKED_UP:
                         chart = _chart_root(full)
                     accept(disp + name, full, st, real_file, chart)

@@ -30,7 +30,7 @@ from karplint.engine.files import (  # noqa: F401 - the stage's types and reader
     load_any, load_input, parse_input, read_input,
 )
 from karplint.engine.perfile import RunReads, process_input, run_reads  # noqa: F401
-from karplint.engine.runstage import cluster_of, run_stage, scoped_run_stage  # noqa: F401
+from karplint.engine.runstage import cluster_of, run_stage, scoped_run_stage  # noqa: F401 - (cluster_of: project/)
 from karplint.engine import parallel  # (called through the module: tests replace its functions)
 
 
@@ -85,6 +85,7 @@ class Report:
     # The Karpenter versions read from the repository (`karpenter-version` unset): (version, where, files checked
     # against it), first found first; empty when none was found or the version was set.
     karpenter_versions: tuple = ()
+    karpenter_by_version: dict = field(default_factory=dict)  # display -> the version read for it (of those)
 
     @property
     def karpenter_resources(self) -> int:
@@ -182,11 +183,20 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         whole = check([*inputs, *others], config, extra_problems=extra_problems, jobs=jobs, cache=cache,
                       started_ns=started_ns)
         findings = [f for f in whole.findings if f.file not in hidden]
+        # The releases of the reported files, counted on them; when none has a clear one, every release read
+        # (with no file each), so that the report still says why the default target applies.
+        chosen = whole.karpenter_by_version
+        counted = [(v, where, sum(1 for i in inputs if chosen.get(i.display) == v))
+                   for v, where, _n in whole.karpenter_versions]
+        versions = tuple(x for x in counted if x[2]) or tuple(counted)
         resources = sum(n for display, n in whole.resources_by_file.items() if display not in hidden)
-        return Report(findings, len(inputs), resources, config, Sources(inputs), resources_by_file={
+        run_config = whole.config  # (the one release read, when the project deploys one)
+        if len(versions) == 1 and versions[0][2]:  # one release for the reported files, among several
+            run_config = _version_config(config, versions[0][0])
+        return Report(findings, len(inputs), resources, run_config, Sources(inputs), resources_by_file={
             d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
             d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered,
-            karpenter_versions=whole.karpenter_versions)
+            karpenter_versions=versions)
 
     if config.kustomize_patches is None:  # (the CLI finds them before it opens the cache: they are in its key)
         from karplint.readers.kustomize import patch_files
@@ -199,22 +209,23 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
             memo = cache.get_report(_report_digest(inputs, known.keys, config, extra_problems))
             if isinstance(memo, tuple) and len(memo) == 7:
                 cache.save()  # (files read to confirm their bytes are now vouched for by their stat)
-                findings, files, resources, by_file, karpenter, rendered, versions = memo
+                findings, files, resources, by_file, karpenter, rendered, (versions, by_version) = memo
                 if len(versions) == 1:
                     config = _version_config(config, versions[0][0])
                 return Report(list(findings), files, resources, config, Sources(inputs), resources_by_file=by_file,
-                              karpenter_by_file=karpenter, helm_rendered=rendered, karpenter_versions=versions)
+                              karpenter_by_file=karpenter, helm_rendered=rendered, karpenter_versions=versions,
+                              karpenter_by_version=by_version)
     outcomes = parallel.run_files(inputs, config, selected_rules(config), jobs=jobs, cache=cache, started_ns=started_ns,
                          known=known)
     keys = [o.key for o in outcomes]
-    versions: tuple = ()
+    versions: tuple = ((), {})
     run_config, run_cache = config, cache
     if config.karpenter_version_source == "default":
         outcomes, run_config, run_cache, versions = _repository_versions(inputs, outcomes, config, jobs, cache,
                                                                          started_ns)
     report = evaluate(outcomes, run_config, extra_problems=extra_problems, cache=run_cache, sources=Sources(inputs),
                       jobs=jobs)
-    report.karpenter_versions = versions
+    report.karpenter_versions, report.karpenter_by_version = versions
     if cache is not None:
         if all(keys):
             cache.put_report(_report_digest(inputs, keys, config, extra_problems),
@@ -239,27 +250,21 @@ MAX_POOLED_VERSIONS = 4  # versions read from the repository whose files are che
 
 def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], config: Config, jobs: int, cache,
                          started_ns: int | None):
-    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`),
-    and each file checked again against the one that applies to it (a second per-file stage, with the cache of
-    that configuration, only for files whose version differs from the default). One version: the run stage
+    """`karpenter-version` unset: the Karpenter version(s) the repository deploys (`karplint.model.repo_version`:
+    the project stage's evidence from files that are not YAML, `config.release_evidence`, and the YAML pins each
+    file's summary holds), and each file checked again against the one that applies to it (a second per-file
+    stage, with the cache of that configuration, only for files whose version differs from the default). One version: the run stage
     targets it too; several: the run stage keeps the default target (its rules find each deployed release).
-    Returns (outcomes, the run stage's configuration and cache, versions)."""
-    from karplint.model.repo_version import assign
+    Returns (outcomes, the run stage's configuration and cache, (versions, the version of each file that has
+    one))."""
     from karplint.model.versions import implausible
+    from karplint.project import releases_for
 
-    evidence = [e for e in (*config.terraform_releases, *(e for o in outcomes for e in o.summary.releases))
-                if implausible(_parse_version(e.version)) is None]
+    evidence = [*config.release_evidence,  # (the project's files that are not YAML: plausible already)
+                *(e for o in outcomes for e in o.summary.releases if implausible(_parse_version(e.version)) is None)]
     if not evidence:
-        return outcomes, config, cache, ()
-    cluster_fn = None
-    if config.clusters:
-        import glob
-
-        root = config.root or os.getcwd()
-        dirs = sorted({os.path.realpath(d) for pattern in config.clusters
-                       for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
-        cluster_fn = lambda display: cluster_of(display, dirs)  # noqa: E731
-    chosen = assign([i.display for i in inputs], evidence, cluster_fn)
+        return outcomes, config, cache, ((), {})
+    chosen = releases_for([i.display for i in inputs], evidence, config)
     groups: dict[str, tuple] = {}  # version -> (first evidence, input indexes)
     for e in evidence:
         groups.setdefault(e.version, (e, []))
@@ -287,7 +292,8 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
                              jobs=jobs if version in pooled else 1, cache=sub_cache[1], started_ns=started_ns)
             for i, o in zip(redo_idxs, redo):
                 outcomes[i] = o
-    versions = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
+    versions = (tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items()),
+                {inputs[i].display: v for v, (_e, idxs) in groups.items() for i in idxs})
     if len(groups) == 1:
         run_config, run_cache = caches[next(iter(groups))]
     else:
@@ -311,7 +317,7 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
 
     h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
                               config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems],
-                              list(config.terraform_releases))).encode(),
+                              list(config.release_evidence))).encode(),
                         digest_size=20)
     for item, key in zip(inputs, keys):
         h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())

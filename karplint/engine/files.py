@@ -10,19 +10,11 @@ from typing import Callable, NamedTuple
 
 from karplint.config import Config
 from karplint.readers.document import Document
-from karplint.readers.files import read_regular  # (also karplint.engine.read_regular, for its callers)
+from karplint.readers.files import InputFile, read_regular  # noqa: F401 - (also karplint.engine's, for its callers)
 from karplint.findings import Fix
 from karplint.readers.loader import Problem, decode, load
 from karplint.readers.source import SourceFile, Span
 from karplint.readers.suppression import Suppression, from_comments
-
-
-@dataclass
-class InputFile:
-    display: str
-    abspath: str | None = None  # None: `data` is given (stdin, tests)
-    data: bytes | None = None
-    stat: tuple | None = None  # (size, mtime_ns, ctime_ns, inode) seen by discovery: lets the cache skip reading
 
 
 @dataclass

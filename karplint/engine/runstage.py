@@ -4,14 +4,12 @@ when it is large."""
 
 from __future__ import annotations
 
-import os
-
-
 from karplint.config import Config
 from karplint.model import Model, Resource
 from karplint.rules import Rule
 from karplint.engine.files import FileOutcome, Result
 from karplint.engine.perfile import _context, _internal, _resolve
+from karplint.project.clusters import cluster_dirs, cluster_of  # noqa: F401 - (also karplint.engine.cluster_of)
 
 
 
@@ -50,28 +48,13 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) ->
     return out
 
 
-def cluster_of(display: str, clusters: list[str]) -> str | None:
-    """The cluster directory (a real path among `clusters`) holding the file `display`, the deepest one; None
-    for files outside every cluster (shared by all: bases, common add-ons)."""
-    real = os.path.realpath(display)
-    best = None
-    for c in clusters:
-        if (real == c or real.startswith(c + os.sep)) and (best is None or len(c) > len(best)):
-            best = c
-    return best
-
-
 def scoped_run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
     """`run_stage`, once per cluster when `clusters` says which directories each hold one cluster: a rule sees
     the cluster's files and the shared ones (outside every cluster), so a Cilium install in clusters/prod/ is not
     a verdict on clusters/dev/'s NodePools. A shared file's finding found in several clusters is reported once."""
     if not config.clusters:
         return run_stage(outcomes, config, rules)
-    import glob
-
-    root = config.root or os.getcwd()
-    dirs = sorted({os.path.realpath(d) for pattern in config.clusters
-                   for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+    dirs = cluster_dirs(config)
     where = [cluster_of(o.summary.display, dirs) for o in outcomes]
     present = sorted({c for c in where if c is not None})
     if not present:

@@ -199,12 +199,13 @@ def _inputs_for(inputs: list[InputFile], files: dict[str, FileFix]) -> list[Inpu
 
 def fix_inputs(inputs: list[InputFile], config: Config, *, unsafe: bool = False,
                extra_problems: list[tuple[str, Problem]] = (), max_passes: int = MAX_PASSES,
-               jobs: int = 1, cache=None) -> FixOutcome:
+               jobs: int = 1, cache=None, context: list[InputFile] = ()) -> FixOutcome:
     """Compute the fixed texts of `inputs` (nothing is written). `jobs`/`cache` as for `engine.check` (the
-    passes after the first re-check every file; the cache makes the unchanged ones cheap)."""
+    passes after the first re-check every file; the cache makes the unchanged ones cheap). `context`: the
+    project's other files (`karplint.project`), read by every pass as the check reads them, never fixed."""
 
     def check(items, config, extra_problems=()):
-        return run_check(items, config, extra_problems=extra_problems, jobs=jobs, cache=cache)
+        return run_check(items, config, extra_problems=extra_problems, jobs=jobs, cache=cache, context=context)
 
     # Read every file once: the bytes we fix are the bytes we compare against before writing.
     base: list[InputFile] = []
@@ -431,13 +432,16 @@ def show_fixes(outcome: FixOutcome, out: TextIO) -> None:
 
 def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe: bool, diff: bool,
               show: bool = False, stdout=None, stderr: TextIO | None = None, jobs: int = 1,
-              cache=None) -> tuple[Report | None, int | None]:
-    """`karplint check --fix` / `--diff`. Returns (report to render or None, exit code or None)."""
+              cache=None, context: list[InputFile] = ()) -> tuple[Report | None, int | None]:
+    """`karplint check --fix` / `--diff` of `inputs`, with the project's other files as `context` (as `check`:
+    the remaining findings are those a check of the fixed files reports). Returns (report to render or None,
+    exit code or None)."""
     stdout = stdout if stdout is not None else sys.stdout.buffer
     from karplint.report.escape import Escaped
 
     stderr = Escaped(stderr if stderr is not None else sys.stderr)  # it names files: untrusted text
-    outcome = fix_inputs(inputs, config, unsafe=unsafe, extra_problems=extra_problems, jobs=jobs, cache=cache)
+    outcome = fix_inputs(inputs, config, unsafe=unsafe, extra_problems=extra_problems, jobs=jobs, cache=cache,
+                         context=context)
     if diff:
         patch = unified_diff(outcome)
         stdout.write(patch.encode("utf-8"))

@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 
 from karplint.discover.boundary import Boundary
+
+
+@dataclass
+class InputFile:
+    """A file of a run: its display path, and where its bytes are (a path, or the bytes themselves)."""
+
+    display: str
+    abspath: str | None = None  # None: `data` is given (stdin, tests)
+    data: bytes | None = None
+    stat: tuple | None = None  # (size, mtime_ns, ctime_ns, inode) seen by discovery: lets the cache skip reading
 
 
 def read_regular(path: str, limit: int | None = None) -> bytes:

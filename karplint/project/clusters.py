@@ -1,0 +1,29 @@
+"""The clusters of a project: the `clusters` setting's globs name directories that each hold one cluster; a file
+belongs to the deepest of them that holds it, or to none (shared by all: bases, common add-ons)."""
+
+from __future__ import annotations
+
+import os
+
+
+def cluster_dirs(config) -> list[str]:
+    """The real paths of the directories the `clusters` globs match (relative to the configuration root, else the
+    working directory, where the globs were written), sorted; empty without the setting."""
+    if not config.clusters:
+        return []
+    import glob
+
+    root = config.root or os.getcwd()
+    return sorted({os.path.realpath(d) for pattern in config.clusters
+                   for d in glob.glob(os.path.join(root, pattern)) if os.path.isdir(d)})
+
+
+def cluster_of(display: str, clusters: list[str]) -> str | None:
+    """The cluster directory (a real path among `clusters`) holding the file `display`, the deepest one; None
+    for files outside every cluster (shared by all: bases, common add-ons)."""
+    real = os.path.realpath(display)
+    best = None
+    for c in clusters:
+        if (real == c or real.startswith(c + os.sep)) and (best is None or len(c) > len(best)):
+            best = c
+    return best
