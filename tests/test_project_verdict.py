@@ -89,7 +89,8 @@ spec:
 """
 
 NP = "karpenter/nodepools.yaml"
-EXPECTED = [("KPL301", 7, 5), ("KPL801", 17, 13)]
+# (the v1 NodePool is checked against the schema of a release that serves v1, 1.0.0: it lacks requirements)
+EXPECTED = [("KPL301", 7, 5), ("KPL801", 17, 13), ("KPL103", 23, 5)]
 
 
 def _repo(tmp_path):
@@ -158,7 +159,7 @@ def test_unsafe_fix_of_a_file_named_alone_leaves_what_the_tree_leaves(tmp_path):
     alone, whole = _repo(tmp_path / "a"), _repo(tmp_path / "b")
     after_alone = _on_nodepools("--fix", "--unsafe-fixes", NP, cwd=alone)
     after_whole = _on_nodepools("--fix", "--unsafe-fixes", ".", cwd=whole)
-    assert after_alone == after_whole == [("KPL801", 20, 13)]  # the taint was added above it
+    assert after_alone == after_whole == [("KPL801", 20, 13), ("KPL103", 26, 5)]  # the taint was added above them
     assert (alone / NP).read_text() == (whole / NP).read_text() != NODEPOOLS
     shutil.rmtree(tmp_path / "a")
 

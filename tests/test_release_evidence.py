@@ -328,8 +328,6 @@ spec:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the project stage (karplint/project/, a parallel branch) calls collect; "
-                                       "today the check reads only Terraform and YAML evidence: remove on merge")
 def test_a_script_pin_reaches_the_check(tmp_path: Path):
     (tmp_path / "scripts").mkdir()
     (tmp_path / "karpenter").mkdir()
