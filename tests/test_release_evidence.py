@@ -342,3 +342,20 @@ def test_a_script_pin_reaches_the_check(tmp_path: Path):
         assert report["summary"]["karpenter_version"] == "0.37.0"
         assert report["summary"]["karpenter_version_source"] == (
             "helm upgrade oci://public.ecr.aws/karpenter/karpenter --version at scripts/install.sh:2")
+
+
+def test_a_docs_pin_gives_way_to_a_yaml_pin_of_another_file(tmp_path: Path):
+    """A stale install note in the README must not make the Flux pin of the same repository unclear: documentation
+    pins only when nothing else does, whichever stage found the other pin (here the per-file stage: YAML)."""
+    (tmp_path / "karpenter").mkdir()
+    (tmp_path / "flux").mkdir()
+    (tmp_path / "README.md").write_text("# Install\n\n```bash\nexport KARPENTER_VERSION=1.0.6\n```\n")
+    (tmp_path / "flux" / "karpenter.yaml").write_text(
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: karpenter}\nspec:\n"
+        "  chart:\n    spec:\n      chart: karpenter\n      version: 0.37.0\n")
+    (tmp_path / "karpenter" / "nodepool.yaml").write_text(NODEPOOL_V1BETA1)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for args in (("check", "."), ("check", "karpenter")):
+        _code, report, stderr = run_json(*args, "--no-cache", cwd=tmp_path)
+        assert [v["version"] for v in report["summary"]["karpenter_versions"]] == ["0.37.0"], stderr
+        assert "several Karpenter versions" not in stderr

@@ -257,11 +257,13 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
     targets it too; several: the run stage keeps the default target (its rules find each deployed release).
     Returns (outcomes, the run stage's configuration and cache, (versions, the version of each file that has
     one))."""
+    from karplint.model.repo_version import without_stale_docs
     from karplint.model.versions import implausible
     from karplint.project import releases_for
 
-    evidence = [*config.release_evidence,  # (the project's files that are not YAML: plausible already)
-                *(e for o in outcomes for e in o.summary.releases if implausible(_parse_version(e.version)) is None)]
+    evidence = without_stale_docs([
+        *config.release_evidence,  # (the project's files that are not YAML: plausible already)
+        *(e for o in outcomes for e in o.summary.releases if implausible(_parse_version(e.version)) is None)])
     if not evidence:
         return outcomes, config, cache, ((), {})
     chosen = releases_for([i.display for i in inputs], evidence, config)

@@ -336,6 +336,13 @@ def collect(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
     return found or docs
 
 
+def without_stale_docs(evidence: list[Evidence]) -> list[Evidence]:
+    """Documentation pins only when nothing else does, across every source of evidence (`collect` sees the files
+    that are not YAML; the per-file stage finds the YAML pins)."""
+    configuration = [e for e in evidence if not e.file.lower().endswith(DOC_EXTENSIONS)]
+    return configuration or list(evidence)
+
+
 # ------------------------------------------------------------------------------------------------ choosing
 
 def _directory(path: str) -> str:

@@ -57,13 +57,14 @@ class Project:
     def version_lines(self) -> list[str] | None:
         """`--show-settings` with `karpenter-version` unset: the versions the project deploys (a check reads them
         the same way) and how many named files each applies to; None when nothing pins one."""
-        from karplint.model.repo_version import collect
+        from karplint.model.repo_version import collect, without_stale_docs
 
         paths = [(i.display, i.abspath) for i in self.files if i.abspath is not None]
         evidence = self.config.release_evidence
         if self.config.karpenter_version_source == "default":  # (the YAML pins: the check reads them per file)
             evidence = _plausible([*evidence, *collect(
                 [p for p in paths if p[0].lower().endswith(EXTENSIONS)], read_regular, self.config.max_file_size)])
+        evidence = without_stale_docs(evidence)
         if not evidence:
             return None
         chosen = releases_for([i.display for i in self.inputs], evidence, self.config)
