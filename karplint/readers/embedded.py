@@ -241,6 +241,8 @@ def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding
         hole = m.group(0)
         if before.count('"') % 2 or before.count("'") % 2:
             continue  # already in a quoted scalar
+        if content[m.end():m.end() + 1] not in ("", " ", "\t", "\r", "\n", ",", "]", "}", "#"):
+            continue  # `${x}-node`: part of a plain scalar, which quotes would end early
         q = "'" if '"' in hole else '"'
         if q in hole:
             continue

@@ -33,6 +33,14 @@ EXPECTED = {
     "blueprints-disruption-budgets.md": [("KPL426", 127, 5), ("KPL426", 145, 5), ("KPL426", 163, 5)],
     "data-on-eks-nvme-ssd.md": [("KPL606", 23, 5), ("KPL705", 93, 1), ("KPL103", 96, 7), ("KPL103", 96, 7)],
     "data-on-eks-soci.md": [("KPL706", 11, 14), ("KPL210", 35, 5)],
+    # a fence without a language holding `cat >f.yaml <<EOF` (in a list item): the heredoc is read, never KPL001
+    "eks-guide-eniconfig-bare-fence.md": [],
+    # AsciiDoc: `[source,bash]` + `----` block with `cat <<EOF | kubectl apply -f -`; console output in another
+    "eks-guide-time-slicing.adoc": [("KPL706", 17, 14)],
+    # `sed "s/<<CLUSTER_NAME>>/.../"`: quoted, not a heredoc that would swallow the file; the real heredoc is read
+    "blueprints-node-overlay-placeholder.sh": [],
+    # a Terraform conditional line that yields `snapshotID: ...` or nothing: a hole, not "invalid YAML"
+    "ai-on-eks-conditional-line.tf": [],
 }
 
 

@@ -1,0 +1,166 @@
+"""Text that holds configuration, read as what it is: bare Markdown fences and AsciiDoc blocks by their content,
+quoted `<<X>>` placeholders, Terraform template holes (KPL212). Exact code, line and column in the host file;
+the excerpts of real repositories are in tests/fixtures/embedded/ (test_embedded_fixtures.py)."""
+
+from __future__ import annotations
+
+from karplint.testing import codes, lint
+
+V1 = {"karpenter_version": "1.14.1"}
+
+BARE_FENCE_NODEPOOL = """# Workshop
+
+Create the NodePool:
+
+```
+cat <<EOF | kubectl apply -f -
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot"]
+      taints:
+        - key: dedicated
+          effect: NoSchedul
+  disruption:
+    consolidationPolicy: WhenEmptyOrUnderutilized
+    consolidateAfter: 1m
+  limits:
+    cpu: 100
+EOF
+```
+"""
+
+
+def test_bare_fence_heredoc_nodepool_mistake_found_at_its_line():
+    assert codes(lint({"README.md": BARE_FENCE_NODEPOOL}, **V1)) == [("KPL101", 24, 19)]
+
+
+def test_bare_fence_plain_yaml_is_read():
+    text = BARE_FENCE_NODEPOOL.replace("cat <<EOF | kubectl apply -f -\n", "\n").replace("EOF\n```", "\n```")
+    assert codes(lint({"README.md": text}, **V1)) == [("KPL101", 24, 19)]
+
+
+def test_bare_fence_that_is_not_yaml_says_nothing():
+    # kubectl output with a prompt: apiVersion and kind at the top, but not YAML; a template; prose
+    text = ("```\n$ kubectl get nodepool default -o yaml\napiVersion: karpenter.sh/v1\nkind: NodePool\n```\n\n"
+            "```\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Values.name }}\n  x: [\n```\n\n"
+            "```\nRun the apiVersion: check, then the kind: check.\n```\n")
+    assert lint({"README.md": text}, **V1) == []
+
+
+def test_yaml_fence_stays_strict():
+    text = "```yaml\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: [\n```\n"
+    assert codes(lint({"README.md": text}, **V1)) == [("KPL001", 5, 1)]
+
+
+def test_fence_in_a_block_quote_is_left_alone():
+    text = "> ```yaml\n> apiVersion: karpenter.sh/v1\n> kind: NodePool\n> metadata: [\n> ```\n"
+    assert lint({"README.md": text}, **V1) == []
+
+
+def test_commonmark_closing_fence_must_be_as_long():
+    # (a ``` line inside a ```` fence does not close it: the YAML after it belongs to the block)
+    text = ("````yaml\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n```\n"
+            "spec:\n  weight: 500\n````\n")
+    assert codes(lint({"README.md": text}, **V1)) == [("KPL001", 6, 1)]
+
+
+ADOC = """= Karpenter
+
+.NodePool
+[source,yaml,subs="attributes+"]
+----
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {pool-name} # <1>
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot"]
+      expireAfter: 720 <2>
+  limits:
+    cpu: 100
+----
+<1> The name.
+<2> Thirty days.
+
+----
+kubectl get nodepools
+----
+"""
+
+
+def test_asciidoc_source_block_mistake_found_at_its_line():
+    # `{pool-name}` is an attribute reference (a hole, not a flow mapping); `<1>`/`<2>` are callouts, not text
+    assert codes(lint({"docs/karpenter.adoc": ADOC}, **V1)) == [("KPL100", 21, 20)]
+
+
+def test_asciidoc_bare_listing_block_is_read_by_its_content():
+    text = ADOC.replace('[source,yaml,subs="attributes+"]\n', "").replace("{pool-name}", "default")
+    assert codes(lint({"docs/karpenter.adoc": text}, **V1)) == [("KPL100", 20, 20)]
+
+
+def test_quoted_heredoc_placeholder_is_not_a_heredoc():
+    text = ('sed "s/<<CLUSTER_NAME>>/$CLUSTER_NAME/g" np.yaml > out.yaml\n'
+            "echo '<<ROLE>>'\n"
+            "kubectl apply -f - <<EOF\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n"
+            "spec:\n  weight: 500\nEOF\n")
+    assert codes(lint({"x.sh": text}, **V1)) == [("KPL103", 8, 1), ("KPL106", 9, 11)]
+
+
+TF_USERDATA = """resource "kubectl_manifest" "nodeclass" {
+  yaml_body = <<-YAML
+    apiVersion: karpenter.k8s.aws/v1
+    kind: EC2NodeClass
+    metadata:
+      name: custom
+    spec:
+      amiFamily: AL2
+      amiSelectorTerms:
+        - alias: al2@v20240807
+      role: ${module.eks_blueprints_addons.karpenter.node_iam_role_name}
+      subnetSelectorTerms:
+        - tags:
+            karpenter.sh/discovery: ${module.eks.cluster_name}
+      securityGroupSelectorTerms:
+        - tags:
+            karpenter.sh/discovery: ${module.eks.cluster_name}
+      userData: |
+        #!/bin/bash
+        echo "cluster ${module.eks.cluster_name}" > /etc/motd
+        echo $${module.eks.cluster_name}
+  YAML
+}
+"""
+
+
+def test_kpl212_silent_on_terraform_filled_interpolation_in_tf_heredoc():
+    # line 20: Terraform fills it in before apply; line 21: `$${` is the literal `${`, which bash rejects
+    found = [c for c in codes(lint({"main.tf": TF_USERDATA}, config={"select": ["ALL"]}, **V1))
+             if c[0] == "KPL212"]
+    assert found == [("KPL212", 21, 15)]
+
+
+def test_kpl212_still_reports_plain_yaml():
+    yaml = "\n".join(line[4:] for line in TF_USERDATA.splitlines()[2:21]) + "\n"
+    found = [c for c in codes(lint({"nc.yaml": yaml}, config={"select": ["ALL"]}, **V1)) if c[0] == "KPL212"]
+    assert found == [("KPL212", 18, 19), ("KPL212", 19, 11)]
