@@ -428,7 +428,8 @@ def _hcl_problem(what: str, span: Span, installed: bool):
     from karplint.readers.loader import Problem
 
     why = ("the object is not a literal `{ ... }` with apiVersion and kind keys" if installed else
-           "reading HCL objects needs the optional extra: pip install 'karplint[terraform]'")
+           "the HCL parser karplint depends on (tree-sitter-hcl) is not installed here, which happens where pip "
+           "found no wheel and could not build it: pip install tree-sitter-hcl")
     return Problem("KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
                    f"help: {why}; karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and "
                    "templatefile() templates\nnote: the other Karpenter objects of this file are not checked either; "

@@ -132,4 +132,4 @@ def test_kubernetes_manifest_without_the_extra_is_a_notice(monkeypatch):
     monkeypatch.setattr(hcl, "available", lambda: False)
     found = lint({"main.tf": MANIFEST})
     assert codes(found) == [("KPL009", 4, 18)]
-    assert "pip install 'karplint[terraform]'" in found[0].message
+    assert "pip install tree-sitter-hcl" in found[0].message
