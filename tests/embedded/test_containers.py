@@ -164,3 +164,45 @@ def test_kpl212_still_reports_plain_yaml():
     yaml = "\n".join(line[4:] for line in TF_USERDATA.splitlines()[2:21]) + "\n"
     found = [c for c in codes(lint({"nc.yaml": yaml}, config={"select": ["ALL"]}, **V1)) if c[0] == "KPL212"]
     assert found == [("KPL212", 18, 19), ("KPL212", 19, 11)]
+
+
+KUSTOMIZATION = """apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - nodepool.yaml
+patches:
+  - target:
+      kind: NodePool
+    patch: |-
+      apiVersion: karpenter.sh/v1
+      kind: NodePool
+      metadata:
+        name: default
+      spec:
+        weight: 500
+        disruption:
+          consolidationPolicy: WhenEmptyOrUnderutilised
+patchesStrategicMerge:
+  - |-
+    apiVersion: karpenter.k8s.aws/v1
+    kind: EC2NodeClass
+    metadata:
+      name: default
+    spec:
+      amiFamily: AL2023
+      metadataOptions:
+        httpTokens: requred
+patchesJson6902:
+  - target: {kind: NodePool, name: default}
+    patch: |-
+      - op: replace
+        path: /spec/weight
+        value: 5
+"""
+
+
+def test_kustomize_inline_patches_checked_at_their_lines_as_patches():
+    # what a patch sets is checked (bounds, enums); nothing it leaves out (no "spec.template is required"); the
+    # JSON 6902 operations are left alone
+    found = lint({"overlays/prod/kustomization.yaml": KUSTOMIZATION}, **V1)
+    assert codes(found) == [("KPL106", 14, 17), ("KPL101", 16, 32), ("KPL101", 26, 21)]
