@@ -222,16 +222,31 @@ def _one_hole(content: str) -> bool:
     return False
 
 
-def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
-    """A Terraform template line as YAML can read it when its holes would break the syntax (the second try,
-    after a syntax error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the
-    template inserts) becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow
-    mapping to YAML). Returns the new virtual length."""
+def _emit(text: str, offs: list, a: int, b: int, vlen: int, parts: list, emb: "Embedding") -> int:
+    """Append text[a:b], whose characters sit at host offsets offs[a:b], one anchor per contiguous run."""
+    i = a
+    while i < b:
+        j = i + 1
+        while j < b and offs[j] == offs[j - 1] + 1:
+            j += 1
+        emb.av.append(vlen)
+        emb.ah.append(offs[i])
+        parts.append(text[i:j])
+        vlen += j - i
+        i = j
+    return vlen
+
+
+def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
+    """A template line as YAML can read it when its holes would break the syntax (the second try, after a syntax
+    error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the template inserts)
+    becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow mapping to YAML).
+    `offs[i]`: the host offset of content[i] (escapes removed). Returns the new virtual length."""
     if _HOLE_LINE.match(content) and (": " not in content and len(content) - len(content.lstrip(" ")) <= prev_indent
                                       or ": " in content and _one_hole(content)):
         # (deeper: the value of the key above; a conditional that yields a `key: value` line: an entry or nothing)
         emb.av.append(vlen)
-        emb.ah.append(hcs)
+        emb.ah.append(offs[0])
         seg = content.replace("$", "#", 1)
         parts.append(seg)
         return vlen + len(seg)
@@ -246,17 +261,15 @@ def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding
         q = "'" if '"' in hole else '"'
         if q in hole:
             continue
-        for text, h in ((content[pos:m.start()], hcs + pos), (q, hcs + m.start()), (hole, hcs + m.start()),
-                        (q, hcs + m.end())):
-            emb.av.append(vlen)
-            emb.ah.append(h)
-            parts.append(text)
-            vlen += len(text)
+        vlen = _emit(content, offs, pos, m.start(), vlen, parts, emb)
+        vlen = _emit(q, [offs[m.start()]], 0, 1, vlen, parts, emb)
+        vlen = _emit(content, offs, m.start(), m.end(), vlen, parts, emb)
+        vlen = _emit(q, [offs[m.end()]], 0, 1, vlen, parts, emb)
         pos = m.end()
-    emb.av.append(vlen)
-    emb.ah.append(hcs + pos)
-    parts.append(content[pos:])
-    return vlen + len(content) - pos
+    return _emit(content, offs, pos, len(content), vlen, parts, emb)
+
+
+_SHELL_ESCAPED_DOLLAR = re.compile(r"\\(?=\$)")
 
 
 def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
@@ -306,7 +319,16 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             vlen += nl
             continue
         if mask and region.terraform and "${" in content and not _TF_ESCAPE.search(content):
-            vlen = _masked_line(content.replace("%{", "${"), hcs, vlen, parts, emb, prev_indent)
+            offs = list(range(hcs, hcs + len(content) + 1))
+            vlen = _masked_line(content.replace("%{", "${"), offs, vlen, parts, emb, prev_indent)
+            prev_indent = len(content) - len(content.lstrip(" "))
+            continue
+        if mask and region.shell and "${" in content:
+            # an unquoted heredoc: `\$` is the shell's literal `$`, and `${VAR}` a hole (envsubst, or the shell)
+            drop = {m.start() for m in _SHELL_ESCAPED_DOLLAR.finditer(content)}
+            offs = [hcs + i for i in range(len(content) + 1) if i not in drop]
+            kept = "".join(c for i, c in enumerate(content) if i not in drop)
+            vlen = _masked_line(kept, offs, vlen, parts, emb, prev_indent)
             prev_indent = len(content) - len(content.lstrip(" "))
             continue
         if content.strip() and not content.lstrip().startswith("#"):
@@ -465,7 +487,7 @@ def load_host(src: SourceFile, kind: str | None = None):
         got, probs = load(vsrc)
         if r.guessed and any(p.code == "KPL001" for p in probs):
             continue  # a bare code block read by its content: not YAML after all (console output, prose)
-        if r.terraform and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
+        if (r.terraform or r.shell) and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
             # holes where YAML syntax cannot have them: try again with them quoted (never worse)
             vsrc2 = _build(host, r, kind, mask=True)
             got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])

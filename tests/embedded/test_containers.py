@@ -206,3 +206,12 @@ def test_kustomize_inline_patches_checked_at_their_lines_as_patches():
     # JSON 6902 operations are left alone
     found = lint({"overlays/prod/kustomization.yaml": KUSTOMIZATION}, **V1)
     assert codes(found) == [("KPL106", 14, 17), ("KPL101", 16, 32), ("KPL101", 26, 21)]
+
+
+def test_shell_template_holes_in_flow_sequence_keep_their_columns():
+    text = ("```bash\ncat <<EOF > np.template\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n"
+            "  name: \\${NAME}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, "
+            "kind: EC2NodeClass, name: default}\n      requirements:\n"
+            "        - {key: topology.kubernetes.io/zone, values: [ \\${ZONE} ], operator: Inn}\n"
+            "  limits: {cpu: 10}\nEOF\n```\n")
+    assert codes(lint({"README.md": text}, **V1)) == [("KPL101", 12, 78)]

@@ -41,6 +41,8 @@ EXPECTED = {
     "blueprints-node-overlay-placeholder.sh": [],
     # a Terraform conditional line that yields `snapshotID: ...` or nothing: a hole, not "invalid YAML"
     "ai-on-eks-conditional-line.tf": [],
+    # an unquoted heredoc writing an envsubst template: `\${X}` is the literal `${X}`, a hole, in a flow sequence
+    "eks-workshop-eniconfig-template.md": [],
 }
 
 
