@@ -195,7 +195,7 @@ def documentation_filter(results: list, documents: list, key) -> list:
 _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
-_ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
 _ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
 
 
@@ -250,6 +250,7 @@ def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embeddi
         seg = content.replace("$", "#", 1)
         parts.append(seg)
         return vlen + len(seg)
+    content = _requoted_holes(content)
     pos = 0
     for m in _INTERP.finditer(content):
         before = content[:m.start()]
@@ -267,6 +268,26 @@ def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embeddi
         vlen = _emit(q, [offs[m.end()]], 0, 1, vlen, parts, emb)
         pos = m.end()
     return _emit(content, offs, pos, len(content), vlen, parts, emb)
+
+
+def _requoted_holes(content: str) -> str:
+    """`cpu: "${var.k["cpu"]}"`: the quotes inside a hole would end the YAML string around it; the hole's text is
+    opaque, so they become the other quote (same length: the columns stay)."""
+    if '"${' not in content and "'${" not in content:
+        return content
+    out, pos = [], 0
+    for m in _INTERP.finditer(content):
+        out.append(content[pos:m.start()])
+        before = "".join(out)
+        hole = m.group(0)
+        if before.count('"') % 2:
+            hole = hole.replace('"', "'")
+        elif before.count("'") % 2:
+            hole = hole.replace("'", '"')
+        out.append(hole)
+        pos = m.end()
+    out.append(content[pos:])
+    return "".join(out)
 
 
 _SHELL_ESCAPED_DOLLAR = re.compile(r"\\(?=\$)")
@@ -382,6 +403,8 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
     body = "".join(parts)
     if not _is_kubernetes(body):
         return None
+    if not region.markdown and body.lstrip().startswith(("MIME-Version:", "Content-Type:", "#!")):
+        return None  # a MIME document or a script (userData) that holds an object: not a manifest
     return SourceFile(path=host.src.path, text="\n" * (region.first - 1) + body, abspath=host.src.abspath,
                       encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline, embedding=emb)
 
@@ -402,7 +425,8 @@ def terraform_regions(host: _Host) -> list[Region]:
     n, total = 1, len(host.starts)
     while n <= total:
         line = host.line(n)
-        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line else None
+        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line and not line.lstrip().startswith(("#", "//")) \
+            else None  # (a commented-out heredoc: its closing line is commented out too)
         if m is None:
             n += 1
             continue

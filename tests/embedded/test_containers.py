@@ -215,3 +215,32 @@ def test_shell_template_holes_in_flow_sequence_keep_their_columns():
             "        - {key: topology.kubernetes.io/zone, values: [ \\${ZONE} ], operator: Inn}\n"
             "  limits: {cpu: 10}\nEOF\n```\n")
     assert codes(lint({"README.md": text}, **V1)) == [("KPL101", 12, 78)]
+
+
+# Patterns seen in repositories without a licence (not copied): HaeDalWang/eks-module-hdw
+# example-karpenter-legacy/karpenter-node.tf (a commented-out heredoc above a live one), leroykayanda/
+# terraform-cloud-modules aws/eks/app_karpenter.tf (`cpu: "${var.karpenter["cpu_limit"]}"`), rogertob/
+# aws-terraform-ghaction-flux-eks terraform/modules/eks/main.tf (a MIME userData heredoc holding a NodeConfig).
+
+def test_commented_out_terraform_heredoc_is_not_a_region():
+    text = ('# resource "kubectl_manifest" "old" {\n#   yaml_body = <<-YAML\n#     apiVersion: karpenter.sh/v1beta1\n'
+            "#     kind: NodePool\n#   YAML\n# }\n"
+            'resource "kubectl_manifest" "np" {\n  yaml_body = <<-YAML\n    apiVersion: karpenter.sh/v1\n'
+            "    kind: NodePool\n    metadata:\n      name: a\n    spec:\n      weight: 500\n  YAML\n}\n")
+    assert codes(lint({"main.tf": text}, **V1)) == [("KPL103", 13, 5), ("KPL106", 14, 15)]
+
+
+def test_quotes_inside_a_hole_in_a_quoted_scalar():
+    text = ('resource "kubectl_manifest" "np" {\n  yaml_body = <<EOF\napiVersion: karpenter.sh/v1\nkind: NodePool\n'
+            'metadata:\n  name: "${var.k["name"]}"\nspec:\n  limits:\n    cpu: "${var.karpenter["cpu_limit"]}"\n'
+            "  weight: 500\nEOF\n}\n")
+    assert codes(lint({"main.tf": text}, **V1)) == [("KPL103", 7, 1), ("KPL106", 10, 11)]
+
+
+def test_mime_userdata_heredoc_is_not_a_manifest():
+    text = ('resource "aws_launch_template" "nodes" {\n  user_data = base64encode(<<-EOT\n    MIME-Version: 1.0\n'
+            '    Content-Type: multipart/mixed; boundary="==BOUNDARY=="\n\n    --==BOUNDARY==\n'
+            "    Content-Type: application/node.eks.aws\n\n    ---\n    apiVersion: node.eks.aws/v1alpha1\n"
+            "    kind: NodeConfig\n    spec:\n      kubelet:\n        config:\n          maxPods: ${var.max_pods}\n"
+            "    --==BOUNDARY==--\n    EOT\n  )\n}\n")
+    assert lint({"main.tf": text}, **V1) == []

@@ -43,6 +43,8 @@ EXPECTED = {
     "ai-on-eks-conditional-line.tf": [],
     # an unquoted heredoc writing an envsubst template: `\${X}` is the literal `${X}`, a hole, in a flow sequence
     "eks-workshop-eniconfig-template.md": [],
+    # `..` on a line of its own in a ```yaml block: an elision of the documentation, like `...`
+    "eks-workshop-v2-elision.md": [],
 }
 
 
