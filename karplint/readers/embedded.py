@@ -41,6 +41,8 @@ _SUFFIXES = (
 # about missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"),
 # v1's required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
 FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+# A value that describes the values allowed (`consolidateAfter: 1m | Never`, `deviceIndex: int`) is not judged.
+DESCRIBED_SILENCED = frozenset({"KPL100", "KPL101", "KPL102"})
 # Blocks of one documentation file are alternative examples, not one manifest: the same name twice is no conflict.
 DOCUMENTATION_SILENCED = frozenset({"KPL604"})
 
@@ -91,6 +93,9 @@ class Embedding:
     # Terraform: virtual offsets of the `${` that were `$${` in the host, the only literal ones (the rest are
     # template holes Terraform fills in before apply)
     literals: list = field(default_factory=list)
+    # documentation: lines whose value is a description of the values allowed (`expireAfter: 720h | Never`,
+    # `deviceIndex: int`), not a value
+    described: list = field(default_factory=list)
 
     def _anchor(self, v: int) -> int:
         i = bisect.bisect_right(self.av, v) - 1
@@ -187,7 +192,8 @@ def documentation_filter(results: list, documents: list, key) -> list:
     fragments = {k for k, d in docs.items() if d.fragment} | \
         {x.doc for x in results if x.code == "KPL103" and x.doc in docs and _structural(x.message.split(" ", 1)[0])}
     return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
-        x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
+        x.doc in fragments and x.code in FRAGMENT_SILENCED) or (
+        x.code in DESCRIBED_SILENCED and x.span.line in docs[x.doc].source.embedding.described)))]
 
 
 # ---------------------------------------------------------------------------------------------- regions
@@ -196,6 +202,9 @@ _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
 _ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+# `key: a | b` (alternatives) or `key: int` (a type): the API reference's way to describe a field, in docs
+_DESCRIBED_VALUE = re.compile(r":[ \t]+(?:[\"']?[^\s\"'#|{\[][^#\n|]*? \| \S|(?:int|integer|string|String|bool|boolean|"
+                              r"float|number|map|Map|list|object)[ \t]*(?:#.*)?\r?\n?$)")
 _ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
 
 
@@ -333,6 +342,8 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             blank = emb.fragment = True
         elif region.markdown and "#" in content and _ELISION_COMMENT.match(content):
             emb.fragment = True
+        if region.markdown and ": " in content and _DESCRIBED_VALUE.search(content):
+            emb.described.append(n)
         if blank:
             emb.av.append(vlen)
             emb.ah.append(hls + len(raw) - nl)
