@@ -16,6 +16,7 @@ text; with `subs="attributes"`, `{name}` is an attribute reference, a hole.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from karplint.readers.regions import HostText, Region, heredoc_start, is_kubernetes, shell_regions
@@ -23,6 +24,11 @@ from karplint.readers.regions import HostText, Region, heredoc_start, is_kuberne
 YAML_LANGS = frozenset({"yaml", "yml"})
 SHELL_LANGS = frozenset({"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal"})
 _GUESS_LINES = 200  # how much of a bare block the content test reads
+# markdown-it-py costs ~60 us per list item: a hostile 5 MB file of `- x` lines would take minutes. Above this many
+# lines, fences are found by a line scan instead (linear; it misses only CommonMark's finer points).
+MARKDOWN_IT_MAX_LINES = 10_000
+MARKDOWN_IT_MAX_CHARS = 1_000_000  # (deeply nested lists: ~0.35 s per MB)
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`]*)")
 
 _md = None
 
@@ -60,6 +66,8 @@ def _by_language(host: HostText, lang: str, first: int, end: int, indent: int, *
 def markdown_regions(host: HostText) -> list[Region]:
     out: list[Region] = []
     total = len(host.starts)
+    if total > MARKDOWN_IT_MAX_LINES or len(host.text) > MARKDOWN_IT_MAX_CHARS:
+        return _scanned_fences(host)
     for tok in _markdown().parse(host.text):
         if tok.type != "fence" or tok.map is None:
             continue
@@ -75,6 +83,33 @@ def markdown_regions(host: HostText) -> list[Region]:
             end = after + 1  # unclosed: the block runs to the end of its container
         lang = tok.info.strip().split(maxsplit=1)[0].lower() if tok.info.strip() else ""
         out.extend(_by_language(host, lang.strip("{}."), start + 2, end, indent))
+    return out
+
+
+def _scanned_fences(host: HostText) -> list[Region]:
+    """Fences by a line scan: an opening fence, then the first line of the same character at least as long."""
+    out: list[Region] = []
+    n, total = 1, len(host.starts)
+    closers: dict[str, list[int]] = {}  # fence character -> lines made only of it (3+), built once: linear
+    for k in range(1, total + 1):
+        t = host.line(k).strip()
+        if len(t) >= 3 and t[0] in "`~" and not t.strip(t[0]):
+            closers.setdefault(t[0], []).append(k)
+    while n <= total:
+        line = host.line(n)
+        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
+        if m is None:
+            n += 1
+            continue
+        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
+        found = closers.get(fence[0], [])
+        close = total + 1
+        for i in range(bisect.bisect_right(found, n), len(found)):
+            if len(host.line(found[i]).strip()) >= len(fence):
+                close = found[i]
+                break
+        out.extend(_by_language(host, lang.strip("{}."), n + 1, close, indent))
+        n = close + 1
     return out
 
 
