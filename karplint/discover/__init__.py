@@ -14,9 +14,9 @@ from typing import Callable
 from karplint.discover.boundary import inside as _inside, project_root
 
 EXTENSIONS = (".yaml", ".yml", ".json")
-# files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown code
-# blocks): read by karplint.readers.embedded, after a cheap check of their bytes
-EMBEDDING_EXTENSIONS = (".tf", ".tftpl", ".tpl", ".sh", ".bash", ".md", ".markdown")
+# files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown and
+# AsciiDoc code blocks): read by karplint.readers.embedded, after a cheap check of their bytes
+EMBEDDING_EXTENSIONS = (".tf", ".tftpl", ".tpl", ".sh", ".bash", ".md", ".markdown", ".adoc", ".asciidoc")
 _ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS
 # Program code that may build Karpenter manifests (CDK, cdk8s, Pulumi): not checked, only byte-scanned for a notice
 # (karplint/readers/foreign.py). Kept out of `files`.

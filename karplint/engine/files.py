@@ -11,6 +11,7 @@ from typing import Callable, NamedTuple
 from karplint.config import Config
 from karplint.readers.document import Document
 from karplint.readers.files import InputFile, read_regular  # noqa: F401 - (also karplint.engine's, for its callers)
+from karplint.readers.kustomize import KUSTOMIZATION_FILES
 from karplint.findings import Fix
 from karplint.readers.loader import Problem, decode, load
 from karplint.readers.source import SourceFile, Span
@@ -196,6 +197,11 @@ def parse_input(item: InputFile, raw: bytes) -> FileResult:
             docs, problems = load_host(src, host)
         else:
             docs, problems = load(src)
+            if b"patch" in raw and item.display.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES:
+                from karplint.readers.kustomize import inline_patches  # `patch: |-` strings: readers/kustomize.py
+
+                more, more_problems = inline_patches(src, docs)
+                docs, problems = docs + more, problems + more_problems
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])

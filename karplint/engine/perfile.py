@@ -15,7 +15,7 @@ from karplint.readers.document import Document
 from karplint.readers.loader import Problem
 from karplint.model import Model, Parts, Resource, as_resource, cluster_record
 from karplint.model.versions import KARPENTER_GROUPS
-from karplint.readers.kustomize import PATCH_RULES
+from karplint.readers.kustomize import INLINE_PATCH_HOST, PATCH_RULES
 from karplint.rules import Context, Rule, Violation
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import Span
@@ -228,6 +228,9 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     file_ctx: _VersionWatch | None = None
     # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
     patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
+    # inline patches of a kustomization (`patch: |-`): documents of that file, judged as patches too
+    inline = {id(d) for d in fr.documents if d.source.embedding is not None
+              and d.source.embedding.host_kind == INLINE_PATCH_HOST}
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
     for _doc, res in resources:
@@ -252,6 +255,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 continue
             for kind in kinds:
                 for res in by_kind.get(kind, ()):
+                    if inline and id(res.doc) in inline and r.code not in PATCH_RULES:
+                        continue
                     try:
                         out = [_resolve(v, r.code, r.code) for v in islice(r.check(res, guarded) or (),
                                                                          MAX_FINDINGS_PER_RESOURCE + 1)]
@@ -299,8 +304,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     run_rules: set[str] = set()
     if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)
         for doc, res in resources:
-            if doc.documentation_example and not cluster_record(doc):
-                continue  # documentation examples are not cluster state: no cross-file verdicts from or on them
+            if (doc.documentation_example and not cluster_record(doc)) or id(doc) in inline:
+                continue  # documentation examples and patches are not cluster state: no cross-file verdicts
             kept, codes = reads.keep(doc, res)
             if kept is not None:
                 run_docs.append(kept)

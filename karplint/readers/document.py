@@ -42,9 +42,10 @@ class Document:
 
     @property
     def documentation_example(self) -> bool:
-        """A YAML block of a Markdown file (`readers.embedded`): documentation, not an object of the cluster."""
+        """A YAML block of a Markdown or AsciiDoc file (`readers.docblocks`): documentation, not an object of the
+        cluster."""
         emb = self.source.embedding
-        return emb is not None and emb.host_kind == "markdown"
+        return emb is not None and emb.host_kind in ("markdown", "asciidoc")
 
     def info(self, path: Path) -> NodeInfo | None:
         """Position of the node at `path`, or of its nearest existing ancestor."""

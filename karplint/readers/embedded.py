@@ -1,4 +1,4 @@
-"""YAML embedded in other files: Terraform heredocs and templates, shell heredocs, Markdown code blocks.
+"""YAML embedded in other files: Terraform heredocs and templates, shell heredocs, Markdown and AsciiDoc code blocks.
 
 A host file (the bytes on disk) holds text regions that are YAML. Each region is extracted into a *virtual*
 `SourceFile` whose line N is the host's line N (the lines before the region are empty), with the host's
@@ -8,17 +8,14 @@ back to the host file, so that spans (`Embedding.span`) and fix edits (`Embeddin
 bytes. The engine maps each verdict once, where it resolves it (`engine._resolve`).
 
     load_host(src) -> (docs, problems)     every region of a host file, problems already on host positions
-    host_kind(path) -> str | None          "terraform", "tftemplate", "shell", "markdown" or None
+    host_kind(path) -> str | None          "terraform", "tftemplate", "shell", "markdown", "asciidoc" or None
     worth_reading(kind, raw) -> bool       the cheap pre-check: no `apiVersion` (Terraform: `kind`), no work
 
 Terraform template syntax (https://developer.hashicorp.com/terraform/language/expressions/strings): `${...}`
 interpolations stay in the text as template holes (see `readers.templating`); a line holding only `%{ ... }`
 directives is emptied (an `%{ else }` branch is dropped, so `if`/`else` defining the same key stay one
 definition), an inline `%{` becomes a hole; `$${` and `%%{` are the literal `${` and `%{`.
-Shell heredocs (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/V3_chap02.html#tag_19_07_04):
-`<<-` strips leading tabs; an unquoted delimiter expands `$VAR`, which stays a hole.
-Markdown (https://spec.commonmark.org/0.31.2/#fenced-code-blocks): the fence's indentation is removed from
-the block's lines.
+Where the regions are: `readers.regions` (shell heredocs), `readers.docblocks` (Markdown fences, AsciiDoc blocks).
 """
 
 from __future__ import annotations
@@ -27,20 +24,26 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from karplint.readers.docblocks import asciidoc_regions, markdown_regions
+from karplint.readers.regions import HostText as _Host, Region, is_kubernetes as _is_kubernetes, min_indent, \
+    shell_regions
 from karplint.readers.source import SourceFile, Span
 
 # host kinds by file name ending (lower case); `.yaml.tpl` ends with `.tpl`
 _SUFFIXES = (
     (".tf", "terraform"), (".tftpl", "tftemplate"), (".tpl", "tftemplate"),
     (".sh", "shell"), (".bash", "shell"), (".md", "markdown"), (".markdown", "markdown"),
+    (".adoc", "asciidoc"), (".asciidoc", "asciidoc"),
 )
 
-# Markdown is documentation. A block that is a fragment (it has an elision `...`, or leaves out a structural part:
+# Markdown and AsciiDoc are documentation. A block that is a fragment (it has an elision `...`, or leaves out a structural part:
 # see `_structural`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts
 # about missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"),
 # v1's required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
 FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
-# Blocks of one Markdown file are alternative examples, not one manifest: the same name twice is no conflict.
+# A value that describes the values allowed (`consolidateAfter: 1m | Never`, `deviceIndex: int`) is not judged.
+DESCRIBED_SILENCED = frozenset({"KPL100", "KPL101", "KPL102"})
+# Blocks of one documentation file are alternative examples, not one manifest: the same name twice is no conflict.
 DOCUMENTATION_SILENCED = frozenset({"KPL604"})
 
 # Bounds on the work a hostile host file can cause: each region is parsed separately, from a text whose lines
@@ -52,10 +55,6 @@ _KARPENTER_KINDS = ("NodePool", "EC2NodeClass", "NodeClaim", "Provisioner", "AWS
 # `kind = "NodePool"` / `"kind" : "NodePool"` in HCL objects (kubernetes_manifest, yamlencode, jsonencode)
 _HCL_KIND = re.compile(r"""(?m)^[ \t]*"?kind"?[ \t]*[=:][ \t]*"(%s)"[ \t]*,?[ \t]*(?:#.*|//.*)?\r?$"""
                        % "|".join(_KARPENTER_KINDS))
-_K8S_API = re.compile(r"(?m)^( *)apiVersion:[ \t]*\S")
-_K8S_KIND = re.compile(r"(?m)^( *)kind:[ \t]*\S")
-_K8S_ITEMS = re.compile(r"(?m)^( *)items:[ \t]*(?:#.*)?\r?$")  # a List cut short before its `kind:` (`kubectl get`)
-_TOP_KEY = re.compile(r"(?m)^( *)[^\s#-][^:\n]*:(?:[ \t]|$)")
 
 
 def host_kind(path: str) -> str | None:
@@ -91,6 +90,12 @@ class Embedding:
     escape: tuple = ()
     host_kind: str = ""
     fragment: bool = False
+    # Terraform: virtual offsets of the `${` that were `$${` in the host, the only literal ones (the rest are
+    # template holes Terraform fills in before apply)
+    literals: list = field(default_factory=list)
+    # documentation: lines whose value is a description of the values allowed (`expireAfter: 720h | Never`,
+    # `deviceIndex: int`), not a value
+    described: list = field(default_factory=list)
 
     def _anchor(self, v: int) -> int:
         i = bisect.bisect_right(self.av, v) - 1
@@ -153,7 +158,7 @@ class Embedding:
         return Edit(h1, max(h1, h2), rep)
 
     def fix(self, fix):
-        if fix is None or self.host_kind == "hcl":  # (fixes edit YAML, not HCL objects)
+        if fix is None or self.host_kind in ("hcl", "asciidoc"):  # (fixes edit YAML; AsciiDoc callouts are cut)
             return None
         from dataclasses import replace
 
@@ -187,7 +192,8 @@ def documentation_filter(results: list, documents: list, key) -> list:
     fragments = {k for k, d in docs.items() if d.fragment} | \
         {x.doc for x in results if x.code == "KPL103" and x.doc in docs and _structural(x.message.split(" ", 1)[0])}
     return [x for x in results if not (x.doc in docs and (x.code in DOCUMENTATION_SILENCED or (
-        x.doc in fragments and x.code in FRAGMENT_SILENCED)))]
+        x.doc in fragments and x.code in FRAGMENT_SILENCED) or (
+        x.code in DESCRIBED_SILENCED and x.span.line in docs[x.doc].source.embedding.described)))]
 
 
 # ---------------------------------------------------------------------------------------------- regions
@@ -195,89 +201,105 @@ def documentation_filter(results: list, documents: list, key) -> list:
 _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
-_ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+# `key: a | b` (alternatives) or `key: int` (a type): the API reference's way to describe a field, in docs
+_DESCRIBED_VALUE = re.compile(r":[ \t]+(?:[\"']?[^\s\"'#|{\[][^#\n|]*? \| \S|(?:int|integer|string|String|bool|boolean|"
+                              r"float|number|map|Map|list|object)[ \t]*(?:#.*)?\r?\n?$)")
 _ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your requirements ...`
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-
-class _Host:
-    def __init__(self, src: SourceFile):
-        self.src = src
-        self.text = src.text
-        self.starts = src.line_starts()
-
-    _closers: dict | None = None
-
-    def candidates(self, marker: str, start: int):
-        """Line numbers >= start whose text, without surrounding whitespace, is `marker` (at most 8: a closing
-        line is usually the first; an index built once keeps a file of unclosed heredocs linear)."""
-        if self._closers is None:
-            self._closers = {}
-            for n in range(1, len(self.starts) + 1):
-                t = self.line(n).strip()
-                if 0 < len(t) <= 64 and _WORD.fullmatch(t):
-                    self._closers.setdefault(t, []).append(n)
-        found = self._closers.get(marker, ())
-        i = bisect.bisect_left(found, start)
-        return found[i:i + 8]
-
-    def line(self, n: int) -> str:
-        """Host line n (1-based) with its newline."""
-        s = self.starts[n - 1]
-        e = self.starts[n] if n < len(self.starts) else len(self.text)
-        return self.text[s:e]
-
-
-@dataclass
-class Region:
-    first: int  # first body line (1-based)
-    end: int  # the line after the body (the closing marker's line), exclusive
-    strip: int  # at most this many leading whitespace characters are removed from each line
-    strip_chars: str = " \t"
-    terraform: bool = False  # template syntax of Terraform
-    shell: bool = False  # an unquoted shell heredoc (not literal)
-    markdown: bool = False
-    unterminated: str = ""  # a shell heredoc without its delimiter line: the delimiter
 
 
 _INTERP = re.compile(r"\$\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
 _HOLE_LINE = re.compile(r"^[ \t]*\$\{[^\n]*\}[ \t]*\r?\n?$")
+_ADOC_CALLOUT = re.compile(r"(?:[ \t]+(?:#|//)?[ \t]*<(?:\d+|\.)>)+[ \t]*\r?\n?$")
+_ADOC_ATTRIBUTE = re.compile(r"\{[A-Za-z0-9_][A-Za-z0-9_-]*\}")
 
 
-def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
-    """A Terraform template line as YAML can read it when its holes would break the syntax (the second try,
-    after a syntax error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the
-    template inserts) becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow
-    mapping to YAML). Returns the new virtual length."""
-    if _HOLE_LINE.match(content) and ": " not in content and \
-            len(content) - len(content.lstrip(" ")) <= prev_indent:  # (deeper: the value of the key above)
+def _one_hole(content: str) -> bool:
+    """The line is one interpolation, `${` to its matching `}` (`${var.kms != null ? "kmsKeyId: x" : ""}`): what
+    it inserts, a whole line or nothing, is unknown."""
+    t = content.strip()
+    if not t.startswith("${"):
+        return False
+    depth = 0
+    for i, c in enumerate(t):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i == len(t) - 1
+    return False
+
+
+def _emit(text: str, offs: list, a: int, b: int, vlen: int, parts: list, emb: "Embedding") -> int:
+    """Append text[a:b], whose characters sit at host offsets offs[a:b], one anchor per contiguous run."""
+    i = a
+    while i < b:
+        j = i + 1
+        while j < b and offs[j] == offs[j - 1] + 1:
+            j += 1
         emb.av.append(vlen)
-        emb.ah.append(hcs)
+        emb.ah.append(offs[i])
+        parts.append(text[i:j])
+        vlen += j - i
+        i = j
+    return vlen
+
+
+def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
+    """A template line as YAML can read it when its holes would break the syntax (the second try, after a syntax
+    error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the template inserts)
+    becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow mapping to YAML).
+    `offs[i]`: the host offset of content[i] (escapes removed). Returns the new virtual length."""
+    if _HOLE_LINE.match(content) and (": " not in content and len(content) - len(content.lstrip(" ")) <= prev_indent
+                                      or ": " in content and _one_hole(content)):
+        # (deeper: the value of the key above; a conditional that yields a `key: value` line: an entry or nothing)
+        emb.av.append(vlen)
+        emb.ah.append(offs[0])
         seg = content.replace("$", "#", 1)
         parts.append(seg)
         return vlen + len(seg)
+    content = _requoted_holes(content)
     pos = 0
     for m in _INTERP.finditer(content):
         before = content[:m.start()]
         hole = m.group(0)
         if before.count('"') % 2 or before.count("'") % 2:
             continue  # already in a quoted scalar
+        if content[m.end():m.end() + 1] not in ("", " ", "\t", "\r", "\n", ",", "]", "}", "#"):
+            continue  # `${x}-node`: part of a plain scalar, which quotes would end early
         q = "'" if '"' in hole else '"'
         if q in hole:
             continue
-        for text, h in ((content[pos:m.start()], hcs + pos), (q, hcs + m.start()), (hole, hcs + m.start()),
-                        (q, hcs + m.end())):
-            emb.av.append(vlen)
-            emb.ah.append(h)
-            parts.append(text)
-            vlen += len(text)
+        vlen = _emit(content, offs, pos, m.start(), vlen, parts, emb)
+        vlen = _emit(q, [offs[m.start()]], 0, 1, vlen, parts, emb)
+        vlen = _emit(content, offs, m.start(), m.end(), vlen, parts, emb)
+        vlen = _emit(q, [offs[m.end()]], 0, 1, vlen, parts, emb)
         pos = m.end()
-    emb.av.append(vlen)
-    emb.ah.append(hcs + pos)
-    parts.append(content[pos:])
-    return vlen + len(content) - pos
+    return _emit(content, offs, pos, len(content), vlen, parts, emb)
+
+
+def _requoted_holes(content: str) -> str:
+    """`cpu: "${var.k["cpu"]}"`: the quotes inside a hole would end the YAML string around it; the hole's text is
+    opaque, so they become the other quote (same length: the columns stay)."""
+    if '"${' not in content and "'${" not in content:
+        return content
+    out, pos = [], 0
+    for m in _INTERP.finditer(content):
+        out.append(content[pos:m.start()])
+        before = "".join(out)
+        hole = m.group(0)
+        if before.count('"') % 2:
+            hole = hole.replace('"', "'")
+        elif before.count("'") % 2:
+            hole = hole.replace("'", '"')
+        out.append(hole)
+        pos = m.end()
+    out.append(content[pos:])
+    return "".join(out)
+
+
+_SHELL_ESCAPED_DOLLAR = re.compile(r"\\(?=\$)")
 
 
 def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
@@ -320,6 +342,8 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             blank = emb.fragment = True
         elif region.markdown and "#" in content and _ELISION_COMMENT.match(content):
             emb.fragment = True
+        if region.markdown and ": " in content and _DESCRIBED_VALUE.search(content):
+            emb.described.append(n)
         if blank:
             emb.av.append(vlen)
             emb.ah.append(hls + len(raw) - nl)
@@ -327,11 +351,38 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             vlen += nl
             continue
         if mask and region.terraform and "${" in content and not _TF_ESCAPE.search(content):
-            vlen = _masked_line(content.replace("%{", "${"), hcs, vlen, parts, emb, prev_indent)
+            offs = list(range(hcs, hcs + len(content) + 1))
+            vlen = _masked_line(content.replace("%{", "${"), offs, vlen, parts, emb, prev_indent)
+            prev_indent = len(content) - len(content.lstrip(" "))
+            continue
+        if mask and region.shell and "${" in content:
+            # an unquoted heredoc: `\$` is the shell's literal `$`, and `${VAR}` a hole (envsubst, or the shell)
+            drop = {m.start() for m in _SHELL_ESCAPED_DOLLAR.finditer(content)}
+            offs = [hcs + i for i in range(len(content) + 1) if i not in drop]
+            kept = "".join(c for i, c in enumerate(content) if i not in drop)
+            vlen = _masked_line(kept, offs, vlen, parts, emb, prev_indent)
             prev_indent = len(content) - len(content.lstrip(" "))
             continue
         if content.strip() and not content.lstrip().startswith("#"):
             prev_indent = len(content) - len(content.lstrip(" "))
+        if region.callouts and "<" in content:
+            m = _ADOC_CALLOUT.search(content)
+            if m is not None:  # `key: value <1>`: the callout is AsciiDoc's, not the value's
+                content = content[:m.start()] + content[len(content) - nl:]
+        if region.attributes and "{" in content:
+            pos = 0
+            for m in _ADOC_ATTRIBUTE.finditer(content):  # `{name}` -> `${name}`, a hole
+                for seg, h in ((content[pos:m.start()], hcs + pos), ("$", hcs + m.start())):
+                    emb.av.append(vlen)
+                    emb.ah.append(h)
+                    parts.append(seg)
+                    vlen += len(seg)
+                pos = m.start()
+            emb.av.append(vlen)
+            emb.ah.append(hcs + pos)
+            parts.append(content[pos:])
+            vlen += len(content) - pos
+            continue
         if region.terraform and "{" in content:
             pos = 0
             for m in _TF_ESCAPE.finditer(content):
@@ -341,6 +392,8 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
                 parts.append(seg)
                 vlen += len(seg)
                 pos = m.start() + 1  # `$${` -> `${`, `%%{` -> `%{` (then a hole too)
+                if content[m.start()] == "$":
+                    emb.literals.append(vlen)
             emb.av.append(vlen)
             emb.ah.append(hcs + pos)
             seg = content[pos:].replace("%{", "${")
@@ -361,37 +414,15 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
     body = "".join(parts)
     if not _is_kubernetes(body):
         return None
+    if not region.markdown and body.lstrip().startswith(("MIME-Version:", "Content-Type:", "#!")):
+        return None  # a MIME document or a script (userData) that holds an object: not a manifest
     return SourceFile(path=host.src.path, text="\n" * (region.first - 1) + body, abspath=host.src.abspath,
                       encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline, embedding=emb)
-
-
-def _is_kubernetes(vtext: str) -> bool:
-    """apiVersion and kind at the top level (the least indentation of the text, usually none)."""
-    api = _K8S_API.search(vtext)
-    if api is None or _K8S_KIND.search(vtext) is None:
-        return False
-    indents = {len(m.group(1)) for m in _TOP_KEY.finditer(vtext)}
-    top = min(indents) if indents else 0
-    return any(len(m.group(1)) == top for m in _K8S_API.finditer(vtext)) and \
-        (any(len(m.group(1)) == top for m in _K8S_KIND.finditer(vtext))
-         or any(len(m.group(1)) == top for m in _K8S_ITEMS.finditer(vtext)))
 
 
 # --- Terraform
 
 _TF_HEREDOC = re.compile(r"<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?$")
-_SH_HEREDOC = re.compile(r"(?<!<)<<(-?)[ \t]*(\\?)(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\3")
-
-
-def _min_indent(host: _Host, first: int, end: int, chars: str = " \t") -> int:
-    best = None
-    for n in range(first, end):
-        line = host.line(n).rstrip("\r\n")
-        if not line.strip():
-            continue
-        w = len(line) - len(line.lstrip(chars))
-        best = w if best is None else min(best, w)
-    return best or 0
 
 
 def _close(host: _Host, start: int, marker: str) -> int | None:
@@ -405,7 +436,8 @@ def terraform_regions(host: _Host) -> list[Region]:
     n, total = 1, len(host.starts)
     while n <= total:
         line = host.line(n)
-        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line else None
+        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line and not line.lstrip().startswith(("#", "//")) \
+            else None  # (a commented-out heredoc: its closing line is commented out too)
         if m is None:
             n += 1
             continue
@@ -413,84 +445,13 @@ def terraform_regions(host: _Host) -> list[Region]:
         if end is None:
             n += 1
             continue
-        strip = _min_indent(host, n + 1, end) if m.group(1) == "-" else 0
+        strip = min_indent(host, n + 1, end) if m.group(1) == "-" else 0
         r = Region(n + 1, end, strip, " \t", terraform=True)
         # a shell script with heredocs (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`):
         # its heredocs are the regions, not the script
-        inner = _shell_regions(host, n + 1, end, r)
+        inner = shell_regions(host, n + 1, end, r)
         out.extend(inner or [r])
         n = end + 1
-    return out
-
-
-def _shell_regions(host: _Host, first: int, end: int, outer: Region | None) -> list[Region]:
-    out: list[Region] = []
-    n = first
-    while n < end:
-        line = host.line(n)
-        m = _SH_HEREDOC.search(line) if "<<" in line else None
-        if m is None or line.lstrip().startswith("#"):
-            n += 1
-            continue
-        dash, quoted, marker = m.group(1) == "-", bool(m.group(2) or m.group(3)), m.group(4)
-        base = outer.strip if outer else 0
-        close = None
-        for k in host.candidates(marker, n + 1):
-            if k >= end:
-                break
-            body = host.line(k).rstrip("\r\n")
-            lead = len(body) - len(body.lstrip(" \t"))
-            body = body[min(base, lead):]
-            if (body.lstrip("\t") if dash else body) == marker:
-                close = k
-                break
-        missing = ""
-        if close is None and outer is None:
-            close, missing = end, marker  # bash reads a heredoc without its delimiter to the end of the file
-        if close is None:
-            n += 1
-            continue
-        # `<<-`: the shell strips every leading tab (after Terraform stripped its indentation)
-        strip = _min_indent(host, n + 1, close) if dash else base
-        out.append(Region(n + 1, close, strip, " \t", terraform=bool(outer and outer.terraform), shell=not quoted,
-                          unterminated=missing))
-        n = close + 1
-    return out
-
-
-# --- Markdown
-
-_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`{]*)")
-_YAML_LANGS = {"yaml", "yml"}
-_SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", ""}
-
-
-def markdown_regions(host: _Host) -> list[Region]:
-    out: list[Region] = []
-    n, total = 1, len(host.starts)
-    while n <= total:
-        line = host.line(n)
-        m = _FENCE.match(line) if ("```" in line or "~~~" in line) else None
-        if m is None:
-            n += 1
-            continue
-        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
-        close = None
-        for k in range(n + 1, total + 1):
-            s = host.line(k).strip()
-            if s.startswith(fence[0] * len(fence)) and not s.strip(fence[0]):
-                close = k
-                break
-        if close is None:
-            close = total + 1
-        if lang in _YAML_LANGS or (not lang and _is_kubernetes("".join(
-                host.line(k)[indent:] for k in range(n + 1, min(close, n + 200))))):
-            out.append(Region(n + 1, close, indent, " \t", markdown=True))
-        elif lang in _SHELL_LANGS:
-            for r in _shell_regions(host, n + 1, close, Region(n + 1, close, indent)):
-                r.markdown = True
-                out.append(r)
-        n = close + 1
     return out
 
 
@@ -503,9 +464,11 @@ def regions(src: SourceFile, kind: str) -> list[Region]:
     if kind == "tftemplate":
         return [Region(1, len(host.starts) + 1, 0, terraform=True)]
     if kind == "shell":
-        return _shell_regions(host, 1, len(host.starts) + 1, None)
+        return shell_regions(host, 1, len(host.starts) + 1, None)
     if kind == "markdown":
         return markdown_regions(host)
+    if kind == "asciidoc":
+        return asciidoc_regions(host)
     return []
 
 
@@ -522,7 +485,8 @@ def _hcl_problem(what: str, span: Span, installed: bool):
     from karplint.readers.loader import Problem
 
     why = ("the object is not a literal `{ ... }` with apiVersion and kind keys" if installed else
-           "reading HCL objects needs the optional extra: pip install 'karplint[terraform]'")
+           "the HCL parser karplint depends on (tree-sitter-hcl) is not installed here, which happens where pip "
+           "found no wheel and could not build it: pip install tree-sitter-hcl")
     return Problem("KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
                    f"help: {why}; karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and "
                    "templatefile() templates\nnote: the other Karpenter objects of this file are not checked either; "
@@ -556,7 +520,9 @@ def load_host(src: SourceFile, kind: str | None = None):
             break
         covered.append((r.first - 1, r.end + 1))
         got, probs = load(vsrc)
-        if r.terraform and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
+        if r.guessed and any(p.code == "KPL001" for p in probs):
+            continue  # a bare code block read by its content: not YAML after all (console output, prose)
+        if (r.terraform or r.shell) and any(p.code == "KPL001" for p in probs) and "${" in vsrc.text:
             # holes where YAML syntax cannot have them: try again with them quoted (never worse)
             vsrc2 = _build(host, r, kind, mask=True)
             got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])

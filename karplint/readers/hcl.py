@@ -1,6 +1,7 @@
 """Karpenter objects written as Terraform HCL objects (`kubernetes_manifest` `manifest = { ... }`,
-`yamlencode({ ... })`, `jsonencode({ ... })`), read with tree-sitter and its HCL grammar (the optional extra
-`karplint[terraform]`: `tree-sitter`, `tree-sitter-hcl`), into `Document`s with a position for every node.
+`yamlencode({ ... })`, `jsonencode({ ... })`), read with tree-sitter and its HCL grammar (`tree-sitter`,
+`tree-sitter-hcl`: dependencies, imported only when a .tf file has such an object; where they could not be
+installed, `available()` is False and the file gets one notice), into `Document`s with a position for every node.
 
 Measured on the corpus's .tf files (84 KB): tree-sitter parses them in about 3 ms per file and gives byte positions
 for every node; python-hcl2 8.1 took about 100 ms per file (32x) plus 130 ms of imports, and its tree is built for

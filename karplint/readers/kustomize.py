@@ -6,8 +6,9 @@ NodePool or EC2NodeClass defined elsewhere; checked as a whole object it would g
 mention patches are parsed); the engine then checks what a patch sets (`PATCH_RULES`: types, enums, formats,
 unknown and moved fields, bounds) and nothing that needs the whole object (required fields, CEL rules, rules
 about what is missing, cross-file rules). A JSON 6902 patch (`patchesJson6902`, or `patches` entries whose file
-is a list of operations) is a list, not an object: it is recognised and left alone. Patches written inline in the
-kustomization (`patch: |-`) are not checked.
+is a list of operations) is a list, not an object: it is recognised and left alone. A patch written inline in the
+kustomization (`patches: - patch: |-`, an inline `patchesStrategicMerge` string) is read like a patch file, at the
+string's lines in the kustomization (`inline_patches`); an inline JSON 6902 patch is left alone, as its file would be.
 
 `kubectl kustomize DIR | karplint check -` checks the built objects, complete, as any other stream.
 """
@@ -75,3 +76,54 @@ def patch_files(inputs, read, config_root: str | None = None) -> frozenset:
                     if inside(os.path.realpath(target), project):
                         out.add(hit)
     return frozenset(out)
+
+
+INLINE_PATCH_HOST = "kustomize"  # the `Embedding.host_kind` of an inline patch's documents (engine: patch rules only)
+
+
+def _inline_strings(data: dict):
+    """Paths (in the kustomization document) of its inline strategic-merge patches."""
+    for key in ("patches", "patchesStrategicMerge"):
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            if isinstance(item, str) and "\n" in item:
+                yield (key, i)
+            elif isinstance(item, dict) and isinstance(item.get("patch"), str) and "\n" in item["patch"]:
+                yield (key, i, "patch")
+
+
+def inline_patches(src, docs: list) -> tuple[list, list]:
+    """(documents, problems) of the inline patches of a kustomization's `docs`, on the kustomization's lines: each
+    literal block scalar (`patch: |-`) is a region of the file, read as `readers.embedded` reads a heredoc."""
+    from karplint.readers.embedded import Embedding, _build
+    from karplint.readers.loader import Problem, load
+    from karplint.readers.regions import HostText, Region, min_indent
+
+    host = HostText(src)
+    out_docs: list = []
+    problems: list = []
+    index = max((d.index for d in docs), default=-1) + 1
+    for doc in docs:
+        if not isinstance(doc.data, dict) or doc.data.get("kind", "Kustomization") != "Kustomization":
+            continue
+        for path in _inline_strings(doc.data):
+            info = doc.exact(path)
+            if info is None or info.style != "|":
+                continue  # (a quoted or folded string: its lines are not the patch's lines)
+            first = info.span.line + 1
+            end = info.span.end_line if info.span.end_column == 1 else info.span.end_line + 1
+            if end <= first:
+                continue
+            vsrc = _build(host, Region(first, end, min_indent(host, first, end)), INLINE_PATCH_HOST)
+            if vsrc is None:
+                continue
+            got, probs = load(vsrc)
+            emb: Embedding = vsrc.embedding
+            problems.extend(Problem(p.code, p.message, emb.span(p.span, vsrc)) for p in probs)
+            for d in got:
+                d.index += index
+            index = max([index] + [d.index + 1 for d in got])
+            out_docs.extend(got)
+    return out_docs, problems

@@ -814,11 +814,17 @@ def unrendered_template_in_userdata(res, ctx):
     path = res.doc.source.path.lower()
     if path.endswith(TEMPLATE_SUFFIXES) or "templates" in path.replace("\\", "/").split("/")[:-1]:
         return  # clearly a template file: it is rendered before use
+    emb = res.doc.source.embedding
+    # a Terraform heredoc: Terraform fills in its `${...}` before apply; only an escaped `$${` stays literal
+    terraform_literals = set(emb.literals) if emb is not None and "terraform" in emb.escape else None
     for part in a.shell_parts:
         text = part.view.text
         # a "bad substitution" on a bootstrap.sh line means that call never runs: the node never joins
         on_bootstrap = [(ba.call.cmd.start, ba.call.cmd.end) for ba in a.bootstraps if ba.part is part]
         for m in list(_TF_INTERPOLATION.finditer(text)) + list(_GO_TEMPLATE.finditer(text)):
+            if terraform_literals is not None and m.group(0).startswith("$") and \
+                    part.view.span(m.start(), m.end()).offset not in terraform_literals:
+                continue
             kind = "Terraform interpolation" if m.group(0).startswith("$") else "template expression"
             fatal = m.group(0).startswith("$") and any(lo <= m.start() < hi for lo, hi in on_bootstrap)
             if fatal:

@@ -5,9 +5,13 @@ second in a KPL004 finding. Through the real command line, one worker."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from test_limits import run
+
+from karplint.testing import lint
 
 HOSTILE = {
     "unclosed.tf": "apiVersion kind\n" + "x = <<EOF\n" * 200_000,
@@ -30,3 +34,14 @@ def test_many_regions_far_into_a_file_end_in_kpl004(tmp_path):
     assert elapsed < 10
     assert [f["code"] for f in report["findings"]] == ["KPL004"]
     assert "embedded YAML regions" in report["findings"][0]["message"]
+
+
+def test_markdown_of_many_list_items_is_bounded():
+    # markdown-it-py took ~18 s on this 800 KB file (60 us per list item); past MARKDOWN_IT_MAX_LINES lines the
+    # fences are found by a linear line scan, and the block after the list is still read
+    text = "- x\n" * 200_000 + "```\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\nspec:\n" \
+        "  weight: 500\n```\n"
+    start = time.perf_counter()
+    found = lint({"README.md": text}, karpenter_version="1.14.1")
+    assert time.perf_counter() - start < 10
+    assert [(f.code, f.line, f.column) for f in found] == [("KPL106", 200_007, 11)]

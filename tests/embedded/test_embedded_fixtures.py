@@ -34,6 +34,21 @@ EXPECTED = {
     "blueprints-disruption-budgets.md": [("KPL426", 127, 5), ("KPL426", 145, 5), ("KPL426", 163, 5)],
     "data-on-eks-nvme-ssd.md": [("KPL606", 23, 5), ("KPL705", 93, 1), ("KPL103", 96, 7), ("KPL103", 96, 7)],
     "data-on-eks-soci.md": [("KPL706", 11, 14), ("KPL210", 35, 5)],
+    # a fence without a language holding `cat >f.yaml <<EOF` (in a list item): the heredoc is read, never KPL001
+    "eks-guide-eniconfig-bare-fence.md": [],
+    # AsciiDoc: `[source,bash]` + `----` block with `cat <<EOF | kubectl apply -f -`; console output in another
+    "eks-guide-time-slicing.adoc": [("KPL706", 17, 14)],
+    # `sed "s/<<CLUSTER_NAME>>/.../"`: quoted, not a heredoc that would swallow the file; the real heredoc is read
+    "blueprints-node-overlay-placeholder.sh": [],
+    # a Terraform conditional line that yields `snapshotID: ...` or nothing: a hole, not "invalid YAML"
+    "ai-on-eks-conditional-line.tf": [],
+    # an unquoted heredoc writing an envsubst template: `\${X}` is the literal `${X}`, a hole, in a flow sequence
+    "eks-workshop-eniconfig-template.md": [],
+    # `..` on a line of its own in a ```yaml block: an elision of the documentation, like `...`
+    "eks-workshop-v2-elision.md": [],
+    # the API reference's NodePool: `expireAfter: 720h | Never` describes the values allowed, it is not one
+    # (KPL130, kept: the block sets both `replicas` and `weight`, which a static NodePool rejects)
+    "karpenter-docs-nodepool-reference.md": [("KPL130", 7, 1), ("KPL130", 7, 1)],
 }
 
 
@@ -125,4 +140,4 @@ def test_kubernetes_manifest_without_the_extra_is_a_notice(monkeypatch):
     monkeypatch.setattr(hcl, "available", lambda: False)
     found = lint({"main.tf": MANIFEST})
     assert codes(found) == [("KPL009", 4, 18)]
-    assert "pip install 'karplint[terraform]'" in found[0].message
+    assert "pip install tree-sitter-hcl" in found[0].message
