@@ -15,7 +15,7 @@ from karplint.readers.document import Document
 from karplint.readers.loader import Problem
 from karplint.model import Model, Parts, Resource, as_resource
 from karplint.model.versions import KARPENTER_GROUPS
-from karplint.readers.kustomize import PATCH_RULES
+from karplint.readers.kustomize import PATCH_RULES, evident_patch
 from karplint.rules import Context, Rule, Violation
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import Span
@@ -227,7 +227,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     guarded = _watched_context(_ModelGuard(), config)
     file_ctx: _VersionWatch | None = None
     # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
-    patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
+    patch = (bool(config.kustomize_patches) and fr.display in config.kustomize_patches) or evident_patch(fr.display)
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
     for _doc, res in resources:

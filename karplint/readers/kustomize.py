@@ -7,7 +7,8 @@ mention patches are parsed); the engine then checks what a patch sets (`PATCH_RU
 unknown and moved fields, bounds) and nothing that needs the whole object (required fields, CEL rules, rules
 about what is missing, cross-file rules). A JSON 6902 patch (`patchesJson6902`, or `patches` entries whose file
 is a list of operations) is a list, not an object: it is recognised and left alone. Patches written inline in the
-kustomization (`patch: |-`) are not checked.
+kustomization (`patch: |-`) are not checked. A file whose name or directory says it is a patch (`evident_patch`)
+is checked as one even when no kustomization of the run names it.
 
 `kubectl kustomize DIR | karplint check -` checks the built objects, complete, as any other stream.
 """
@@ -15,6 +16,7 @@ kustomization (`patch: |-`) are not checked.
 from __future__ import annotations
 
 import os
+import re
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml")
 # What a patch is checked for: the schema classes that judge the values it sets (not KPL103 required fields).
@@ -75,3 +77,22 @@ def patch_files(inputs, read, config_root: str | None = None) -> frozenset:
                     if inside(os.path.realpath(target), project):
                         out.add(hit)
     return frozenset(out)
+
+
+# A file named as a patch (`patch-*.yaml`, `*-patch.yaml`, `*.patch.yaml`, ...) or kept in a `patches/` directory,
+# even when no kustomization of the run names it: pipelines copy such files into another repository's overlay (see
+# tests/test_evident_patches.py). Checked like a referenced patch: what it sets, not what it lacks.
+_PATCH_STEM = re.compile(r"^patch(?:es)?(?:[-_.]|$)|[-_.]patch(?:es)?$", re.I)
+_PATCH_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def evident_patch(display: str) -> bool:
+    """Whether the file's name or directory says it is a Kustomize patch (a display path, `/` or `\\` separated)."""
+    parts = re.split(r"[/\\]", display)
+    name = parts[-1]
+    lower = name.lower()
+    if not lower.endswith(_PATCH_SUFFIXES):
+        return False
+    if any(p.lower() == "patches" for p in parts[:-1]):
+        return True
+    return bool(_PATCH_STEM.search(name.rsplit(".", 1)[0]))
