@@ -12,7 +12,7 @@ from karplint.config import Config
 from karplint.readers.document import Document
 from karplint.readers.files import read_regular  # (also karplint.engine.read_regular, for its callers)
 from karplint.findings import Fix
-from karplint.readers.loader import Problem, decode, load
+from karplint.readers.loader import Problem, decode, load, load_file
 from karplint.readers.source import SourceFile, Span
 from karplint.readers.suppression import Suppression, from_comments
 
@@ -203,7 +203,7 @@ def parse_input(item: InputFile, raw: bytes) -> FileResult:
 
             docs, problems = load_host(src, host)
         else:
-            docs, problems = load(src)
+            docs, problems = load_file(src)
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])

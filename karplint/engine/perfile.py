@@ -286,6 +286,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
 
         results = documentation_filter(results, fr.documents, _doc_key)
+    elif any(d.fragment for d in fr.documents):
+        from karplint.readers.elision import excerpt_filter  # excerpts of documentation: readers/elision.py
+
+        results = excerpt_filter(results, fr.documents, _doc_key)
     summary.results = [x for x in results if x.rule not in needs_model
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
