@@ -82,3 +82,10 @@ def test_values_file_alone_exits_zero(tmp_path):
     proc = run_cli("check", "--no-cache", str(tmp_path / "values.yaml"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "KPL002" in proc.stdout
+
+
+def test_embedded_document_keeps_its_severity():
+    # (readers/embedded.py re-places each problem in the host file: the severity travels with it)
+    sh = ("cat <<EOF | kubectl apply -f -\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n"
+          "  name: a\n---\nreplicas: 1\nreplicas: 1\nEOF\n")
+    assert _dups({"install.sh": sh}) == [("KPL002", 6, 3, "error"), ("KPL002", 9, 1, "info")]
