@@ -89,3 +89,7 @@ def test_embedded_document_keeps_its_severity():
     sh = ("cat <<EOF | kubectl apply -f -\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\n"
           "  name: a\n---\nreplicas: 1\nreplicas: 1\nEOF\n")
     assert _dups({"install.sh": sh}) == [("KPL002", 6, 3, "error"), ("KPL002", 9, 1, "info")]
+
+
+def test_values_of_different_types_are_not_the_same(loader):
+    assert _dups({"values.yaml": "enabled: true\nenabled: 1\n"}) == [("KPL002", 2, 1, "warning")]

@@ -63,6 +63,11 @@ class Problem:
 Duplicate = tuple
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a duplicate key are the same (`true` and `1` are not, though Python says equal)."""
+    return type(a) is type(b) and a == b
+
+
 def duplicate_problems(duplicates: list[Duplicate], data: Any) -> list[Problem]:
     """KPL002 for a document's duplicate keys, as sure as the readers that will take the document.
 
@@ -265,7 +270,7 @@ class _Builder:
                 kspan = self.span(key_node)
                 value = self.build(value_node, path + (key,), kspan, depth + 1)
                 if key in first_key:
-                    self.duplicates.append((key, first_key[key].line, kspan, out.get(key) == value))
+                    self.duplicates.append((key, first_key[key].line, kspan, same_value(out.get(key), value)))
                 else:
                     first_key[key] = kspan
                 out[key] = value
