@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from karplint.readers.kustomize import evident_patch
-from karplint.testing import lint
+from karplint.testing import lint, run_cli
 
 PATCH = """\
 apiVersion: karpenter.k8s.aws/v1
@@ -60,6 +60,8 @@ def test_an_ordinary_name_is_still_a_whole_object():
     ("nodepool.patch.yaml", True),
     ("overlays/prod/patches/nodepool.yaml", True),
     ("overlays\\prod\\patches\\nodepool.json", True),
+    ("overlays/prod/patches/nodepools/nodepool.yaml", True),
+    ("/home/u/patches/repo/karpenter/nodepool.yaml", False),  # (an ancestor far above is not the file's directory)
     ("dispatch.yaml", False),
     ("patchwork.yaml", False),
     ("patches.md", False),
@@ -68,3 +70,13 @@ def test_an_ordinary_name_is_still_a_whole_object():
 ])
 def test_evident_patch_names(name, expected):
     assert evident_patch(name) is expected
+
+
+@pytest.mark.parametrize("cwd, named", [("", "infra/patches/ec2nodeclass.yaml"), ("infra", "patches"),
+                                        ("infra/patches", "ec2nodeclass.yaml")])
+def test_same_verdict_whatever_the_run_names(tmp_path, cwd, named):
+    (tmp_path / "infra" / "patches").mkdir(parents=True)
+    (tmp_path / "infra" / "patches" / "ec2nodeclass.yaml").write_text(PATCH)
+    proc = run_cli("check", "--no-cache", "--output-format", "json", named, cwd=tmp_path / cwd)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '"KPL103"' not in proc.stdout

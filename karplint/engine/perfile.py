@@ -227,7 +227,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     guarded = _watched_context(_ModelGuard(), config)
     file_ctx: _VersionWatch | None = None
     # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
-    patch = (bool(config.kustomize_patches) and fr.display in config.kustomize_patches) or evident_patch(fr.display)
+    patch = (bool(config.kustomize_patches) and fr.display in config.kustomize_patches) or \
+        evident_patch(item.abspath or fr.display)
     resources: list[tuple[Document, Resource | None]] = [(doc, as_resource(doc)) for doc in fr.documents]
     by_kind: dict[str, list[Resource]] = {}
     for _doc, res in resources:

@@ -86,13 +86,14 @@ _PATCH_STEM = re.compile(r"^patch(?:es)?(?:[-_.]|$)|[-_.]patch(?:es)?$", re.I)
 _PATCH_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def evident_patch(display: str) -> bool:
-    """Whether the file's name or directory says it is a Kustomize patch (a display path, `/` or `\\` separated)."""
-    parts = re.split(r"[/\\]", display)
+def evident_patch(path: str) -> bool:
+    """Whether the file's name or directory says it is a Kustomize patch. `path`: the file's absolute path when
+    there is one (the same verdict whatever directory the run starts from), `/` or `\\` separated; a `patches`
+    directory counts as the file's parent or grandparent (`patches/nodepools/x.yaml`)."""
+    parts = re.split(r"[/\\]", path)
     name = parts[-1]
-    lower = name.lower()
-    if not lower.endswith(_PATCH_SUFFIXES):
+    if not name.lower().endswith(_PATCH_SUFFIXES):
         return False
-    if any(p.lower() == "patches" for p in parts[:-1]):
+    if any(p.lower() == "patches" for p in parts[-3:-1]):
         return True
     return bool(_PATCH_STEM.search(name.rsplit(".", 1)[0]))
