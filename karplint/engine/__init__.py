@@ -369,7 +369,7 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
         emit(problem.code, display, problem.span, problem.message)
     for o in outcomes:
         for p in o.summary.problems:
-            emit(p.code, o.summary.display, p.span, p.message)
+            emit(p.code, o.summary.display, p.span, p.message, severity=p.severity)
     for o in outcomes:
         for x in o.summary.results:
             if x.rule not in needs_model:

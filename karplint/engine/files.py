@@ -13,7 +13,7 @@ from karplint.readers.document import Document
 from karplint.readers.files import InputFile, read_regular  # noqa: F401 - (also karplint.engine's, for its callers)
 from karplint.readers.kustomize import KUSTOMIZATION_FILES
 from karplint.findings import Fix
-from karplint.readers.loader import Problem, decode, load
+from karplint.readers.loader import Problem, decode, load, load_file
 from karplint.readers.source import SourceFile, Span
 from karplint.readers.suppression import Suppression, from_comments
 
@@ -196,7 +196,7 @@ def parse_input(item: InputFile, raw: bytes) -> FileResult:
 
             docs, problems = load_host(src, host)
         else:
-            docs, problems = load(src)
+            docs, problems = load_file(src)
             if b"patch" in raw and item.display.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES:
                 from karplint.readers.kustomize import inline_patches  # `patch: |-` strings: readers/kustomize.py
 

@@ -15,7 +15,7 @@ from karplint.readers.document import Document
 from karplint.readers.loader import Problem
 from karplint.model import Model, Parts, Resource, as_resource, cluster_record
 from karplint.model.versions import KARPENTER_GROUPS
-from karplint.readers.kustomize import INLINE_PATCH_HOST, PATCH_RULES
+from karplint.readers.kustomize import INLINE_PATCH_HOST, PATCH_RULES, evident_patch
 from karplint.rules import Context, Rule, Violation
 from karplint.rules.base import REGISTRY
 from karplint.readers.source import Span
@@ -227,7 +227,8 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
     guarded = _watched_context(_ModelGuard(), config)
     file_ctx: _VersionWatch | None = None
     # A Kustomize patch sets some fields of an object defined elsewhere: only the rules judging what it sets run.
-    patch = bool(config.kustomize_patches) and fr.display in config.kustomize_patches
+    patch = (bool(config.kustomize_patches) and fr.display in config.kustomize_patches) or \
+        evident_patch(item.abspath or fr.display)
     # inline patches of a kustomization (`patch: |-`): documents of that file, judged as patches too
     inline = {id(d) for d in fr.documents if d.source.embedding is not None
               and d.source.embedding.host_kind == INLINE_PATCH_HOST}
@@ -291,6 +292,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
 
         results = documentation_filter(results, fr.documents, _doc_key)
+    elif any(d.fragment for d in fr.documents):
+        from karplint.readers.elision import excerpt_filter  # excerpts of documentation: readers/elision.py
+
+        results = excerpt_filter(results, fr.documents, _doc_key)
     summary.results = [x for x in results if x.rule not in needs_model
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)

@@ -534,7 +534,7 @@ def load_host(src: SourceFile, kind: str | None = None):
             if r.unterminated and p.code == "KPL001":
                 message += (f"\nnote: the heredoc that starts on line {r.first - 1} has no `{r.unterminated}` line: "
                             "the shell reads it to the end of the file")
-            problems.append(Problem(p.code, message, emb.span(p.span, vsrc)))
+            problems.append(Problem(p.code, message, emb.span(p.span, vsrc), p.severity))
         base = index
         for d in got:
             d.index += base

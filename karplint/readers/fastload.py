@@ -27,7 +27,7 @@ from typing import Any
 from karplint.readers.document import Document, NodeInfo
 from karplint.readers.reference import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
                                      OTHER_BREAKS, LoadLimitExceeded, Problem, _expand_lists, by_offsets,
-                                     is_list_document, resolve_scalar)
+                                     duplicate_problems, is_list_document, resolve_scalar, same_value)
 from karplint.readers.source import SourceFile, Span
 
 try:  # PyYAML with libyaml
@@ -274,6 +274,7 @@ class _DataBuilder:
         self.count = 0
         self.aliases = 0
         self.problems: list = []
+        self.duplicates: list = []
         self.seen: dict[int, int] = {}
 
     def build(self, node, depth: int, value_of: int = 0, key_end: int = 0) -> Any:
@@ -327,21 +328,18 @@ class _DataBuilder:
                 key = key_node.value if ktag == _STR else _key(key_node)
             else:
                 key = f"<complex key at line {key_node.start_mark.line + 1}>"
-            if key in first_key:
-                kspan = self.span(key_node)
-                self.problems.append(Problem(
-                    "KPL002",
-                    f"duplicate key {key!r} (first defined at line {first_key[key].start_mark.line + 1})\n"
-                    "note: the API server rejects the manifest or keeps only one of the values",
-                    kspan))
-            else:
-                first_key[key] = key_node
             if inline and value_node.__class__ is ScalarNode and self.count < MAX_NODES:
                 self.count += 1
                 tag = value_node.tag
-                out[key] = value_node.value if tag == _STR else _scalar(tag, value_node.value)
+                value = value_node.value if tag == _STR else _scalar(tag, value_node.value)
             else:
-                out[key] = self.build(value_node, d, block, key_node.end_mark.index)
+                value = self.build(value_node, d, block, key_node.end_mark.index)
+            if key in first_key:
+                self.duplicates.append((key, first_key[key].start_mark.line + 1, self.span(key_node),
+                                        same_value(out.get(key), value)))
+            else:
+                first_key[key] = key_node
+            out[key] = value
         return out
 
 
@@ -532,6 +530,7 @@ def load_fast(src: SourceFile, text: str):
         except (RecursionError, _Fallback):
             return None
         problems.extend(builder.problems)
+        problems.extend(duplicate_problems(builder.duplicates, data))
         doc = Document(src, index, data, LazyNodes(positions, index), (), marks.span(node))
         if type(data) is dict and "items" in data and is_list_document(data):
             doc.nodes = positions.nodes(index)  # list items take their spans from the positions

@@ -9,6 +9,8 @@ about what is missing, cross-file rules). A JSON 6902 patch (`patchesJson6902`, 
 is a list of operations) is a list, not an object: it is recognised and left alone. A patch written inline in the
 kustomization (`patches: - patch: |-`, an inline `patchesStrategicMerge` string) is read like a patch file, at the
 string's lines in the kustomization (`inline_patches`); an inline JSON 6902 patch is left alone, as its file would be.
+A file whose name or directory says it is a patch (`evident_patch`) is checked as one even when no kustomization
+of the run names it.
 
 `kubectl kustomize DIR | karplint check -` checks the built objects, complete, as any other stream.
 """
@@ -16,6 +18,7 @@ string's lines in the kustomization (`inline_patches`); an inline JSON 6902 patc
 from __future__ import annotations
 
 import os
+import re
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml")
 # What a patch is checked for: the schema classes that judge the values it sets (not KPL103 required fields).
@@ -127,3 +130,23 @@ def inline_patches(src, docs: list) -> tuple[list, list]:
             index = max([index] + [d.index + 1 for d in got])
             out_docs.extend(got)
     return out_docs, problems
+
+
+# A file named as a patch (`patch-*.yaml`, `*-patch.yaml`, `*.patch.yaml`, ...) or kept in a `patches/` directory,
+# even when no kustomization of the run names it: pipelines copy such files into another repository's overlay (see
+# tests/test_evident_patches.py). Checked like a referenced patch: what it sets, not what it lacks.
+_PATCH_STEM = re.compile(r"^patch(?:es)?(?:[-_.]|$)|[-_.]patch(?:es)?$", re.I)
+_PATCH_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def evident_patch(path: str) -> bool:
+    """Whether the file's name or directory says it is a Kustomize patch. `path`: the file's absolute path when
+    there is one (the same verdict whatever directory the run starts from), `/` or `\\` separated; a `patches`
+    directory counts as the file's parent or grandparent (`patches/nodepools/x.yaml`)."""
+    parts = re.split(r"[/\\]", path)
+    name = parts[-1]
+    if not name.lower().endswith(_PATCH_SUFFIXES):
+        return False
+    if any(p.lower() == "patches" for p in parts[-3:-1]):
+        return True
+    return bool(_PATCH_STEM.search(name.rsplit(".", 1)[0]))

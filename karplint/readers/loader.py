@@ -14,13 +14,14 @@ from karplint.readers.reference import (  # noqa: F401 - the loaders' shared nam
 from karplint.readers.source import SourceFile, Span
 
 
-def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
-    """Every document of the stream; a syntax error keeps the documents before it.
+def load(src: SourceFile, text: str | None = None) -> tuple[list[Document], list[Problem]]:
+    """Every document of the stream; a syntax error keeps the documents before it. `text`: what to parse instead
+    of `src.text` (same lines and offsets), e.g. an excerpt without its elision markers.
 
     libyaml when it gives the same answer (`karplint.readers.fastload`), else the reference loader."""
     from karplint.readers.fastload import load_fast  # (PyYAML is imported only by runs that parse: not warm ones)
 
-    text = _yaml_text(src.text)
+    text = _yaml_text(src.text if text is None else text)
     deep = syntax_depth_over(text)
     if deep is not None:  # before any parser recurses: see MAX_SYNTAX_DEPTH
         line = text.count("\n", 0, deep) + 1
@@ -31,3 +32,23 @@ def load(src: SourceFile) -> tuple[list[Document], list[Problem]]:
     if fast is not None:
         return fast
     return load_reference(src, text)
+
+
+def load_file(src: SourceFile) -> tuple[list[Document], list[Problem]]:
+    """A plain YAML/JSON file: `load`, with an excerpt (elision lines, karplint/readers/elision.py) read as one."""
+    from karplint.readers.elision import blank_elisions, elision_lines, mark_fragments
+
+    docs, problems = load(src)
+    error = next((p for p in problems if p.code == "KPL001"), None)
+    excerpt = False
+    if error is not None:
+        blanked = blank_elisions(src.text)
+        if blanked is not None:
+            docs2, problems2 = load(src, blanked)
+            later = next((p for p in problems2 if p.code == "KPL001"), None)
+            # read without its elisions, the file parses, or fails further on (a real error, reported)
+            if later is None or later.span.offset > error.span.offset:
+                docs, problems, excerpt = docs2, problems2, True
+    if docs:
+        mark_fragments(docs, elision_lines(src.text, markers=excerpt))
+    return docs, problems

@@ -56,6 +56,43 @@ class Problem:
     code: str
     message: str
     span: Span
+    severity: str | None = None  # None: the rule's own severity
+
+
+# A duplicate key, kept until its document is known: (key, line of the first one, span, both values equal).
+Duplicate = tuple
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a duplicate key are the same (`true` and `1` are not, though Python says equal)."""
+    return type(a) is type(b) and a == b
+
+
+def duplicate_problems(duplicates: list[Duplicate], data: Any) -> list[Problem]:
+    """KPL002 for a document's duplicate keys, as sure as the readers that will take the document.
+
+    A Kubernetes object (apiVersion and kind) is rejected: `kubectl apply` validates fields strictly by default
+    (`--validate=strict`: "unknown or duplicate fields" fail the request) and kustomize's reader refuses duplicate
+    keys. Any other document (a Helm values file, tool configuration) is read by parsers that keep the last value
+    (Helm's values: sigs.k8s.io/yaml's non-strict Unmarshal): the first value is ignored (warning), or nothing is lost
+    when both are equal (info)."""
+    if not duplicates:
+        return []
+    kube = isinstance(data, dict) and isinstance(data.get("apiVersion"), str) and isinstance(data.get("kind"), str)
+    out = []
+    for key, first_line, span, same in duplicates:
+        message = f"duplicate key {key!r} (first defined at line {first_line})\n"
+        if kube:
+            out.append(Problem("KPL002", message + "note: the API server rejects the manifest or keeps only one of "
+                               "the values", span))
+        elif same:
+            out.append(Problem("KPL002", message + "note: both have the same value, so the readers that keep the last "
+                               "one (Helm's values parser among them) lose nothing", span, "info"))
+        else:
+            out.append(Problem("KPL002", message + "note: not a Kubernetes object: the readers that accept it (Helm's "
+                               "values parser among them) keep only the last value, so the first is ignored", span,
+                               "warning"))
+    return out
 
 
 class LoadLimitExceeded(Exception):
@@ -165,6 +202,7 @@ class _Builder:
         self.count = 0
         self.aliases = 0
         self.problems: list[Problem] = []
+        self.duplicates: list[Duplicate] = []
         self.seen: dict[int, int] = {}  # id(node) -> times visited (aliases share node objects)
         # the parsed text's lines when its marks count lines SourceFile does not (OTHER_BREAKS), else None
         self.lines = lines
@@ -230,18 +268,12 @@ class _Builder:
                 else:
                     key = f"<complex key at line {key_node.start_mark.line + 1}>"
                 kspan = self.span(key_node)
+                value = self.build(value_node, path + (key,), kspan, depth + 1)
                 if key in first_key:
-                    self.problems.append(
-                        Problem(
-                            "KPL002",
-                            f"duplicate key {key!r} (first defined at line {first_key[key].line})\n"
-                            "note: the API server rejects the manifest or keeps only one of the values",
-                            kspan,
-                        )
-                    )
+                    self.duplicates.append((key, first_key[key].line, kspan, same_value(out.get(key), value)))
                 else:
                     first_key[key] = kspan
-                out[key] = self.build(value_node, path + (key,), kspan, depth + 1)
+                out[key] = value
             return out
         return None
 
@@ -375,6 +407,7 @@ def load_reference(src: SourceFile, text: str | None = None) -> tuple[list[Docum
             index += 1
             continue
         problems.extend(builder.problems)
+        problems.extend(duplicate_problems(builder.duplicates, data))
         doc_span = builder.span(node)
         docs.extend(_expand_lists(Document(src, index, data, builder.nodes, (), doc_span)))
         index += 1

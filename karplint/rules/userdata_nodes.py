@@ -112,9 +112,11 @@ def al2023_nodeconfig_overridden(res, ctx):
     for o in nodeadm.overridden_by_karpenter(docs, res.get(("spec", "kubelet"))):
         doc = docs[o.doc]
         name = ".".join(o.path[1:])
+        identity = o.path in nodeadm.CLUSTER_IDENTITY_PATHS
         yield ctx.at(res, res.doc, owners[o.doc].view.span(*doc.span(o.path, key=True)),
                      f"{name} is replaced by Karpenter's generated NodeConfig{hints.get(o.path[-1], '')}\n"
-                     f"note: nodeadm merges Karpenter's NodeConfig last, and it sets {o.what}")
+                     f"note: nodeadm merges Karpenter's NodeConfig last, and it sets {o.what}"
+                     + (br.IDENTITY_NOTE if identity else ""), severity="info" if identity else None)
 
 
 @rule("KPL232", "al2023-flag-overrides-karpenter", category="userdata", severity="warning",

@@ -113,6 +113,12 @@ KARPENTER_REPLACED_SETTINGS: dict[str, str] = {
     "node-taints": "the NodePool's taints + startupTaints + karpenter.sh/unregistered:NoExecute (wholesale)",
 }
 
+# The cluster's identity among them (info, not warning: Karpenter writes the values of the cluster it serves, so a
+# user value for that cluster changes nothing, and karplint cannot know whether it names another).
+KARPENTER_CLUSTER_IDENTITY = frozenset({"cluster-name", "api-server", "cluster-certificate"})
+IDENTITY_NOTE = ("\nnote: it writes the value of the cluster it serves: this changes nothing unless it names "
+                 "another cluster")
+
 # node-labels Karpenter writes into every Bottlerocket userData it renders (`pkg/providers/launchtemplate/testdata/br_userdata_merged.golden` at v1.14.1;
 # mergo.MergeWithOverwrite: Karpenter's value wins). NodePool template labels are merged the same way.
 KARPENTER_NODE_LABELS: dict[str, str] = {
@@ -411,10 +417,11 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
         span = settings.span(path)
         if karpenter_merges:
             if key in KARPENTER_REPLACED_SETTINGS:
-                issues.append(Issue("replaced", "warning",
+                identity = key in KARPENTER_CLUSTER_IDENTITY
+                issues.append(Issue("replaced", "info" if identity else "warning",
                                     f"settings.kubernetes.{key} is never used: Karpenter replaces it\n"
-                                    f"help: remove it\nnote: Karpenter writes {KARPENTER_REPLACED_SETTINGS[key]}",
-                                    *span))
+                                    f"help: remove it\nnote: Karpenter writes {KARPENTER_REPLACED_SETTINGS[key]}"
+                                    + (IDENTITY_NOTE if identity else ""), *span))
             if key not in KARPENTER_KUBERNETES_FIELDS:
                 if key in BOTTLEROCKET_KUBERNETES_SETTINGS:
                     msg = (f"Karpenter drops settings.kubernetes.{key}: its userData merge does not know it\n"

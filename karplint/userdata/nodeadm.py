@@ -97,6 +97,10 @@ KARPENTER_NODECONFIG_OWNS: dict[tuple, str] = {
     ),
 }
 
+# The cluster's identity among them: Karpenter writes the values of the cluster it serves (its settings and what it
+# discovers), so a user value for that cluster changes nothing, and karplint cannot know whether it names another.
+CLUSTER_IDENTITY_PATHS: frozenset[tuple] = frozenset(p for p in KARPENTER_NODECONFIG_OWNS if p[:2] == ("spec", "cluster"))
+
 # EC2NodeClass spec.kubelet fields Karpenter copies into its NodeConfig's kubelet.config under the same name.
 NODECLASS_KUBELET_TO_CONFIG: tuple[str, ...] = (
     "clusterDNS", "maxPods", "podsPerCore", "systemReserved", "kubeReserved", "evictionHard", "evictionSoft",

@@ -36,7 +36,8 @@ def test_karpenter_replacements_and_unknown_keys():
     text = ('[settings.kubernetes]\ncluster-name = "a"\napi-server = "b"\ncluster-certificate = "c"\nmax-pods = 3\n'
             'cluster-dns-ip = "d"\nstandalone-mode = true\nclustr-domain = "x"\n[x]\ny = 1\n')
     got = kinds(text)
-    assert got.count(("replaced", "warning")) == 5
+    assert got.count(("replaced", "warning")) == 2  # max-pods, cluster-dns-ip
+    assert got.count(("replaced", "info")) == 3  # the cluster's identity: Karpenter writes the same cluster's values
     assert got.count(("unknown", "warning")) == 2 and ("outside-settings", "warning") in got
     msgs = [i.message for i in br.check(br.parse_settings(text), karpenter_merges=True)]
     assert any(m.startswith("Karpenter drops settings.kubernetes.standalone-mode") for m in msgs)
