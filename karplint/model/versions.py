@@ -95,8 +95,9 @@ def _first_served(first: str | tuple[str, ...], release: Version) -> str | None:
 
 # (group, version, kind) -> (first release serving it, first release NOT serving it or None, migration hint)
 API_SERVED = {
+    # (v1alpha5 since 0.5.0: aws/karpenter-provider-aws v0.4.0 has pkg/apis/provisioning/v1alpha4 only, v0.5.0 v1alpha5)
     ("karpenter.sh", "v1alpha5", "Provisioner"): (
-        None, "0.33.0", "migrate to karpenter.sh/v1 NodePool (v1alpha5 -> v1beta1 -> v1, see the Karpenter v1beta1 and v1 migration guides)"),
+        "0.5.0", "0.33.0", "migrate to karpenter.sh/v1 NodePool (v1alpha5 -> v1beta1 -> v1, see the Karpenter v1beta1 and v1 migration guides)"),
     ("karpenter.sh", "v1alpha5", "Machine"): (
         None, "0.33.0", "Machines were replaced by karpenter.sh NodeClaims, managed by Karpenter"),
     ("karpenter.k8s.aws", "v1alpha1", "AWSNodeTemplate"): (
