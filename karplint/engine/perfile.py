@@ -212,7 +212,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
 
     Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
     computed in any process and cached; cross-file verdicts belong to the run stage."""
-    fr = parse_input(item, raw)
+    fr = parse_input(item, raw, config.chart_values)
     summary = FileSummary(fr.display, fr.problems, fr.suppressions)
     if fr.source is not None and "# Source: " in fr.source.text:
         from karplint.readers.helm_rendered import has_sources
@@ -286,6 +286,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
 
         results = documentation_filter(results, fr.documents, _doc_key)
+        if fr.documents[0].source.embedding.host_kind == "gotemplate":  # templates: readers/chart_templates.py
+            from karplint.readers.chart_templates import incomplete_filter
+
+            results = incomplete_filter(results, fr.documents, _doc_key)
     summary.results = [x for x in results if x.rule not in needs_model
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
