@@ -125,6 +125,8 @@ class Embedding:
         return Span(span.line, col, span.end_line, self._column(span.end_line, h2, span.end_column), h1, max(h1, h2))
 
     def _escaped(self, text: str) -> str | None:
+        if "template" in self.escape:
+            return None  # (an edit of a Go template is not an edit of YAML)
         if "shell" in self.escape and any(c in text for c in "$`\\"):
             return None
         if "terraform" in self.escape:
@@ -279,10 +281,12 @@ def _masked_line(content: str, hcs: int, vlen: int, parts: list, emb: "Embedding
     return vlen + len(content) - pos
 
 
-def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
-    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded)."""
+def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=None) -> SourceFile | None:
+    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded).
+    `masker`: a Go template's `readers.gotemplate.Masker` (a ```yaml block showing a Helm template)."""
     emb = Embedding(host_kind=kind)
-    emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell)) if on)
+    emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell),
+                                       ("template", masker is not None)) if on)
     parts: list[str] = []  # the body; the empty lines before it are added once it is known to be wanted
     vlen = region.first - 1
     skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
@@ -319,6 +323,16 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             blank = emb.fragment = True
         elif region.markdown and "#" in content and _ELISION_COMMENT.match(content):
             emb.fragment = True
+        if masker is not None and not blank:
+            pieces = masker.pieces(content)
+            if pieces is not None:
+                for seg, off in pieces:
+                    emb.av.append(vlen)
+                    emb.ah.append(hcs + off)
+                    parts.append(seg)
+                    vlen += len(seg)
+                continue
+            blank = True
         if blank:
             emb.av.append(vlen)
             emb.ah.append(hls + len(raw) - nl)
@@ -527,6 +541,26 @@ def _hcl_problem(what: str, span: Span, installed: bool):
                    "one notice per file", span)
 
 
+def _as_template(host: _Host, r: Region, kind: str, got, probs, vsrc):
+    """A Markdown block that does not read as YAML because it shows a Go/Helm template: read as a template
+    (karplint/readers/gotemplate.py; the first of its readings that parses), else what it was."""
+    from karplint.readers.gotemplate import Masker, is_template
+    from karplint.readers.loader import load
+
+    if not is_template(vsrc.text):
+        return got, probs, vsrc
+    for opts in ({}, {"holes_as_values": False}, {"holes_as_values": False, "drop_else": True}):
+        masker = Masker(None, **opts)
+        vsrc2 = _build(host, r, kind, masker=masker)
+        if vsrc2 is None:
+            continue
+        got2, probs2 = load(vsrc2)
+        if not any(p.code == "KPL001" for p in probs2):
+            vsrc2.embedding.fragment = True  # (a template shown in documentation: a snippet, what it lacks unknown)
+            return got2, probs2, vsrc2
+    return [], [], vsrc  # (documentation showing a template karplint cannot read: nothing to say)
+
+
 def load_host(src: SourceFile, kind: str | None = None):
     """(documents, problems) of every Kubernetes YAML region of a host file, on host positions. One region
     with a syntax error never hides the others."""
@@ -560,6 +594,8 @@ def load_host(src: SourceFile, kind: str | None = None):
             got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])
             if vsrc2 is not None and not any(p.code == "KPL001" for p in probs2):
                 vsrc, got, probs = vsrc2, got2, probs2
+        if r.markdown and any(p.code == "KPL001" for p in probs):
+            got, probs, vsrc = _as_template(host, r, kind, got, probs, vsrc)
         emb = vsrc.embedding
         for p in probs:
             message = p.message
