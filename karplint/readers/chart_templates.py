@@ -3,8 +3,7 @@
 A template file is masked line by line (karplint/readers/gotemplate.py) into a virtual YAML text whose line N is
 the template's line N, with an `Embedding` mapping every offset back to the template (findings land on the
 template's lines and columns; no fix is offered: an edit of a template is not an edit of YAML). Three readings are
-tried, the first that parses wins: inserting actions as holes under their key; inserting actions dropped; and
-also the `else` branches dropped (when both branches define the same keys). A template none of them reads gets
+tried (READINGS), the first that parses without a duplicate key wins. A template none of them reads gets
 one KPL005 notice (info) at the line that could not be read, never KPL001; the documents before it are checked.
 
 `chart_values` reads each chart's values.yaml once per run (before the cache: its scalars are in the cache key)
@@ -16,7 +15,7 @@ from __future__ import annotations
 import os
 
 from karplint.readers.embedded import Embedding
-from karplint.readers.gotemplate import Masker, has_actions, is_template
+from karplint.readers.gotemplate import READINGS, Masker, has_actions, is_template
 from karplint.readers.source import SourceFile, Span
 
 TEMPLATE_SUFFIXES = (".gotmpl",)  # always a template (helmfile); `.tpl`, `.yaml`: when the text is one
@@ -130,21 +129,24 @@ def load_template(src: SourceFile, chart_values_by_dir: dict | None = None):
 
     values = (chart_values_by_dir or {}).get(chart_dir(src.abspath or src.path)) or {}
     best = None
-    for opts in ({}, {"holes_as_values": False}, {"holes_as_values": False, "drop_else": True}):
+    for opts in READINGS:
         masker = Masker(values, **opts)
         vsrc = _virtual(src, masker)
         docs, probs = load(vsrc)
-        broken = [p for p in probs if p.code == "KPL001"]
-        if best is None or (not broken and best[3]):
+        # (KPL002, a duplicate key: both branches of an `if`/`else` define it, as the next readings tell)
+        broken = (sum(p.code == "KPL001" for p in probs), sum(p.code == "KPL002" for p in probs))
+        if best is None or broken < best[3]:
             best = (vsrc, docs, probs, broken, masker)
-        if not broken:
+        if broken == (0, 0):
             break
-    vsrc, docs, probs, broken, masker = best
+    vsrc, docs, probs, _broken, masker = best
+    last_line = max(1, src.text.count("\n") if src.text.endswith("\n") else src.text.count("\n") + 1)
     emb = vsrc.embedding
     problems = []
     for p in probs:
         span = emb.span(p.span, vsrc)
         if p.code == "KPL001":
+            span = span if span.line <= last_line else Span.point(last_line, 1)  # (the end of the stream)
             problems.append(Problem("KPL005", (
                 f"could not read this part of the template (line {span.line}): the rest of the file is not checked\n"
                 "note: karplint reads a Go/Helm template without rendering it: literal keys and values are "

@@ -544,12 +544,12 @@ def _hcl_problem(what: str, span: Span, installed: bool):
 def _as_template(host: _Host, r: Region, kind: str, got, probs, vsrc):
     """A Markdown block that does not read as YAML because it shows a Go/Helm template: read as a template
     (karplint/readers/gotemplate.py; the first of its readings that parses), else what it was."""
-    from karplint.readers.gotemplate import Masker, is_template
+    from karplint.readers.gotemplate import READINGS, Masker, is_template
     from karplint.readers.loader import load
 
     if not is_template(vsrc.text):
         return got, probs, vsrc
-    for opts in ({}, {"holes_as_values": False}, {"holes_as_values": False, "drop_else": True}):
+    for opts in READINGS:
         masker = Masker(None, **opts)
         vsrc2 = _build(host, r, kind, masker=masker)
         if vsrc2 is None:

@@ -35,6 +35,11 @@ _VALUES_REF = re.compile(r"^\{\{-?\s*(?:quote\s+)?\.Values((?:\.[A-Za-z_][A-Za-z
 _QUOTE_FIRST = re.compile(r"^\{\{-?\s*quote\s")
 
 
+# The readings of a template tried, in order, by its readers: inserting actions as holes under their key, then
+# dropped; `else` branches kept, then dropped (when both branches define the same keys).
+READINGS = ({}, {"drop_else": True}, {"holes_as_values": False}, {"holes_as_values": False, "drop_else": True})
+
+
 def has_actions(raw: bytes) -> bool:
     """The cheap byte check before any work: no `{{`, no template."""
     return b"{{" in raw

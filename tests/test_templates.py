@@ -1,0 +1,175 @@
+"""Go/Helm templates read as templates (karplint/readers/gotemplate.py, karplint/readers/chart_templates.py): never
+"invalid YAML" (KPL001) on a template, literal keys and values checked at the template's lines, actions unknown,
+`.Values.x` filled from the chart's values.yaml; KPL001 still on a plain YAML file that is broken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from karplint.readers.gotemplate import is_template
+from karplint.testing import lint, run_json
+
+# A NodePool template whose `disruption:` sits under spec.template: Helm renders it, the API server (v1) rejects the
+# unknown field or, with client-side pruning, the settings are silently lost. Written for this test.
+DISRUPTION_UNDER_TEMPLATE = """\
+{{- if .Values.nodePool.enabled }}
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {{ .Values.nodePool.name }}
+  labels:
+    {{- include "pools.labels" . | nindent 4 }}
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: {{ .Values.nodeClass }}
+      expireAfter: {{ .Values.nodePool.expireAfter }}
+      requirements:
+        {{- toYaml .Values.requirements | nindent 8 }}
+    disruption:
+      consolidationPolicy: WhenEmptyOrUnderutilized
+  limits:
+    cpu: {{ .Values.limits.cpu | quote }}
+{{- end }}
+"""
+VALUES = "nodePool:\n  name: default\n  expireAfter: 720h\nnodeClass: \"\"\n"
+
+
+def _findings(report: dict) -> list[tuple]:
+    return sorted((f["code"], f["file"], f["line"], f["column"]) for f in report["findings"])
+
+
+@pytest.mark.parametrize("chart_file", ["Chart.yaml", "chart.yaml", None])
+def test_disruption_under_template_found_at_its_template_line(tmp_path: Path, chart_file):
+    """With a Chart.yaml, a lower-case chart.yaml, or none (Argo CD or helmfile supply the chart): before, KPL005
+    "skipped" (Chart.yaml) or KPL001 "invalid YAML" (the others), and the misplaced block was never reported."""
+    chart = tmp_path / "pools"
+    (chart / "templates").mkdir(parents=True)
+    if chart_file:
+        (chart / chart_file).write_text("apiVersion: v2\nname: pools\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text(VALUES)
+    (chart / "templates" / "nodepool.yaml").write_text(DISRUPTION_UNDER_TEMPLATE)
+    code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
+    assert _findings(report) == [("KPL104", "pools/templates/nodepool.yaml", 18, 5)]
+    assert report["findings"][0]["message"].startswith("spec.template.disruption is not a NodePool field")
+    assert report["findings"][0]["resource"]["name"] == "default"  # (from values.yaml)
+    assert code == 1
+
+
+def test_values_default_is_judged_at_the_action_and_an_empty_default_is_not(tmp_path: Path):
+    chart = tmp_path / "pools"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 30days\n  name: \"\"\nnodeClass: \"\"\n")
+    (chart / "templates" / "np.yaml").write_text(DISRUPTION_UNDER_TEMPLATE.replace(
+        "    disruption:\n      consolidationPolicy: WhenEmptyOrUnderutilized\n", ""))
+    _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
+    # `expireAfter: {{ .Values.nodePool.expireAfter }}`: the chart's default "30days" is not a duration, reported on
+    # the action; the empty name and nodeClass are install-time values: unknown, not judged
+    assert _findings(report) == [("KPL102", "pools/templates/np.yaml", 15, 20)]
+
+
+# Excerpt of nuonco/byoc@194c19d5d514624e9e2441860ef869c3a5f26b36
+# byoc-nuon/src/components/karpenter-nodepools/templates/nodepool.tpl (no licence file found in the repository;
+# a short excerpt for a regression test): a chart template named .tpl, without Chart.yaml, over a range.
+NUON_NODEPOOL_TPL = """\
+{{- range .Values.nodepools }}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: "{{ .name }}"
+spec:
+  limits:
+    cpu: {{ .limits.cpu }}
+  template:
+    spec:
+      expireAfter: {{ .expireAfter }}
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: {{ .name }}
+      requirements:
+      - key: node.kubernetes.io/instance-type
+        operator: In
+        values: {{ .instance_types }}
+      - key: topology.kubernetes.io/zone
+        operator: In
+        values:
+        - {{ $.Values.region }}a
+{{- end}}
+"""
+
+
+def test_tpl_chart_template_over_a_range_is_read_not_invalid_yaml():
+    """Before: KPL001 "invalid YAML" at 1:3 (read as a Terraform template)."""
+    report_findings = lint({"karpenter-nodepools/templates/nodepool.tpl": NUON_NODEPOOL_TPL})
+    assert [(f.code, f.span.line, f.span.column) for f in report_findings] == []
+    # the NodePool is checked: a typo in a literal key is found at its line
+    typo = NUON_NODEPOOL_TPL.replace("      expireAfter:", "      expireAftr:")
+    got = [(f.code, f.span.line, f.span.column) for f in lint({"p/templates/nodepool.tpl": typo})]
+    assert ("KPL104", 12, 7) in got and all(c != "KPL001" for c, *_ in got)
+
+
+def test_helmfile_gotmpl_is_discovered_and_read(tmp_path: Path):
+    """`.gotmpl` files were not read at all; now as templates, their literal objects checked."""
+    (tmp_path / "helmfile.d").mkdir()
+    (tmp_path / "helmfile.d" / "pools.yaml.gotmpl").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Environment.Name }}\nspec:\n"
+        "  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n"
+        "      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]\n"
+        "      expireAfter: {{ .Values.expire | default \"720h\" }}\n"
+        "  limits:\n    cpu: 100\n  disruption:\n    consolidateAfter: 1m\n    budgts: []\n")
+    _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
+    assert _findings(report) == [("KPL104", "helmfile.d/pools.yaml.gotmpl", 15, 5)]
+
+
+def test_markdown_yaml_block_showing_a_helm_template():
+    """A ```yaml block that shows a chart template: before, KPL001 at 6:3; now read, a literal value judged."""
+    md = ("# Pools\n\nThe chart renders this NodePool:\n\n```yaml\n{{- if .Values.gpu.enabled }}\n"
+          "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {{ .Values.gpu.name }}\nspec:\n"
+          "  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n"
+          "        name: default\n      requirements:\n        {{- toYaml .Values.gpu.requirements | nindent 8 }}\n"
+          "      expireAfter: 30days\n{{- end }}\n```\n")
+    got = [(f.code, f.span.line, f.span.column) for f in lint({"README.md": md}) if f.severity != "info"]
+    assert got == [("KPL102", 20, 20)]
+
+
+def test_if_else_defining_the_same_key_reads_one_branch():
+    tpl = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\nspec:\n  template:\n    spec:\n"
+           "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n"
+           "      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]\n"
+           "      {{- if .Values.short }}\n      expireAfter: 24h\n      {{- else }}\n      expireAfter: 720h\n"
+           "      {{- end }}\n  limits:\n    cpu: 10\n")
+    assert [(f.code, f.span.line) for f in lint({"c/templates/np.yaml": tpl}) if f.severity != "info"] == []
+
+
+def test_template_whose_literal_text_is_broken_gets_one_info_not_invalid_yaml():
+    tpl = "{{- if .Values.x }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: [1, 2\n{{- end }}\n"
+    got = [(f.code, f.severity, f.span.line) for f in lint({"c/templates/cm.yaml": tpl})]
+    assert got == [("KPL005", "info", 8)]
+
+
+def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
+    """No template actions (or only inside quotes): a plain YAML file, KPL001 as before."""
+    broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"{{ .Values.name }}\"\ndata:\n  k: [1, 2\n"
+    got = [(f.code, f.severity, f.span.line) for f in lint({"cm.yaml": broken})]
+    assert got and got[0][:2] == ("KPL001", "error")
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("{{- if .Values.x }}\na: 1\n{{- end }}\n", True),
+    ("a:\n  {{- include \"x\" . | nindent 2 }}\n", True),
+    ("name: {{ .Values.name }}\n", True),
+    ("{{ .Values.key }}: value\n", True),
+    ("- {{ .Values.item }}\n", True),
+    ("name: \"{{ .Values.name }}\"\n", False),  # valid YAML: a quoted hole
+    ("name: pool-{{ .Values.name }}\n", False),  # valid YAML: a plain scalar holding a hole
+    ("command: echo ${X}\n", False),
+])
+def test_is_template(text, expected):
+    assert is_template(text) is expected
