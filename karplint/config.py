@@ -42,9 +42,9 @@ class Config:
     # display paths of the files a kustomization applies as patches (karplint/readers/kustomize.py): found from the
     # run's files before the check (None: not looked for yet)
     kustomize_patches: frozenset | None = None
-    # each Helm chart's values.yaml scalars, {chart directory: {".a.b": value}}, the defaults Go templates are read
-    # with (karplint/readers/chart_templates.py): found from the run's files before the check (None: not yet)
-    chart_values: dict | None = None
+    # each Helm chart's values.yaml scalars and helm's rendering (`chart_context` in
+    # karplint/readers/chart_templates.py), what its templates are read with: found before the check (None: not yet)
+    charts: dict | None = None
     # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
     terraform_releases: tuple = ()
     path: str | None = None  # the file it came from

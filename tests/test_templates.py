@@ -173,3 +173,76 @@ def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
 ])
 def test_is_template(text, expected):
     assert is_template(text) is expected
+
+
+RENDERED_TEMPLATE = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {{ include "pools.name" . }}
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        {{- toYaml .Values.requirements | nindent 8 }}
+      expireAfter: {{ include "pools.expire" . }}
+  limits:
+    cpu: 100
+  disruption:
+    consolidateAfter: 1m
+"""
+# What a `helm template` of that chart prints (the helpers give "gpu" and "30days", which no reading without helm knows)
+RENDERING = """\
+---
+# Source: pools/templates/nodepool.yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: ["amd64"]
+      expireAfter: 30days
+  limits:
+    cpu: 100
+  disruption:
+    consolidateAfter: 1m
+"""
+
+
+@pytest.mark.parametrize("helm", ["renders", "fails", "absent"])
+def test_chart_rendered_by_helm_on_the_path_lands_on_the_template(tmp_path: Path, helm: str):
+    chart = tmp_path / "repo" / "pools"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: pools\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("requirements: []\n")
+    (chart / "templates" / "nodepool.yaml").write_text(RENDERED_TEMPLATE)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (tmp_path / "rendering.yaml").write_text(RENDERING)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "KARPLINT_NO_HELM": ""}
+    if helm != "absent":  # a fake helm: the canned rendering (its arguments checked), or a failure
+        body = (f'[ "$1 $2 $4" = "template karplint --skip-tests" ] || exit 3\ncat "{tmp_path}/rendering.yaml"\n'
+                if helm == "renders" else 'echo "Error: found in Chart.yaml, but missing in charts/" >&2\nexit 1\n')
+        (bin_dir / "helm").write_text("#!/bin/sh\n" + body)
+        (bin_dir / "helm").chmod(0o755)
+    code, report, stderr = run_json("check", ".", "--no-cache", cwd=tmp_path / "repo", env=env)
+    got = _findings(report)
+    if helm == "renders":  # the rendered value, judged on the template's line, at its action
+        assert got == [("KPL102", "pools/templates/nodepool.yaml", 14, 20)]
+        assert report["findings"][0]["resource"]["name"] == "gpu"
+    else:  # read without rendering: the helpers are unknown, nothing to say
+        assert got == []
+    assert stderr == ""

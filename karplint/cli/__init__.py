@@ -209,9 +209,9 @@ def check(
     from karplint.readers.kustomize import patch_files
 
     cfg.kustomize_patches = patch_files([*inputs, *context], read_regular, cfg.root)  # (before the cache: in its key)
-    from karplint.readers.chart_templates import chart_values
+    from karplint.readers.chart_templates import chart_context
 
-    cfg.chart_values = chart_values([*inputs, *context], read_regular)  # (likewise)
+    cfg.charts = chart_context([*inputs, *context], read_regular, cfg.root)  # (likewise)
     if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)
         cfg.terraform_releases = _terraform_releases(inputs)
 

@@ -162,7 +162,7 @@ def load_input(item: InputFile, config: Config) -> FileResult:
     raw = read_input(item, config)
     if isinstance(raw, FileResult):
         return raw
-    return parse_input(item, raw, config.chart_values)
+    return parse_input(item, raw, config.charts)
 
 
 def read_input(item: InputFile, config: Config) -> bytes | FileResult:
@@ -187,12 +187,12 @@ def read_input(item: InputFile, config: Config) -> bytes | FileResult:
     return raw
 
 
-def parse_input(item: InputFile, raw: bytes, chart_values: dict | None = None) -> FileResult:
-    """Decode and parse one file's bytes. `chart_values`: the charts' values.yaml scalars (Go templates' defaults,
-    karplint/readers/chart_templates.py)."""
+def parse_input(item: InputFile, raw: bytes, charts: dict | None = None) -> FileResult:
+    """Decode and parse one file's bytes. `charts`: each chart's values.yaml scalars and helm rendering, what Go
+    templates are read with (`chart_context` in karplint/readers/chart_templates.py)."""
     host = _host_kind(item.display)
     if b"{{" in raw:  # a Go/Helm template (chart template, .gotmpl, a .tpl or .yaml with actions): read as one
-        template = _load_template(item, raw, host, chart_values)
+        template = _load_template(item, raw, host, charts)
         if template is not None:
             return template
     if host is not None:  # YAML embedded in Terraform, templates, shell, Markdown (readers/embedded.py)
@@ -216,7 +216,7 @@ def parse_input(item: InputFile, raw: bytes, chart_values: dict | None = None) -
     return FileResult(item.display, src, docs, problems, from_comments(src))
 
 
-def _load_template(item: InputFile, raw: bytes, host: str | None, chart_values: dict | None) -> FileResult | None:
+def _load_template(item: InputFile, raw: bytes, host: str | None, charts: dict | None) -> FileResult | None:
     """The FileResult of a Go template file, or None when the file is not one (then read as before)."""
     from karplint.readers.chart_templates import TEMPLATE_SUFFIXES, load_template, read_as_template
 
@@ -228,26 +228,7 @@ def _load_template(item: InputFile, raw: bytes, host: str | None, chart_values: 
     if not read_as_template(item.display, raw, src.text):
         return None
     try:
-        docs, problems = load_template(src, chart_values)
-    except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
-        return FileResult(item.display, src, problems=[Problem(
-            "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])
-    return FileResult(item.display, src, docs, problems, from_comments(src))
-
-
-def _load_template(item: InputFile, raw: bytes, host: str | None, chart_values: dict | None) -> FileResult | None:
-    """The FileResult of a Go template file, or None when the file is not one (then read as before)."""
-    from karplint.readers.chart_templates import TEMPLATE_SUFFIXES, load_template, read_as_template
-
-    if host not in (None, "tftemplate") and not item.display.lower().endswith(TEMPLATE_SUFFIXES):
-        return None  # (Markdown, shell, Terraform: their regions are read by readers/embedded.py)
-    src = decode(item.display, raw, item.abspath)
-    if isinstance(src, Problem):
-        return FileResult(item.display, None, problems=[src])
-    if not read_as_template(item.display, raw, src.text):
-        return None
-    try:
-        docs, problems = load_template(src, chart_values)
+        docs, problems = load_template(src, charts)
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])

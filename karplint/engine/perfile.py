@@ -212,7 +212,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
 
     Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
     computed in any process and cached; cross-file verdicts belong to the run stage."""
-    fr = parse_input(item, raw, config.chart_values)
+    fr = parse_input(item, raw, config.charts)
     summary = FileSummary(fr.display, fr.problems, fr.suppressions)
     if fr.source is not None and "# Source: " in fr.source.text:
         from karplint.readers.helm_rendered import has_sources

@@ -6,8 +6,10 @@ template's lines and columns; no fix is offered: an edit of a template is not an
 tried (READINGS), the first that parses without a duplicate key wins. A template none of them reads gets
 one KPL005 notice (info) at the line that could not be read, never KPL001; the documents before it are checked.
 
-`chart_values` reads each chart's values.yaml once per run (before the cache: its scalars are in the cache key)
-so that `{{ .Values.x }}` is the chart's default where values.yaml sets one.
+`chart_context` reads each chart's values.yaml once per run (before the cache: its scalars are in the cache key)
+so that `{{ .Values.x }}` is the chart's default where values.yaml sets one, and has helm render the chart when a
+`helm` binary is on the PATH (karplint/readers/helm_render.py): a template helm rendered is checked as rendered,
+its findings mapped back to the template's lines (`RenderedEmbedding`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,18 @@ def _flatten(data, prefix: str, out: dict) -> None:
                 _flatten(v, f"{prefix}.{k}", out)
     elif prefix and not isinstance(data, (list, dict)) and data is not None and data != "":
         out[prefix] = data
+
+
+def chart_context(inputs, read, config_root: str | None = None) -> dict:
+    """{chart directory (absolute): {"values": {".a.b": scalar}, "rendering": helm's output or None}} for the charts
+    among `inputs`: values.yaml beside a `templates/` directory, and the rendering when helm renders the chart
+    (karplint/readers/helm_render.py). `read(abspath, limit)` reads a file."""
+    from karplint.readers.helm_render import render_charts
+
+    out = {chart: {"values": values, "rendering": None} for chart, values in chart_values(inputs, read).items()}
+    for chart, text in render_charts(inputs, config_root).items():
+        out.setdefault(chart, {"values": {}, "rendering": None})["rendering"] = text
+    return out
 
 
 def chart_values(inputs, read) -> dict:
@@ -123,11 +137,17 @@ def _virtual(src: SourceFile, masker: Masker) -> SourceFile:
                       newline=src.newline, embedding=emb)
 
 
-def load_template(src: SourceFile, chart_values_by_dir: dict | None = None):
-    """(documents, problems) of a Go template file, on the template's positions (see the module docstring)."""
+def load_template(src: SourceFile, charts: dict | None = None):
+    """(documents, problems) of a Go template file, on the template's positions (see the module docstring).
+    `charts`: `chart_context`'s answer."""
     from karplint.readers.loader import Problem, load
 
-    values = (chart_values_by_dir or {}).get(chart_dir(src.abspath or src.path)) or {}
+    chart = (charts or {}).get(chart_dir(src.abspath or src.path)) or {}
+    if chart.get("rendering") is not None and src.abspath:
+        rendered = load_rendered(src, chart["rendering"])
+        if rendered is not None:
+            return rendered
+    values = chart.get("values") or {}
     best = None
     for opts in READINGS:
         masker = Masker(values, **opts)
@@ -167,3 +187,87 @@ def incomplete_filter(results: list, documents: list, key) -> list:
     if not incomplete:
         return results
     return [x for x in results if not (x.doc in incomplete and x.code in INCOMPLETE_SILENCED)]
+
+
+# ---------------------------------------------------------------------------------------------- rendered by helm
+
+class RenderedEmbedding:
+    """Where the documents helm rendered from one template come from in it: each rendered line is matched to the
+    template (karplint/readers/helm_rendered.py: literal lines exactly, a line from an action by its key between
+    the same literal neighbours). A line that cannot be matched lands on the template's first line. No fixes."""
+
+    host_kind = "helm"
+    fragment = False
+
+    def __init__(self, template: SourceFile, documents: list[tuple[int, list[str]]]):
+        self.template = template
+        self.template_lines = [ln.rstrip("\r") for ln in template.text.split("\n")]
+        self.documents = documents  # (first virtual line, 1-based; the document's lines)
+        self._blocks: dict[int, list | None] = {}
+
+    def span(self, span: Span, vsrc: SourceFile | None = None) -> Span:
+        from karplint.readers.helm_rendered import map_line, matching_blocks
+
+        for i, (first, lines) in enumerate(self.documents):
+            if first <= span.line < first + len(lines):
+                if i not in self._blocks:
+                    self._blocks[i] = matching_blocks(lines, self.template_lines)
+                blocks = self._blocks[i]
+                got = None if blocks is None else map_line(lines, self.template_lines, span.line - first,
+                                                          span.column, blocks)
+                if got is not None:
+                    line, col = got
+                    width = max(1, span.end_column - span.column) if span.end_line == span.line else 1
+                    end_col = min(col + width, len(self.template_lines[line]) + 1) or col + 1
+                    offset = self.template.offset_of(line + 1, col)
+                    return Span(line + 1, col, line + 1, max(end_col, col + 1), offset, offset + max(1, end_col - col))
+        return Span.point(1, 1)
+
+    def fix(self, fix):
+        return None
+
+
+def rendered_source(src: SourceFile, rendering: str, chart: str) -> SourceFile | None:
+    """The documents `rendering` (helm's output for `chart`) holds from the template `src`, as a source whose
+    positions map back to the template; None when the rendering has none (the template renders nothing with the
+    chart's defaults, or helm names it otherwise)."""
+    from karplint.readers.helm_rendered import _SOURCE
+
+    try:
+        rel = os.path.relpath(os.path.abspath(src.abspath or src.path), os.path.join(chart, "templates"))
+    except ValueError:
+        return None
+    want = "templates/" + rel.replace(os.sep, "/")
+    lines = rendering.split("\n")
+    marks = [(rendering.count("\n", 0, m.start()), m.group(1)) for m in _SOURCE.finditer(rendering)]
+    documents: list[tuple[int, list[str]]] = []
+    out: list[str] = []
+    for n, (at, path) in enumerate(marks):
+        if path.split("/", 1)[-1] != want:
+            continue
+        end = marks[n + 1][0] if n + 1 < len(marks) else len(lines)
+        body = []
+        for line in lines[at + 1:end]:
+            if line.rstrip("\r") == "---":
+                break
+            body.append(line.rstrip("\r"))
+        if out:
+            out.append("---")
+        documents.append((len(out) + 1, body))
+        out.extend(body)
+    if not documents:
+        return None
+    return SourceFile(path=src.path, text="\n".join(out) + "\n", abspath=src.abspath, encoding=src.encoding,
+                      bom=src.bom, newline=src.newline, embedding=RenderedEmbedding(src, documents))
+
+
+def load_rendered(src: SourceFile, rendering: str):
+    """(documents, problems) of the template `src` in helm's `rendering` of its chart, or None when not there."""
+    vsrc = rendered_source(src, rendering, chart_dir(src.abspath))
+    if vsrc is None:
+        return None
+    from karplint.readers.loader import load
+
+    docs, probs = load(vsrc)
+    emb = vsrc.embedding
+    return docs, [type(p)(p.code, p.message, emb.span(p.span, vsrc)) for p in probs]
