@@ -154,6 +154,19 @@ def test_template_whose_literal_text_is_broken_gets_one_info_not_invalid_yaml():
     assert got == [("KPL005", "info", 8)]
 
 
+def test_chart_template_with_a_flow_range_gets_one_info_not_invalid_yaml(tmp_path: Path):
+    """No line of actions only, no action starting a value: a template by its place (a chart's templates/) and its
+    unquoted actions. Before: KPL001 at 6:36."""
+    chart = tmp_path / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n"
+                                                 "  zones: [{{ range .Values.zones }}{{ . }},{{ end }}]\n")
+    _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in report["findings"]] == [
+        ("KPL005", "info", 6, 36)]
+
+
 def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
     """No template actions (or only inside quotes): a plain YAML file, KPL001 as before."""
     broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"{{ .Values.name }}\"\ndata:\n  k: [1, 2\n"

@@ -219,14 +219,20 @@ def parse_input(item: InputFile, raw: bytes, charts: dict | None = None) -> File
 def _load_template(item: InputFile, raw: bytes, host: str | None, charts: dict | None) -> FileResult | None:
     """The FileResult of a Go template file, or None when the file is not one (then read as before)."""
     from karplint.readers.chart_templates import TEMPLATE_SUFFIXES, load_template, read_as_template
+    from karplint.readers.gotemplate import has_unquoted_action
 
     if host not in (None, "tftemplate") and not item.display.lower().endswith(TEMPLATE_SUFFIXES):
         return None  # (Markdown, shell, Terraform: their regions are read by readers/embedded.py)
     src = decode(item.display, raw, item.abspath)
     if isinstance(src, Problem):
         return FileResult(item.display, None, problems=[src])
-    if not read_as_template(item.display, raw, src.text):
-        return None
+    if not read_as_template(item.display, raw, src.text, item.abspath):
+        if not has_unquoted_action(src.text):
+            return None
+        # actions outside quotes that YAML happens to read or not: a template when plain YAML fails on it
+        plain = load_any(src) if host is not None else load(src)
+        if not any(p.code == "KPL001" for p in plain[1]):
+            return FileResult(item.display, src, plain[0], plain[1], from_comments(src))
     try:
         docs, problems = load_template(src, charts)
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from karplint.readers.embedded import Embedding
-from karplint.readers.gotemplate import READINGS, Masker, has_actions, is_template
+from karplint.readers.gotemplate import READINGS, Masker, has_actions, has_unquoted_action, is_template
 from karplint.readers.source import SourceFile, Span
 
 TEMPLATE_SUFFIXES = (".gotmpl",)  # always a template (helmfile); `.tpl`, `.yaml`: when the text is one
@@ -35,14 +35,25 @@ class TemplateEmbedding(Embedding):
         return None
 
 
-def read_as_template(display: str, raw: bytes, text: str | None = None) -> bool:
-    """Whether a file (its display path, bytes, and decoded text if known) is a Go template to mask."""
+CHART_FILES = ("Chart.yaml", "chart.yaml", "Chart.yml", "chart.yml")
+
+
+def read_as_template(display: str, raw: bytes, text: str | None = None, abspath: str | None = None) -> bool:
+    """Whether a file (its display path, bytes, decoded text if known, path on disk) is a Go template to mask: a
+    `.gotmpl` file, a file under the `templates/` directory of a chart (Chart.yaml or chart.yaml) with an action
+    outside quotes, or a file whose text has actions where YAML cannot hold them (`is_template`)."""
     if not has_actions(raw):
         return False
     low = display.lower()
     if low.endswith(TEMPLATE_SUFFIXES):
         return True
-    return text is not None and is_template(text)
+    if text is None:
+        return False
+    if is_template(text):
+        return True
+    chart = chart_dir(abspath)
+    return chart is not None and has_unquoted_action(text) and any(
+        os.path.isfile(os.path.join(chart, name)) for name in CHART_FILES)
 
 
 def chart_dir(path: str | None) -> str | None:

@@ -58,6 +58,18 @@ def is_template(text: str) -> bool:
     return False
 
 
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+
+
+def has_unquoted_action(text: str) -> bool:
+    """An action outside quoted strings somewhere (`pool-{{ .x }}`, `[{{ .x }}]`): text meant for a template
+    engine, not YAML, whatever YAML makes of it."""
+    for line in text.splitlines():
+        if "{{" in line and "{{" in _QUOTED.sub("", line):
+            return True
+    return False
+
+
 def _scalar_text(value) -> str | None:
     """How Helm prints a values.yaml scalar in `{{ .Values.x }}`, when YAML reads it back as written; else None."""
     if isinstance(value, bool):

@@ -17,7 +17,7 @@ declare("KPL003", "unreadable-file", category="input", severity="error",
 declare("KPL004", "input-too-large", category="input", severity="error",
         summary="A file exceeds a size, depth, node or alias budget and was not fully checked")
 declare("KPL005", "helm-template-skipped", category="input", severity="info",
-        summary="Helm chart templates are not YAML; lint the rendered chart instead")
+        summary="Part of a Go/Helm template could not be read without rendering it; that part is not checked")
 declare("KPL006", "internal-error", category="input", severity="error",
         summary="karplint failed on this document; the rest of the run carried on")
 declare("KPL090", "unused-suppression", category="suppression", severity="info",
