@@ -259,3 +259,58 @@ def test_chart_rendered_by_helm_on_the_path_lands_on_the_template(tmp_path: Path
     else:  # read without rendering: the helpers are unknown, nothing to say
         assert got == []
     assert stderr == ""
+
+
+# Excerpt of aws-ia/terraform-aws-eks-data-addons@ea3c83dc8ce4be0f2bcca8cb3dc3e5e71057740e
+# helm-charts/mlflow-tracking/templates/deployment.yaml lines 30-41 (Apache-2.0): an action with quotes inside a
+# double-quoted string (Helm replaces the action; YAML would end the string at its first quote).
+MLFLOW_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "mlflow-tracking-server.fullname" . }}
+spec:
+  template:
+    spec:
+      containers:
+        - name: {{ include "mlflow-tracking-server.fullname" . }}
+          securityContext:
+            {{- toYaml .Values.securityContext | nindent 12 }}
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          command: ["mlflow"]
+          args: ["server",
+                "--port", "{{ .Values.service.port }}",
+                "--backend-store-uri", "{{ include "mlflow.database.uri" . }}",
+                "--artifacts-destination", "s3://{{ .Values.mlflow.artifacts.bucketName }}"]
+"""
+
+# Excerpt of nuonco/byoc@806f260facb5efe6e31e454c453bfe82b16a33f6 byoc-nuon/components/values/karpenter-nodepools.yaml
+# lines 7-22 (no licence file found in the repository; a short excerpt for a regression test): a values file that
+# is itself a Go template (the platform renders it before Helm reads it). Before: KPL001 "invalid YAML" at 12:3.
+NUON_VALUES = """\
+cluster_name: "{{ .nuon.sandbox.outputs.cluster.name }}"
+
+region: "{{ .nuon.install_stack.outputs.region }}"
+
+public_azs:
+{{- range .nuon.sandbox.outputs.vpc.public_subnet_azs }}
+  - "{{ . }}"
+{{- end }}
+private_azs:
+{{- range .nuon.sandbox.outputs.vpc.private_subnet_azs }}
+  - "{{ . }}"
+{{- end }}
+
+nodepools:
+  - name: temporal
+    public: false
+"""
+
+
+def test_action_with_quotes_inside_a_quoted_string_is_a_hole():
+    """Before (in a chart with Chart.yaml): skipped; without one: KPL001. Now: read, nothing to say."""
+    assert [(f.code, f.span.line) for f in lint({"mlflow/templates/deployment.yaml": MLFLOW_DEPLOYMENT})] == []
+
+
+def test_values_file_that_is_a_go_template_is_not_invalid_yaml():
+    assert [(f.code, f.span.line) for f in lint({"components/values/karpenter-nodepools.yaml": NUON_VALUES})] == []

@@ -168,9 +168,12 @@ class Masker:
         pos = 0
         text_parts: list[tuple[str, int]] = []
         for m in _ACTION.finditer(line):
-            filled = self._fill(m.group(0))
+            action = m.group(0)
+            filled = self._fill(action)
             if filled is None:
-                continue
+                if not any(c in action for c in "\"'\\"):
+                    continue
+                filled = "{{ }}"  # (quotes inside an action would end the YAML string around it: an empty hole)
             text_parts.append((line[pos:m.start()], pos))
             text_parts.append((filled, m.start()))
             pos = m.end()
