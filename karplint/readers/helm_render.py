@@ -60,11 +60,12 @@ def _stays_inside(chart: str, project: str) -> bool:
 
 def render_charts(inputs, config_root: str | None = None) -> dict:
     """{chart directory: rendered text} for the charts of `inputs` that helm renders (see the module docstring)."""
-    helm = helm_binary()
+    charts = _charts(inputs)
+    helm = helm_binary() if charts else None
     if helm is None:
         return {}
     out: dict = {}
-    for chart in _charts(inputs)[:MAX_CHARTS]:
+    for chart in charts[:MAX_CHARTS]:
         if not _stays_inside(chart, project_root(chart, config_root)):
             continue
         try:
