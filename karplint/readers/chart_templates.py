@@ -14,6 +14,7 @@ its findings mapped back to the template's lines (`RenderedEmbedding`).
 
 from __future__ import annotations
 
+import functools
 import os
 
 from karplint.readers.embedded import Embedding
@@ -238,30 +239,40 @@ class RenderedEmbedding:
         return None
 
 
-def rendered_source(src: SourceFile, rendering: str, chart: str) -> SourceFile | None:
-    """The documents `rendering` (helm's output for `chart`) holds from the template `src`, as a source whose
-    positions map back to the template; None when the rendering has none (the template renders nothing with the
-    chart's defaults, or helm names it otherwise)."""
+@functools.lru_cache(maxsize=8)
+def _rendered_by_template(rendering: str) -> dict[str, list[list[str]]]:
+    """helm's output split once per chart: {path after the chart's name (`templates/x.yaml`): [document lines]}."""
     from karplint.readers.helm_rendered import _SOURCE
 
-    try:
-        rel = os.path.relpath(os.path.abspath(src.abspath or src.path), os.path.join(chart, "templates"))
-    except ValueError:
-        return None
-    want = "templates/" + rel.replace(os.sep, "/")
     lines = rendering.split("\n")
-    marks = [(rendering.count("\n", 0, m.start()), m.group(1)) for m in _SOURCE.finditer(rendering)]
-    documents: list[tuple[int, list[str]]] = []
-    out: list[str] = []
+    marks, line_no, pos = [], 0, 0
+    for m in _SOURCE.finditer(rendering):
+        line_no += rendering.count("\n", pos, m.start())
+        pos = m.start()
+        marks.append((line_no, m.group(1)))
+    out: dict[str, list[list[str]]] = {}
     for n, (at, path) in enumerate(marks):
-        if path.split("/", 1)[-1] != want:
-            continue
         end = marks[n + 1][0] if n + 1 < len(marks) else len(lines)
         body = []
         for line in lines[at + 1:end]:
             if line.rstrip("\r") == "---":
                 break
             body.append(line.rstrip("\r"))
+        out.setdefault(path.split("/", 1)[-1], []).append(body)
+    return out
+
+
+def rendered_source(src: SourceFile, rendering: str, chart: str) -> SourceFile | None:
+    """The documents `rendering` (helm's output for `chart`) holds from the template `src`, as a source whose
+    positions map back to the template; None when the rendering has none (the template renders nothing with the
+    chart's defaults, or helm names it otherwise)."""
+    try:
+        rel = os.path.relpath(os.path.abspath(src.abspath or src.path), os.path.join(chart, "templates"))
+    except ValueError:
+        return None
+    documents: list[tuple[int, list[str]]] = []
+    out: list[str] = []
+    for body in _rendered_by_template(rendering).get("templates/" + rel.replace(os.sep, "/"), ()):
         if out:
             out.append("---")
         documents.append((len(out) + 1, body))
