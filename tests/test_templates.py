@@ -167,6 +167,48 @@ def test_chart_template_with_a_flow_range_gets_one_info_not_invalid_yaml(tmp_pat
         ("KPL005", "info", 6, 36)]
 
 
+# Excerpt of CMS-Enterprise/eks-core@03c8b996d0dec2207c1a4535497557040b854d83
+# addons/charts/karpenter-node-pool/templates/nodepool.yaml lines 1-25 (Apache-2.0), with `effect` misspelt
+# `efect` on line 23 for the test. Line 16 builds a flow sequence with a `range`: no YAML reading of it.
+CMS_NODEPOOL = """\
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata:
+  name: {{ .Values.nodePool.metadata.name | default "default" | quote }}
+  annotations:
+{{- range $key, $value := .Values.nodePool.metadata.annotations }}
+    {{ $key }}: "{{ $value }}"
+{{- end }}
+spec:
+  template:
+    spec:
+      requirements:
+{{- range .Values.nodePool.spec.template.spec.requirements }}
+        - key: {{ .key | quote }}
+          operator: {{ .operator | quote }}
+          values: [{{ range $index, $value := .values }}{{ if $index }}, {{ end }}"{{ $value }}"{{ end }}]
+{{- end }}
+{{- if .Values.nodePool.spec.template.spec.taints }}
+      taints:
+{{- range .Values.nodePool.spec.template.spec.taints }}
+        - key: {{ .key | quote }}
+          value: {{ .value | quote }}
+          efect: {{ .effect | quote }}
+{{- end }}
+{{- end }}
+"""
+
+
+def test_a_line_that_does_not_read_is_set_aside_and_the_rest_checked():
+    """Before: KPL001 at 6:24 and nothing checked; then (reading as a template) KPL005 "the rest of the file is not
+    checked". Now one info on line 16, and the typo after it is found at its line."""
+    got = [(f.code, f.severity, f.span.line, f.span.column)
+           for f in lint({"chart/templates/nodepool.yaml": CMS_NODEPOOL}, karpenter_version="0.37.0")]
+    assert ("KPL005", "info", 16, 44) in got
+    assert ("KPL104", "error", 23, 11) in got
+    assert all(code not in ("KPL001", "KPL103") for code, *_ in got), got
+
+
 def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
     """No template actions (or only inside quotes): a plain YAML file, KPL001 as before."""
     broken = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"{{ .Values.name }}\"\ndata:\n  k: [1, 2\n"

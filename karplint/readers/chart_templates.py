@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 from karplint.readers.embedded import Embedding
 from karplint.readers.gotemplate import READINGS, Masker, has_actions, has_unquoted_action, is_template
@@ -27,6 +28,7 @@ MAX_VALUES_BYTES = 1 << 20
 # Codes of the verdicts about what a document lacks: an incomplete template (text inserted by an action karplint
 # cannot expand) may have it (same as a documentation snippet's: readers/embedded.py FRAGMENT_SILENCED).
 INCOMPLETE_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+MAX_UNKNOWN_LINES = 20  # lines of one template set aside as unknown before the rest is given up (each: a parse)
 
 
 class TemplateEmbedding(Embedding):
@@ -121,8 +123,20 @@ def chart_values(inputs, read) -> dict:
     return out
 
 
-def _virtual(src: SourceFile, masker: Masker) -> SourceFile:
-    """The template's text as YAML (`masker`), line N on line N, with offsets mapped back (TemplateEmbedding)."""
+_KEY = re.compile(r"^([ \t]*(?:-[ \t]+)*(?:[^\s:#\"'{-][^:#]*?|\"[^\"]*\"|'[^']*'):)(?:[ \t]|\r?\n?$)")
+
+
+def _unknown_line(line: str) -> list[tuple[str, int]]:
+    """A template line that does not read as YAML: its key with an unknown value (a hole), else nothing."""
+    nl = len(line) - len(line.rstrip("\r\n"))
+    m = _KEY.match(line)
+    pieces = [(m.group(1), 0), (" '{{ }}'", len(m.group(1)))] if m else []
+    return pieces + ([(line[len(line) - nl:], len(line) - nl)] if nl else [])
+
+
+def _virtual(src: SourceFile, masker: Masker, unknown: frozenset = frozenset()) -> SourceFile:
+    """The template's text as YAML (`masker`), line N on line N, with offsets mapped back (TemplateEmbedding);
+    the `unknown` lines as `_unknown_line`."""
     emb = TemplateEmbedding(host_kind="gotemplate")
     parts: list[str] = []
     vlen = 0
@@ -134,6 +148,9 @@ def _virtual(src: SourceFile, masker: Masker) -> SourceFile:
         emb.lines[n] = (vlen, hls, hls)
         emb.by_vstart[vlen] = n
         pieces = masker.pieces(line)
+        if n in unknown:
+            pieces = _unknown_line(line)
+            masker.inserted = True
         if pieces is None:
             nl = len(line) - len(line.rstrip("\r\n"))
             pieces = [(line[len(line) - nl:], len(line) - nl)] if nl else []
@@ -171,10 +188,29 @@ def load_template(src: SourceFile, charts: dict | None = None):
             best = (vsrc, docs, probs, broken, masker)
         if broken == (0, 0):
             break
-    vsrc, docs, probs, _broken, masker = best
+    vsrc, docs, probs, broken, masker = best
+    unknown: list[int] = []
+    columns: list[int] = []
+    while broken[0] and len(unknown) < MAX_UNKNOWN_LINES:  # the line YAML stops at: unknown, and read on
+        at = next(vsrc.embedding.span(p.span, vsrc) for p in probs if p.code == "KPL001")
+        line = at.line
+        masker = Masker(values, **masker.options)
+        vsrc2 = _virtual(src, masker, frozenset(unknown + [line]))
+        docs2, probs2 = load(vsrc2)
+        broken2 = (sum(p.code == "KPL001" for p in probs2), sum(p.code == "KPL002" for p in probs2))
+        if broken2[0] and next(vsrc2.embedding.span(p.span, vsrc2).line for p in probs2 if p.code == "KPL001") <= line:
+            break  # (setting the line aside does not help: the cause lies elsewhere)
+        unknown.append(line)
+        columns.append(at.column)
+        vsrc, docs, probs, broken = vsrc2, docs2, probs2, broken2
     last_line = max(1, src.text.count("\n") if src.text.endswith("\n") else src.text.count("\n") + 1)
     emb = vsrc.embedding
-    problems = []
+    problems = [Problem("KPL005", (
+        f"could not read line {n} of the template: its value is unknown, not checked\n"
+        "note: karplint reads a Go/Helm template without rendering it: literal keys and values are checked, "
+        "actions are unknown; this line does not read as YAML once the actions are set aside\n"
+        "help: check the rendered chart as well: `helm template RELEASE CHART | karplint check -`"),
+        Span.point(n, col)) for n, col in zip(unknown, columns)]
     for p in probs:
         span = emb.span(p.span, vsrc)
         if p.code == "KPL001":

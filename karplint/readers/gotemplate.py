@@ -90,6 +90,7 @@ class Masker:
     is dropped. `drop_else`: keep only the first branch of `if`/`else` (when both define the same keys)."""
 
     def __init__(self, values: dict | None = None, *, holes_as_values: bool = True, drop_else: bool = False):
+        self.options = {"holes_as_values": holes_as_values, "drop_else": drop_else}
         self.values = values or {}
         self.holes_as_values = holes_as_values
         self.drop_else = drop_else
