@@ -356,3 +356,17 @@ def test_action_with_quotes_inside_a_quoted_string_is_a_hole():
 
 def test_values_file_that_is_a_go_template_is_not_invalid_yaml():
     assert [(f.code, f.span.line) for f in lint({"components/values/karpenter-nodepools.yaml": NUON_VALUES})] == []
+
+
+def test_go_template_holes_in_userdata_of_a_template_are_not_unrendered_templates():
+    """A Go template outside any `templates/` directory (an Argo CD or platform-rendered manifest): its `{{ }}` in
+    userData are filled in before apply (KPL212 is for plain YAML, where nothing will fill them)."""
+    body = ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: a\nspec:\n"
+            "  role: r\n  amiSelectorTerms: [{alias: al2@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n"
+            "  securityGroupSelectorTerms: [{tags: {a: b}}]\n  userData: |\n    #!/bin/bash\n"
+            "    echo start\n    /etc/eks/bootstrap.sh {{ .Values.cluster }}\n")
+    template = "{{- if .Values.enabled }}\n" + body + "{{- end }}\n"
+    got = [(f.code, f.span.line, f.span.column) for f in lint({"deploy/nodeclass.yaml": template})]
+    assert all(code != "KPL212" for code, *_ in got), got
+    as_plain = [(f.code, f.span.line, f.span.column) for f in lint({"deploy/nodeclass.yaml": body})]
+    assert ("KPL212", 13, 27) in as_plain, as_plain
