@@ -370,3 +370,53 @@ def test_go_template_holes_in_userdata_of_a_template_are_not_unrendered_template
     assert all(code != "KPL212" for code, *_ in got), got
     as_plain = [(f.code, f.span.line, f.span.column) for f in lint({"deploy/nodeclass.yaml": body})]
     assert ("KPL212", 13, 27) in as_plain, as_plain
+
+
+# Excerpt of aws-samples/fleet-management-on-amazon-eks-workshop@b93f942f162756abe2cb3bb9dd1ba002235540ed
+# gitops/addons/charts/resources/karpenter/templates/nodepool.yaml lines 1-11 (MIT-0): the apiVersion is a hole.
+FLEET_NODEPOOL = """\
+{{- range $k, $v := $.Values.nodeGroups }}
+---
+apiVersion: karpenter.sh/{{ $.Values.ApiVersion }}
+kind: NodePool
+metadata:
+  name: "{{ $k }}-{{ $v.instances.architecture | default $.Values.instances.architecture }}"
+spec:
+  template:
+    metadata:
+      labels:
+        {{ $.Values.nodeGroupLabelName }}: {{ $v.nodeGroupLabel | default $k }}
+{{- end }}
+"""
+
+# Excerpt of aws-samples/eks-blueprints-for-terraform-workshop@d4fc0251d4d2b5f7e0cc0fb57e36a1b9ccf3048d
+# gitops/retail-store-app/src/app/templates/ingress.yaml.gotmpl lines 9-17 (MIT-0): one key in two `if` blocks.
+BLUEPRINTS_GOTMPL = """\
+{{ if env "NODE_PORT" }}
+service:
+  type: NodePort
+  nodePort: {{ env "NODE_PORT" }}
+{{ end }}
+{{ if env "LOAD_BALANCER" }}
+service:
+  type: LoadBalancer
+{{ end }}
+"""
+
+
+def test_apiversion_that_is_a_hole_is_not_a_wrong_api_group(tmp_path: Path):
+    """Before: KPL001 (no chart file) or KPL015 (with one); reading the template without this, KPL802 at 3:13
+    "karpenter.sh has no version '{{ $.Values.ApiVersion }}'"."""
+    (tmp_path / "karpenter" / "templates").mkdir(parents=True)
+    (tmp_path / "karpenter" / "Chart.yaml").write_text("apiVersion: v2\nname: karpenter\nversion: 0.1.0\n")
+    (tmp_path / "karpenter" / "templates" / "nodepool.yaml").write_text(FLEET_NODEPOOL)
+    _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path, env={"KARPLINT_NO_HELM": "1"})
+    assert _findings(report) == []
+
+
+def test_one_key_in_two_conditional_blocks_is_no_duplicate_but_an_unconditional_one_is():
+    assert lint({"app/templates/ingress.yaml.gotmpl": BLUEPRINTS_GOTMPL}) == []
+    # the same key twice outside any block (as in the workshop's gitops/platform/charts/team/templates/
+    # namespaces-appset.yaml, `generators:` at lines 10 and 18): rendered twice whatever the values, a duplicate
+    both = "{{- if .Values.x }}\na: 1\n{{- end }}\nservice:\n  type: NodePort\nservice:\n  type: LoadBalancer\n"
+    assert [(f.code, f.span.line) for f in lint({"app/templates/svc.yaml": both})] == [("KPL002", 6)]

@@ -166,6 +166,24 @@ def _virtual(src: SourceFile, masker: Masker, unknown: frozenset = frozenset()) 
                       newline=src.newline, embedding=emb)
 
 
+_FIRST_DEFINED = re.compile(r"first defined at line (\d+)")
+
+
+def _load(vsrc: SourceFile, masker: Masker):
+    """`load` of a template's virtual YAML, without the duplicate keys that only conditional blocks make (`if a`
+    then `if b`, each defining `service:`: a duplicate only when both hold, which karplint cannot know)."""
+    from karplint.readers.loader import load
+
+    docs, probs = load(vsrc)
+    kept = []
+    for p in probs:
+        first = _FIRST_DEFINED.search(p.message) if p.code == "KPL002" else None
+        if first is not None and not masker.same_branches(int(first.group(1)), p.span.line):
+            continue
+        kept.append(p)
+    return docs, kept
+
+
 def load_template(src: SourceFile, charts: dict | None = None):
     """(documents, problems) of a Go template file, on the template's positions (see the module docstring).
     `charts`: `chart_context`'s answer."""
@@ -181,7 +199,7 @@ def load_template(src: SourceFile, charts: dict | None = None):
     for opts in READINGS:
         masker = Masker(values, **opts)
         vsrc = _virtual(src, masker)
-        docs, probs = load(vsrc)
+        docs, probs = _load(vsrc, masker)
         # (KPL002, a duplicate key: both branches of an `if`/`else` define it, as the next readings tell)
         broken = (sum(p.code == "KPL001" for p in probs), sum(p.code == "KPL002" for p in probs))
         if best is None or broken < best[3]:
@@ -196,7 +214,7 @@ def load_template(src: SourceFile, charts: dict | None = None):
         line = at.line
         masker = Masker(values, **masker.options)
         vsrc2 = _virtual(src, masker, frozenset(unknown + [line]))
-        docs2, probs2 = load(vsrc2)
+        docs2, probs2 = _load(vsrc2, masker)
         broken2 = (sum(p.code == "KPL001" for p in probs2), sum(p.code == "KPL002" for p in probs2))
         if broken2[0] and next(vsrc2.embedding.span(p.span, vsrc2).line for p in probs2 if p.code == "KPL001") <= line:
             break  # (setting the line aside does not help: the cause lies elsewhere)

@@ -94,7 +94,9 @@ class Masker:
         self.values = values or {}
         self.holes_as_values = holes_as_values
         self.drop_else = drop_else
-        self.stack: list[list] = []  # per open block: [word, skipping]
+        self.stack: list[list] = []  # per open block: [word, skipping, branch number]
+        self.branches = 0
+        self.line_branches: list[tuple] = []  # per line read so far: the branches it is in (outermost first)
         self.inserted = False  # an inserting action was dropped: the documents are incomplete
         self.last_key_indent: int | None = None  # the last literal line was `key:` with no value: its indentation
 
@@ -110,11 +112,15 @@ class Masker:
             if word == "/*" or (word.startswith("$") and word.rstrip().endswith("=")):
                 continue
             if word in _OPENERS:
-                self.stack.append([word, word == "define"])
+                self.branches += 1
+                self.stack.append([word, word == "define", self.branches])
             elif word == "end":
                 if self.stack:
                     self.stack.pop()
             elif word in ("else", "else if"):
+                if self.stack:
+                    self.branches += 1
+                    self.stack[-1][2] = self.branches
                 if self.stack and self.drop_else and self.stack[-1][0] != "define":
                     self.stack[-1][1] = True
             elif word not in _CONTROL:
@@ -124,6 +130,7 @@ class Masker:
     def pieces(self, line: str) -> list[tuple[str, int]] | None:
         """The YAML text for template `line` (with its newline) as (text, offset in `line` it starts at) pieces;
         None: the line produces no YAML (emptied)."""
+        self.line_branches.append(tuple(b[2] for b in self.stack))
         if "{{" not in line:
             if self._skipping():
                 return None
@@ -146,6 +153,12 @@ class Masker:
         if self._skipping():
             return None
         return self._inline(line)
+
+    def same_branches(self, a: int, b: int) -> bool:
+        """Whether 1-based lines `a` and `b` are in the same branches of the same blocks: both rendered whenever
+        one is (a key defined on both is a duplicate for sure; in two `if` blocks, only when both hold)."""
+        lb = self.line_branches
+        return 0 < a <= len(lb) and 0 < b <= len(lb) and lb[a - 1] == lb[b - 1]
 
     def _note_literal(self, line: str) -> None:
         if not line.strip() or line.lstrip().startswith("#"):

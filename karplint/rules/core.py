@@ -6,6 +6,7 @@ import difflib
 
 from karplint.rules.base import declare, rule
 from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, served
+from karplint.readers.templating import is_templated
 
 # Findings produced by the loader and the engine (documented and selectable like any rule).
 declare("KPL001", "invalid-yaml", category="input", severity="error",
@@ -92,6 +93,8 @@ def wrong_api_group(model, ctx):
     kinds_lower = {k.lower(): k for k in KARPENTER_KINDS}
     for res in model.resources:
         group, version, kind = res.group, res.version, res.kind
+        if is_templated(res.api_version) or is_templated(kind):
+            continue  # a template hole (`apiVersion: karpenter.sh/{{ .Values.apiVersion }}`): unknown until rendered
         expected = KARPENTER_KINDS.get(kind)
         if expected is None and kind.lower() in kinds_lower and (group in KARPENTER_GROUPS or "karpenter" in group):
             right = kinds_lower[kind.lower()]
