@@ -225,6 +225,9 @@ def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
     ("name: \"{{ .Values.name }}\"\n", False),  # valid YAML: a quoted hole
     ("name: pool-{{ .Values.name }}\n", False),  # valid YAML: a plain scalar holding a hole
     ("command: echo ${X}\n", False),
+    # fleet-management workshop, validation-frameworks/helm/locust/templates: a quote inside an action in quotes
+    ('  name: "{{ include "locust.fullname" . }}-test-readiness"\n', True),
+    ("  name: '{{ include \"x\" . }}'\n", False),  # valid YAML: the other quote
 ])
 def test_is_template(text, expected):
     assert is_template(text) is expected

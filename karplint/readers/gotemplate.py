@@ -53,8 +53,29 @@ def is_template(text: str) -> bool:
     for line in text.splitlines():
         if "{{" not in line:
             continue
-        if _ONLY_ACTIONS.match(line) or _VALUE_AT.match(line) or _KEY_AT.match(line):
+        if _ONLY_ACTIONS.match(line) or _VALUE_AT.match(line) or _KEY_AT.match(line) or _quote_in_quotes(line):
             return True
+    return False
+
+
+def _quote_in_quotes(line: str) -> bool:
+    """An action holding a quote inside a string of that quote (`name: "{{ include "x" . }}-test"`): the action's
+    quote would end the YAML string."""
+    actions = list(_ACTION.finditer(line))
+    if not any('"' in m.group(0) or "'" in m.group(0) for m in actions):
+        return False
+    flat, starts, pos = [], [], 0
+    for m in actions:
+        flat.append(line[pos:m.start()])
+        starts.append((sum(map(len, flat)), m.group(0)))
+        flat.append("{{}}")
+        pos = m.end()
+    flat.append(line[pos:])
+    text = "".join(flat)
+    for q in _QUOTED.finditer(text):
+        for at, action in starts:
+            if q.start() < at < q.end() and q.group(0)[0] in action:
+                return True
     return False
 
 
