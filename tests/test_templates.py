@@ -423,3 +423,30 @@ def test_one_key_in_two_conditional_blocks_is_no_duplicate_but_an_unconditional_
     # namespaces-appset.yaml, `generators:` at lines 10 and 18): rendered twice whatever the values, a duplicate
     both = "{{- if .Values.x }}\na: 1\n{{- end }}\nservice:\n  type: NodePort\nservice:\n  type: LoadBalancer\n"
     assert [(f.code, f.span.line) for f in lint({"app/templates/svc.yaml": both})] == [("KPL002", 6)]
+
+
+# Excerpt of aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe
+# website/content/en/docs/concepts/nodeclasses.md#L1271 (Apache-2.0), as ../shared/corpus keeps it
+# (karpenter-docs/docs_concepts_nodeclasses__5.yaml): a snippet with an elision and a Hugo (Go template) action.
+DOCS_NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: al2-example
+spec:
+  ...
+  amiFamily: AL2
+  userData: |
+    #!/bin/bash
+    cat >> ~ec2-user/.ssh/authorized_keys <<EOF
+    {{ insertFile "../my-authorized_keys" | indent 4  }}
+    EOF
+"""
+
+
+def test_documentation_snippet_with_an_elision_and_a_template_action():
+    """Before: KPL001 at 7:12 (an error); reading it as a template without the elision rule: a KPL005 info and
+    nothing checked. Now read: a snippet (what it leaves out is not judged), a literal mistake still found."""
+    assert lint({"docs/nodeclass.yaml": DOCS_NODECLASS}) == []
+    typo = DOCS_NODECLASS.replace("amiFamily: AL2", "amiFamly: AL2")
+    assert [(f.code, f.span.line, f.span.column) for f in lint({"docs/nodeclass.yaml": typo})] == [("KPL104", 7, 3)]

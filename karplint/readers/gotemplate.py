@@ -33,6 +33,7 @@ _KEY_AT = re.compile(r"^([ \t]*(?:-[ \t]+)*)(\{\{.*?\}\}[^:#\n]*?)(:(?:[ \t]|\r?
 _EMPTY_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)*[^\s#-][^#]*?:[ \t]*(?:#.*)?\r?\n?$")
 _VALUES_REF = re.compile(r"^\{\{-?\s*(?:quote\s+)?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(\|\s*quote\s*)?-?\}\}$")
 _QUOTE_FIRST = re.compile(r"^\{\{-?\s*quote\s")
+_ELISIONS = ("...", "\u2026", "<...>")
 
 
 # The readings of a template tried, in order, by its readers: inserting actions as holes under their key, then
@@ -154,6 +155,9 @@ class Masker:
         self.line_branches.append(tuple(b[2] for b in self.stack))
         if "{{" not in line:
             if self._skipping():
+                return None
+            if line.strip() in _ELISIONS:  # documentation showing a template: `...` stands for what is left out
+                self.inserted = True
                 return None
             self._note_literal(line)
             return [(line, 0)]
