@@ -450,3 +450,18 @@ def test_documentation_snippet_with_an_elision_and_a_template_action():
     assert lint({"docs/nodeclass.yaml": DOCS_NODECLASS}) == []
     typo = DOCS_NODECLASS.replace("amiFamily: AL2", "amiFamly: AL2")
     assert [(f.code, f.span.line, f.span.column) for f in lint({"docs/nodeclass.yaml": typo})] == [("KPL104", 7, 3)]
+
+
+def test_a_changed_values_yaml_is_seen_through_the_cache(tmp_path: Path):
+    """The template's verdict depends on values.yaml: its scalars are in the cache key (karplint/engine/cache.py)."""
+    chart = tmp_path / "pools"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 720h\n")
+    (chart / "templates" / "np.yaml").write_text(DISRUPTION_UNDER_TEMPLATE.replace(
+        "    disruption:\n      consolidationPolicy: WhenEmptyOrUnderutilized\n", ""))
+    env = {"KARPLINT_CACHE_DIR": str(tmp_path / "cache"), "KARPLINT_NO_HELM": "1"}
+    _code, report, _ = run_json("check", "pools", cwd=tmp_path, env=env)
+    assert _findings(report) == []
+    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 30days\n")
+    _code, report, _ = run_json("check", "pools", cwd=tmp_path, env=env)
+    assert _findings(report) == [("KPL102", "pools/templates/np.yaml", 15, 20)]
