@@ -87,9 +87,22 @@ def chart_context(inputs, read, config_root: str | None = None) -> dict:
     from karplint.readers.helm_render import render_charts
 
     out = {chart: {"values": values, "rendering": None} for chart, values in chart_values(inputs, read).items()}
-    for chart, text in render_charts(inputs, config_root).items():
+    for chart, text in render_charts(_helm_charts(inputs), config_root).items():
         out.setdefault(chart, {"values": {}, "rendering": None})["rendering"] = text
     return out
+
+
+def _helm_charts(inputs) -> list[str]:
+    """The chart directories (absolute) of inputs under `<chart>/templates/` whose chart has a Chart.yaml (what
+    helm loads)."""
+    seen: dict[str, None] = {}
+    for i in inputs:
+        if i.abspath is None or "templates" not in i.abspath:
+            continue
+        chart = chart_dir(i.abspath)
+        if chart is not None and chart not in seen and os.path.isfile(os.path.join(chart, "Chart.yaml")):
+            seen[chart] = None
+    return list(seen)
 
 
 def chart_values(inputs, read) -> dict:

@@ -541,26 +541,6 @@ def _hcl_problem(what: str, span: Span, installed: bool):
                    "one notice per file", span)
 
 
-def _as_template(host: _Host, r: Region, kind: str, got, probs, vsrc):
-    """A Markdown block that does not read as YAML because it shows a Go/Helm template: read as a template
-    (karplint/readers/gotemplate.py; the first of its readings that parses), else what it was."""
-    from karplint.readers.gotemplate import READINGS, Masker, is_template
-    from karplint.readers.loader import load
-
-    if not is_template(vsrc.text):
-        return got, probs, vsrc
-    for opts in READINGS:
-        masker = Masker(None, **opts)
-        vsrc2 = _build(host, r, kind, masker=masker)
-        if vsrc2 is None:
-            continue
-        got2, probs2 = load(vsrc2)
-        if not any(p.code == "KPL001" for p in probs2):
-            vsrc2.embedding.fragment = True  # (a template shown in documentation: a snippet, what it lacks unknown)
-            return got2, probs2, vsrc2
-    return [], [], vsrc  # (documentation showing a template karplint cannot read: nothing to say)
-
-
 def load_host(src: SourceFile, kind: str | None = None):
     """(documents, problems) of every Kubernetes YAML region of a host file, on host positions. One region
     with a syntax error never hides the others."""
@@ -594,8 +574,10 @@ def load_host(src: SourceFile, kind: str | None = None):
             got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])
             if vsrc2 is not None and not any(p.code == "KPL001" for p in probs2):
                 vsrc, got, probs = vsrc2, got2, probs2
-        if r.markdown and any(p.code == "KPL001" for p in probs):
-            got, probs, vsrc = _as_template(host, r, kind, got, probs, vsrc)
+        if r.markdown and any(p.code == "KPL001" for p in probs):  # a block showing a Go/Helm template?
+            from karplint.readers.gotemplate import block_as_template
+
+            got, probs, vsrc = block_as_template(lambda masker: _build(host, r, kind, masker=masker), got, probs, vsrc)
         emb = vsrc.embedding
         for p in probs:
             message = p.message

@@ -253,3 +253,23 @@ class Masker:
         else:
             return self._slice(parts, 0, a) + [("'{{ }}'", start)]
         return self._slice(parts, 0, a) + [(q, start)] + self._slice(parts, a, b) + [(q, start)]
+
+
+def block_as_template(build, got, probs, vsrc):
+    """A Markdown block that does not read as YAML because it shows a Go/Helm template (`vsrc`, and what `load`
+    made of it): read as a template, the first of READINGS that parses; else what it was, without its problems
+    (documentation showing a template karplint cannot read: nothing to say). `build(masker)` makes the block's
+    virtual source through a Masker (karplint/readers/embedded.py)."""
+    from karplint.readers.loader import load
+
+    if not is_template(vsrc.text):
+        return got, probs, vsrc
+    for opts in READINGS:
+        vsrc2 = build(Masker(None, **opts))
+        if vsrc2 is None:
+            continue
+        got2, probs2 = load(vsrc2)
+        if not any(p.code == "KPL001" for p in probs2):
+            vsrc2.embedding.fragment = True  # (a template shown in documentation: a snippet, what it lacks unknown)
+            return got2, probs2, vsrc2
+    return [], [], vsrc

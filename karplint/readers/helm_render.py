@@ -30,20 +30,6 @@ def helm_binary() -> str | None:
     return shutil.which("helm")
 
 
-def _charts(inputs) -> list[str]:
-    """The chart directories (absolute) of inputs under `<chart>/templates/` whose chart has a Chart.yaml."""
-    from karplint.readers.chart_templates import chart_dir
-
-    seen: dict[str, None] = {}
-    for i in inputs:
-        if i.abspath is None or "templates" not in i.abspath:
-            continue
-        chart = chart_dir(i.abspath)
-        if chart is not None and chart not in seen and os.path.isfile(os.path.join(chart, "Chart.yaml")):
-            seen[chart] = None
-    return list(seen)
-
-
 def _stays_inside(chart: str, project: str) -> bool:
     """No file or directory of the chart resolves outside `project` (helm follows links)."""
     if not inside(os.path.realpath(chart), project):
@@ -58,9 +44,9 @@ def _stays_inside(chart: str, project: str) -> bool:
     return True
 
 
-def render_charts(inputs, config_root: str | None = None) -> dict:
-    """{chart directory: rendered text} for the charts of `inputs` that helm renders (see the module docstring)."""
-    charts = _charts(inputs)
+def render_charts(charts: list[str], config_root: str | None = None) -> dict:
+    """{chart directory: rendered text} for the `charts` (absolute directories with a Chart.yaml) that helm renders
+    (see the module docstring)."""
     helm = helm_binary() if charts else None
     if helm is None:
         return {}
