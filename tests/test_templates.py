@@ -465,3 +465,24 @@ def test_a_changed_values_yaml_is_seen_through_the_cache(tmp_path: Path):
     (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 30days\n")
     _code, report, _ = run_json("check", "pools", cwd=tmp_path, env=env)
     assert _findings(report) == [("KPL102", "pools/templates/np.yaml", 15, 20)]
+
+
+def test_helm_is_not_run_on_a_chart_with_a_link_out_of_its_project(tmp_path: Path):
+    """helm follows links: a chart that reaches outside its project (here a template linked to a file beside the
+    repository) is read without rendering, so that no byte from outside reaches the report."""
+    repo = tmp_path / "repo"
+    chart = repo / "pools"
+    (chart / "templates").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: pools\nversion: 0.1.0\n")
+    (chart / "templates" / "nodepool.yaml").write_text(RENDERED_TEMPLATE)
+    (tmp_path / "secret.yaml").write_text("kind: Secret\n")
+    (chart / "templates" / "other.yaml").symlink_to(tmp_path / "secret.yaml")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "helm").write_text(f"#!/bin/sh\ntouch {tmp_path}/helm-ran\n")
+    (bin_dir / "helm").chmod(0o755)
+    _code, report, _ = run_json("check", ".", "--no-cache", cwd=repo,
+                                env={"PATH": f"{bin_dir}:/usr/bin:/bin", "KARPLINT_NO_HELM": ""})
+    assert not (tmp_path / "helm-ran").exists()
+    assert [(f["code"], f["file"]) for f in report["findings"]] == [("KPL003", "pools/templates/other.yaml")]
