@@ -43,7 +43,7 @@ class Config:
     # run's files before the check (None: not looked for yet)
     kustomize_patches: frozenset | None = None
     # each Helm chart's values.yaml scalars and helm's rendering (`chart_context` in
-    # karplint/readers/chart_templates.py), what its templates are read with: found before the check (None: not yet)
+    # karplint/readers/helm_charts.py), what its templates are read with: found before the check (None: not yet)
     charts: dict | None = None
     # Karpenter chart versions found in Terraform files (karplint/model/repo_version.py), read before the check
     terraform_releases: tuple = ()

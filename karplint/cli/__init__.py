@@ -209,7 +209,7 @@ def check(
     from karplint.readers.kustomize import patch_files
 
     cfg.kustomize_patches = patch_files([*inputs, *context], read_regular, cfg.root)  # (before the cache: in its key)
-    from karplint.readers.chart_templates import chart_context
+    from karplint.readers.helm_charts import chart_context
 
     cfg.charts = chart_context([*inputs, *context], read_regular, cfg.root)  # (likewise)
     if cfg.karpenter_version_source == "default":  # the Karpenter version: Terraform's part (YAML's: in the check)

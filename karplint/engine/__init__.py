@@ -193,7 +193,7 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
 
         config = replace(config, kustomize_patches=patch_files(inputs, read_regular, config.root))
     if config.charts is None:  # (likewise: the charts' values and renderings)
-        from karplint.readers.chart_templates import chart_context
+        from karplint.readers.helm_charts import chart_context
 
         config = replace(config, charts=chart_context(inputs, read_regular, config.root))
     known = None

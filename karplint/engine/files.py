@@ -189,7 +189,7 @@ def read_input(item: InputFile, config: Config) -> bytes | FileResult:
 
 def parse_input(item: InputFile, raw: bytes, charts: dict | None = None) -> FileResult:
     """Decode and parse one file's bytes. `charts`: each chart's values.yaml scalars and helm rendering, what Go
-    templates are read with (`chart_context` in karplint/readers/chart_templates.py)."""
+    templates are read with (`chart_context` in karplint/readers/helm_charts.py)."""
     host = _host_kind(item.display)
     if b"{{" in raw:  # a Go/Helm template (chart template, .gotmpl, a .tpl or .yaml with actions): read as one
         template = _load_template(item, raw, host, charts)

@@ -6,10 +6,9 @@ template's lines and columns; no fix is offered: an edit of a template is not an
 tried (READINGS), the first that parses without a duplicate key wins. A template none of them reads gets
 one KPL005 notice (info) at the line that could not be read, never KPL001; the documents before it are checked.
 
-`chart_context` reads each chart's values.yaml once per run (before the cache: its scalars are in the cache key)
-so that `{{ .Values.x }}` is the chart's default where values.yaml sets one, and has helm render the chart when a
-`helm` binary is on the PATH (karplint/readers/helm_render.py): a template helm rendered is checked as rendered,
-its findings mapped back to the template's lines (`RenderedEmbedding`).
+Each chart's values.yaml and helm's rendering come from karplint/readers/helm_charts.py (`chart_context`, once per
+run): `{{ .Values.x }}` is the chart's default where values.yaml sets one, and a template helm rendered is checked as
+rendered, its findings mapped back to the template's lines (`RenderedEmbedding`).
 """
 
 from __future__ import annotations
@@ -19,12 +18,11 @@ import os
 import re
 
 from karplint.readers.embedded import Embedding
+from karplint.readers.helm_charts import chart_dir
 from karplint.readers.gotemplate import READINGS, Masker, has_actions, has_unquoted_action, is_template
 from karplint.readers.source import SourceFile, Span
 
 TEMPLATE_SUFFIXES = (".gotmpl",)  # always a template (helmfile); `.tpl`, `.yaml`: when the text is one
-VALUES_FILES = ("values.yaml", "values.yml")
-MAX_VALUES_BYTES = 1 << 20
 # Codes of the verdicts about what a document lacks: an incomplete template (text inserted by an action karplint
 # cannot expand) may have it (same as a documentation snippet's: readers/embedded.py FRAGMENT_SILENCED).
 INCOMPLETE_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
@@ -57,83 +55,6 @@ def read_as_template(display: str, raw: bytes, text: str | None = None, abspath:
     chart = chart_dir(abspath)
     return chart is not None and has_unquoted_action(text) and any(
         os.path.isfile(os.path.join(chart, name)) for name in CHART_FILES)
-
-
-def chart_dir(path: str | None) -> str | None:
-    """The chart directory of a file under `<chart>/templates/` (with or without a Chart.yaml: Argo CD and helmfile
-    may supply the chart's metadata), as an absolute normalised path."""
-    if not path or "templates" not in path:
-        return None
-    parts = os.path.abspath(path).split(os.sep)
-    for i in range(len(parts) - 2, 0, -1):
-        if parts[i] == "templates":
-            return os.sep.join(parts[:i]) or os.sep
-    return None
-
-
-def _flatten(data, prefix: str, out: dict) -> None:
-    if isinstance(data, dict):
-        for k, v in data.items():
-            if isinstance(k, str) and k.replace("_", "a").replace("-", "a").isalnum():
-                _flatten(v, f"{prefix}.{k}", out)
-    elif prefix and not isinstance(data, (list, dict)) and data is not None and data != "":
-        out[prefix] = data
-
-
-def chart_context(inputs, read, config_root: str | None = None) -> dict:
-    """{chart directory (absolute): {"values": {".a.b": scalar}, "rendering": helm's output or None}} for the charts
-    among `inputs`: values.yaml beside a `templates/` directory, and the rendering when helm renders the chart
-    (karplint/readers/helm_render.py). `read(abspath, limit)` reads a file."""
-    from karplint.readers.helm_render import render_charts
-
-    out = {chart: {"values": values, "rendering": None} for chart, values in chart_values(inputs, read).items()}
-    for chart, text in render_charts(_helm_charts(inputs), config_root).items():
-        out.setdefault(chart, {"values": {}, "rendering": None})["rendering"] = text
-    return out
-
-
-def _helm_charts(inputs) -> list[str]:
-    """The chart directories (absolute) of inputs under `<chart>/templates/` whose chart has a Chart.yaml (what
-    helm loads)."""
-    seen: dict[str, None] = {}
-    for i in inputs:
-        if i.abspath is None or "templates" not in i.abspath:
-            continue
-        chart = chart_dir(i.abspath)
-        if chart is not None and chart not in seen and os.path.isfile(os.path.join(chart, "Chart.yaml")):
-            seen[chart] = None
-    return list(seen)
-
-
-def chart_values(inputs, read) -> dict:
-    """{chart directory (absolute): {".a.b": scalar}} from the values.yaml of every chart among `inputs` (a
-    values.yaml beside a `templates/` directory); `read(abspath, limit)` reads a file. Empty and null values are
-    left out: a chart's empty default is meant to be set at install time, not a value to judge."""
-    from karplint.readers.loader import decode, load
-
-    out: dict = {}
-    for i in inputs:
-        if i.abspath is None or os.path.basename(i.display) not in VALUES_FILES:
-            continue
-        directory = os.path.dirname(os.path.abspath(i.abspath))
-        if not os.path.isdir(os.path.join(directory, "templates")):
-            continue
-        try:
-            raw = read(i.abspath, MAX_VALUES_BYTES)
-        except OSError:
-            continue
-        if len(raw) > MAX_VALUES_BYTES:
-            continue
-        src = decode(i.display, raw, i.abspath)
-        if not isinstance(src, SourceFile):
-            continue
-        docs, _problems = load(src)
-        flat: dict = {}
-        if docs and isinstance(docs[0].data, dict):
-            _flatten(docs[0].data, "", flat)
-        if flat:
-            out[directory] = flat
-    return out
 
 
 _KEY = re.compile(r"^([ \t]*(?:-[ \t]+)*(?:[^\s:#\"'{-][^:#]*?|\"[^\"]*\"|'[^']*'):)(?:[ \t]|\r?\n?$)")
@@ -199,8 +120,8 @@ def _load(vsrc: SourceFile, masker: Masker):
 
 def load_template(src: SourceFile, charts: dict | None = None):
     """(documents, problems) of a Go template file, on the template's positions (see the module docstring).
-    `charts`: `chart_context`'s answer."""
-    from karplint.readers.loader import Problem, load
+    `charts`: `chart_context`'s answer (karplint/readers/helm_charts.py)."""
+    from karplint.readers.loader import Problem
 
     chart = (charts or {}).get(chart_dir(src.abspath or src.path)) or {}
     if chart.get("rendering") is not None and src.abspath:
