@@ -45,6 +45,9 @@ class Config:
     # Karpenter release evidence of the project's files that are not YAML (karplint/model/repo_version.py: Terraform,
     # scripts, documents), read by the project stage before the check (karplint/project/)
     release_evidence: tuple = ()
+    # each Helm chart's values.yaml scalars and helm's rendering (`chart_context` in
+    # karplint/readers/helm_charts.py), what its templates are read with: found before the check (None: not yet)
+    charts: dict | None = None
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

@@ -17,7 +17,10 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 # files that may hold Kubernetes YAML inside (Terraform heredocs and templates, shell heredocs, Markdown and
 # AsciiDoc code blocks): read by karplint.readers.embedded, after a cheap check of their bytes
 EMBEDDING_EXTENSIONS = (".tf", ".tftpl", ".tpl", ".sh", ".bash", ".md", ".markdown", ".adoc", ".asciidoc")
-_ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS
+# Go templates by name (helmfile's `*.yaml.gotmpl`); chart templates and other templates are known by their text
+# (karplint/readers/chart_templates.py)
+TEMPLATE_EXTENSIONS = (".gotmpl",)
+_ALL_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS + TEMPLATE_EXTENSIONS
 # Program code that may build Karpenter manifests (CDK, cdk8s, Pulumi): not checked, only byte-scanned for a notice
 # (karplint/readers/foreign.py). Kept out of `files`.
 CODE_EXTENSIONS = (".ts", ".mts", ".cts", ".js", ".mjs", ".py", ".go", ".java", ".cs", ".kt")
@@ -53,8 +56,9 @@ class PathProblem:
 class DiscoveryResult:
     files: list[Candidate] = field(default_factory=list)
     problems: list[PathProblem] = field(default_factory=list)
-    helm_charts: dict[str, list[str]] = field(default_factory=dict)  # chart dir (display) -> skipped templates
-    helm_templates: dict[str, str] = field(default_factory=dict)  # skipped template (display) -> its abspath
+    # (no longer filled: chart templates are files to check, read as templates by karplint/readers/chart_templates.py)
+    helm_charts: dict[str, list[str]] = field(default_factory=dict)
+    helm_templates: dict[str, str] = field(default_factory=dict)
     code_files: list[Candidate] = field(default_factory=list)  # CODE_EXTENSIONS files, for notices only
     pin_files: list[Candidate] = field(default_factory=list)  # PIN_EXTENSIONS and PIN_NAMES files: release evidence
 
@@ -231,17 +235,9 @@ def _chart_root(abspath: str) -> str | None:
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] == "templates":
             chart = Path(*parts[:i])
-            if (chart / "Chart.yaml").is_file() or (chart / "Chart.yml").is_file():
+            if any((chart / name).is_file() for name in ("Chart.yaml", "Chart.yml", "chart.yaml", "chart.yml")):
                 return str(chart)
     return None
-
-
-def _looks_like_template(abspath: str) -> bool:
-    try:
-        with open(abspath, "rb") as fh:
-            return b"{{" in fh.read(1 << 20)
-    except OSError:
-        return False
 
 
 def _join_base(path: str) -> str:
@@ -290,7 +286,6 @@ def discover(
     gitignore = _GitIgnore(respect_gitignore)
     root = exclude_root or os.getcwd()
     seen: set[str] = set()  # real paths of the files taken: a file reached twice (links) is checked once
-    charts: dict[str, tuple[str, list[str]]] = {}
     matcher = _Matcher.of(patterns)
 
     def rel_for_exclude(abspath: str) -> str:
@@ -305,11 +300,6 @@ def discover(
             return
         if chart is not None and display.lower().endswith(EMBEDDING_EXTENSIONS):
             return  # a chart's _helpers.tpl, NOTES or README: Helm's, not manifests
-        if chart is not None and _looks_like_template(abspath):
-            entry = charts.setdefault(chart, (display, []))
-            entry[1].append(display)
-            result.helm_templates[display] = abspath
-            return
         if display.endswith(CODE_EXTENSIONS):
             result.code_files.append(Candidate(display, abspath, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)))
             return
@@ -455,6 +445,4 @@ def discover(
             problems.append(_special(display, st.st_mode))
             continue
         accept(display, abspath, st, real, _chart_root(abspath))
-    for chart, (first, templates) in charts.items():
-        result.helm_charts[first] = templates
     return result

@@ -202,6 +202,10 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         from karplint.readers.kustomize import patch_files
 
         config = replace(config, kustomize_patches=patch_files(inputs, read_regular, config.root))
+    if config.charts is None:  # (likewise: the charts' values and renderings)
+        from karplint.readers.helm_charts import chart_context
+
+        config = replace(config, charts=chart_context(inputs, read_regular, config.root))
     known = None
     if cache is not None:  # nothing changed since the last run: its report stands
         known = parallel.content_keys(inputs, config, cache, started_ns)

@@ -99,6 +99,7 @@ def _config_fingerprint(config) -> str:
         config.max_file_size,
         config.clusters,
         sorted(config.kustomize_patches or ()),
+        sorted((d, sorted((k, repr(v)) for k, v in vals.items())) for d, vals in (config.charts or {}).items()),
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 

@@ -155,7 +155,7 @@ def load_input(item: InputFile, config: Config) -> FileResult:
     raw = read_input(item, config)
     if isinstance(raw, FileResult):
         return raw
-    return parse_input(item, raw)
+    return parse_input(item, raw, config.charts)
 
 
 def read_input(item: InputFile, config: Config) -> bytes | FileResult:
@@ -180,8 +180,14 @@ def read_input(item: InputFile, config: Config) -> bytes | FileResult:
     return raw
 
 
-def parse_input(item: InputFile, raw: bytes) -> FileResult:
+def parse_input(item: InputFile, raw: bytes, charts: dict | None = None) -> FileResult:
+    """Decode and parse one file's bytes. `charts`: each chart's values.yaml scalars and helm rendering, what Go
+    templates are read with (`chart_context` in karplint/readers/helm_charts.py)."""
     host = _host_kind(item.display)
+    if b"{{" in raw:  # a Go/Helm template (chart template, .gotmpl, a .tpl or .yaml with actions): read as one
+        template = _load_template(item, raw, host, charts)
+        if template is not None:
+            return template
     if host is not None:  # YAML embedded in Terraform, templates, shell, Markdown (readers/embedded.py)
         from karplint.readers.embedded import worth_reading
 
@@ -217,6 +223,31 @@ def _reread(src: SourceFile, host: str | None, docs: list, problems: list) -> tu
         return reread(src, host, docs, problems)
     except Exception:  # noqa: BLE001 - isolation: the first reading and its syntax error stand
         return docs, problems
+
+
+def _load_template(item: InputFile, raw: bytes, host: str | None, charts: dict | None) -> FileResult | None:
+    """The FileResult of a Go template file, or None when the file is not one (then read as before)."""
+    from karplint.readers.chart_templates import TEMPLATE_SUFFIXES, load_template, read_as_template
+    from karplint.readers.gotemplate import has_unquoted_action
+
+    if host not in (None, "tftemplate") and not item.display.lower().endswith(TEMPLATE_SUFFIXES):
+        return None  # (Markdown, shell, Terraform: their regions are read by readers/embedded.py)
+    src = decode(item.display, raw, item.abspath)
+    if isinstance(src, Problem):
+        return FileResult(item.display, None, problems=[src])
+    if not read_as_template(item.display, raw, src.text, item.abspath):
+        if not has_unquoted_action(src.text):
+            return None
+        # actions outside quotes that YAML happens to read or not: a template when plain YAML fails on it
+        plain = load_any(src) if host is not None else load(src)
+        if not any(p.code == "KPL001" for p in plain[1]):
+            return FileResult(item.display, src, plain[0], plain[1], from_comments(src))
+    try:
+        docs, problems = load_template(src, charts)
+    except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
+        return FileResult(item.display, src, problems=[Problem(
+            "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])
+    return FileResult(item.display, src, docs, problems, from_comments(src))
 
 
 def _host_kind(display: str) -> str | None:

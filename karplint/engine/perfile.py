@@ -212,7 +212,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
 
     Depends only on the file (path and bytes), the configuration and karplint itself, so its result can be
     computed in any process and cached; cross-file verdicts belong to the run stage."""
-    fr = parse_input(item, raw)
+    fr = parse_input(item, raw, config.charts)
     summary = FileSummary(fr.display, fr.problems, fr.suppressions)
     if fr.source is not None and "# Source: " in fr.source.text:
         from karplint.readers.helm_rendered import has_sources
@@ -292,6 +292,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
         from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
 
         results = documentation_filter(results, fr.documents, _doc_key)
+        if fr.documents[0].source.embedding.host_kind == "gotemplate":  # templates: readers/chart_templates.py
+            from karplint.readers.chart_templates import incomplete_filter
+
+            results = incomplete_filter(results, fr.documents, _doc_key)
     elif any(d.fragment for d in fr.documents):
         from karplint.readers.elision import excerpt_filter  # excerpts of documentation: readers/elision.py
 

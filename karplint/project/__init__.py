@@ -106,7 +106,10 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
         inputs.append(InputFile(stdin_filename or "-", None, data))
     from karplint.readers.kustomize import patch_files
 
-    run_config = replace(cfg, kustomize_patches=patch_files([*inputs, *context], read_regular, cfg.root))
+    from karplint.readers.helm_charts import chart_context
+
+    run_config = replace(cfg, kustomize_patches=patch_files([*inputs, *context], read_regular, cfg.root),
+                         charts=chart_context([*inputs, *context], read_regular, cfg.root))  # (both in the cache's key)
     if cfg.karpenter_version_source == "default":
         run_config.release_evidence = tuple(_plausible(_pre_check_evidence([*inputs, *context], pin_files, cfg)))
     return Project(run_config, named, inputs, context, roots, discovery_notices(found), found, pin_files)

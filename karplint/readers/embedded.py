@@ -131,6 +131,8 @@ class Embedding:
         return Span(span.line, col, span.end_line, self._column(span.end_line, h2, span.end_column), h1, max(h1, h2))
 
     def _escaped(self, text: str) -> str | None:
+        if "template" in self.escape:
+            return None  # (an edit of a Go template is not an edit of YAML)
         if "shell" in self.escape and any(c in text for c in "$`\\"):
             return None
         if "terraform" in self.escape:
@@ -302,10 +304,12 @@ def _requoted_holes(content: str) -> str:
 _SHELL_ESCAPED_DOLLAR = re.compile(r"\\(?=\$)")
 
 
-def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> SourceFile | None:
-    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded)."""
+def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=None) -> SourceFile | None:
+    """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded).
+    `masker`: a Go template's `readers.gotemplate.Masker` (a ```yaml block showing a Helm template)."""
     emb = Embedding(host_kind=kind)
-    emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell)) if on)
+    emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell),
+                                       ("template", masker is not None)) if on)
     parts: list[str] = []  # the body; the empty lines before it are added once it is known to be wanted
     vlen = region.first - 1
     skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
@@ -344,6 +348,16 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False) -> Source
             emb.fragment = True
         if region.markdown and ": " in content and _DESCRIBED_VALUE.search(content):
             emb.described.append(n)
+        if masker is not None and not blank:
+            pieces = masker.pieces(content)
+            if pieces is not None:
+                for seg, off in pieces:
+                    emb.av.append(vlen)
+                    emb.ah.append(hcs + off)
+                    parts.append(seg)
+                    vlen += len(seg)
+                continue
+            blank = True
         if blank:
             emb.av.append(vlen)
             emb.ah.append(hls + len(raw) - nl)
@@ -528,6 +542,10 @@ def load_host(src: SourceFile, kind: str | None = None):
             got2, probs2 = load(vsrc2) if vsrc2 is not None else ([], [])
             if vsrc2 is not None and not any(p.code == "KPL001" for p in probs2):
                 vsrc, got, probs = vsrc2, got2, probs2
+        if r.markdown and any(p.code == "KPL001" for p in probs):  # a block showing a Go/Helm template?
+            from karplint.readers.gotemplate import block_as_template
+
+            got, probs, vsrc = block_as_template(lambda masker: _build(host, r, kind, masker=masker), got, probs, vsrc)
         emb = vsrc.embedding
         for p in probs:
             message = p.message

@@ -7,6 +7,7 @@ import difflib
 from karplint.rules.base import declare, rule
 from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, LATEST, served, served_range
 from karplint.schema import select
+from karplint.readers.templating import is_templated
 
 # Findings produced by the loader and the engine (documented and selectable like any rule).
 declare("KPL001", "invalid-yaml", category="input", severity="error",
@@ -18,7 +19,7 @@ declare("KPL003", "unreadable-file", category="input", severity="error",
 declare("KPL004", "input-too-large", category="input", severity="error",
         summary="A file exceeds a size, depth, node or alias budget and was not fully checked")
 declare("KPL005", "helm-template-skipped", category="input", severity="info",
-        summary="Helm chart templates are not YAML; lint the rendered chart instead")
+        summary="Part of a Go/Helm template could not be read without rendering it; that part is not checked")
 declare("KPL006", "internal-error", category="input", severity="error",
         summary="karplint failed on this document; the rest of the run carried on")
 declare("KPL090", "unused-suppression", category="suppression", severity="info",
@@ -143,6 +144,8 @@ def wrong_api_group(model, ctx):
     kinds_lower = {k.lower(): k for k in KARPENTER_KINDS}
     for res in model.resources:
         group, version, kind = res.group, res.version, res.kind
+        if is_templated(res.api_version) or is_templated(kind):
+            continue  # a template hole (`apiVersion: karpenter.sh/{{ .Values.apiVersion }}`): unknown until rendered
         expected = KARPENTER_KINDS.get(kind)
         if expected is None and kind.lower() in kinds_lower and (group in KARPENTER_GROUPS or "karpenter" in group):
             right = kinds_lower[kind.lower()]

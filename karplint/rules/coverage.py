@@ -10,7 +10,7 @@ declare("KPL009", "terraform-object-not-read", category="input", severity="warni
         summary="A Terraform file holds a Karpenter object in an HCL form karplint does not read "
                 "(kubernetes_manifest, yamlencode)")
 declare("KPL015", "helm-template-not-checked", category="input", severity="info",
-        summary="A Helm chart template defines a Karpenter object; check the rendered chart instead")
+        summary="No longer reported: Helm chart templates are read as templates (KPL005 for a part not read)")
 declare("KPL016", "code-not-checked", category="input", severity="info",
         summary="Program code (CDK, cdk8s, Pulumi) defines a Karpenter object that karplint cannot read")
 declare("KPL010", "terraform-template-not-read", category="input", severity="info",

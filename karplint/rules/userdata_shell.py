@@ -814,6 +814,8 @@ def unrendered_template_in_userdata(res, ctx):
     path = res.doc.source.path.lower()
     if path.endswith(TEMPLATE_SUFFIXES) or "templates" in path.replace("\\", "/").split("/")[:-1]:
         return  # clearly a template file: it is rendered before use
+    if getattr(res.doc.source.embedding, "host_kind", None) in ("gotemplate", "helm"):
+        return  # read as a Go template (karplint/readers/chart_templates.py): likewise
     emb = res.doc.source.embedding
     # a Terraform heredoc: Terraform fills in its `${...}` before apply; only an escaped `$${` stays literal
     terraform_literals = set(emb.literals) if emb is not None and "terraform" in emb.escape else None

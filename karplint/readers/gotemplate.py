@@ -1,0 +1,275 @@
+"""Go templates (Helm chart templates, helmfile `.gotmpl`, `.tpl`): detection and a line-by-line masking that turns
+a template into YAML karplint can read without rendering it.
+
+    is_template(text) -> bool      actions `{{ ... }}` where YAML cannot hold them (a line of actions only, an
+                                   action starting a value or a key outside quotes)
+    Masker                         one template line at a time -> YAML text pieces, each with its offset in the
+                                   line (the caller keeps the offsets: findings land on the template's columns)
+
+What is certain in a template is its literal text: keys and literal values stay where they are. Every action is
+unknown, except `{{ .Values.a.b }}` (optionally `| quote`) when the chart's values.yaml has that key as a plain
+non-empty scalar: the value Helm would write with the chart's defaults. An unknown action stays a template hole
+(`readers.templating`: rules and schema checks do not judge it), quoted where YAML needs it. A line of actions only
+is emptied: control (`if`, `range`, `with`, `end`, `else`, `define`), comments and assignments produce no text;
+an action that inserts text (`include`, `toYaml`, `.Values.x | nindent 8`) becomes a hole under the key above it
+when that key has no value of its own, else is dropped and the document is incomplete (its missing fields are
+not judged: `Masker.inserted`). Text inside `{{ define }}` is a named template, not output: dropped.
+Go template syntax: https://pkg.go.dev/text/template (actions, trim markers `{{-`/`-}}`, comments `{{/* */}}`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_ACTION = re.compile(r"\{\{.*?\}\}")
+_ONLY_ACTIONS = re.compile(r"^[ \t]*(?:\{\{.*?\}\}[ \t]*)+\r?\n?$")
+_WORD = re.compile(r"\{\{-?\s*(/\*|else\s+if|[A-Za-z_]\w*|\$\w*\s*:?=|\.)")
+_OPENERS = frozenset({"if", "range", "with", "define", "block"})
+_CONTROL = frozenset({"end", "else", "else if", "break", "continue"}) | _OPENERS
+# a value (after `key: ` or `- `) or a key (at the line's start) that begins with an action, outside quotes
+_VALUE_AT = re.compile(r"^([ \t]*(?:-[ \t]+)*(?:[^\s\"'{#-][^:#]*?|\"[^\"]*\"|'[^']*')?:[ \t]+|[ \t]*(?:-[ \t]+)+)"
+                       r"(\{\{.*?)[ \t]*(\r?\n?)$")
+_KEY_AT = re.compile(r"^([ \t]*(?:-[ \t]+)*)(\{\{.*?\}\}[^:#\n]*?)(:(?:[ \t]|\r?\n?$))")
+_EMPTY_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)*[^\s#-][^#]*?:[ \t]*(?:#.*)?\r?\n?$")
+_VALUES_REF = re.compile(r"^\{\{-?\s*(?:quote\s+)?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(\|\s*quote\s*)?-?\}\}$")
+_QUOTE_FIRST = re.compile(r"^\{\{-?\s*quote\s")
+_ELISIONS = ("...", "\u2026", "<...>")
+
+
+# The readings of a template tried, in order, by its readers: inserting actions as holes under their key, then
+# dropped; `else` branches kept, then dropped (when both branches define the same keys).
+READINGS = ({}, {"drop_else": True}, {"holes_as_values": False}, {"holes_as_values": False, "drop_else": True})
+
+
+def has_actions(raw: bytes) -> bool:
+    """The cheap byte check before any work: no `{{`, no template."""
+    return b"{{" in raw
+
+
+def is_template(text: str) -> bool:
+    """Actions where YAML cannot hold them: a line that is only actions, or an action that begins a value or a key
+    outside quotes. (An action inside a quoted string is valid YAML, read as a hole as before.)"""
+    if "{{" not in text:
+        return False
+    for line in text.splitlines():
+        if "{{" not in line:
+            continue
+        if _ONLY_ACTIONS.match(line) or _VALUE_AT.match(line) or _KEY_AT.match(line) or _quote_in_quotes(line):
+            return True
+    return False
+
+
+def _quote_in_quotes(line: str) -> bool:
+    """An action holding a quote inside a string of that quote (`name: "{{ include "x" . }}-test"`): the action's
+    quote would end the YAML string."""
+    actions = list(_ACTION.finditer(line))
+    if not any('"' in m.group(0) or "'" in m.group(0) for m in actions):
+        return False
+    flat, starts, pos = [], [], 0
+    for m in actions:
+        flat.append(line[pos:m.start()])
+        starts.append((sum(map(len, flat)), m.group(0)))
+        flat.append("{{}}")
+        pos = m.end()
+    flat.append(line[pos:])
+    text = "".join(flat)
+    for q in _QUOTED.finditer(text):
+        for at, action in starts:
+            if q.start() < at < q.end() and q.group(0)[0] in action:
+                return True
+    return False
+
+
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+
+
+def has_unquoted_action(text: str) -> bool:
+    """An action outside quoted strings somewhere (`pool-{{ .x }}`, `[{{ .x }}]`): text meant for a template
+    engine, not YAML, whatever YAML makes of it."""
+    for line in text.splitlines():
+        if "{{" in line and "{{" in _QUOTED.sub("", line):
+            return True
+    return False
+
+
+def _scalar_text(value) -> str | None:
+    """How Helm prints a values.yaml scalar in `{{ .Values.x }}`, when YAML reads it back as written; else None."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):  # (Helm prints large floats in exponent form: not guessed)
+        return repr(value) if value == value and abs(value) < 1e6 else None
+    if isinstance(value, str) and value.strip() == value and value and "\n" not in value \
+            and re.fullmatch(r"[A-Za-z0-9_./@+=-][A-Za-z0-9_./@+=:-]*", value) and ": " not in value:
+        return value
+    return None
+
+
+class Masker:
+    """A template's lines, one at a time, as YAML pieces. `values`: values.yaml's scalars by dotted path (".a.b").
+    `holes_as_values`: an inserting action under a key without a value becomes that key's value (a hole); else it
+    is dropped. `drop_else`: keep only the first branch of `if`/`else` (when both define the same keys)."""
+
+    def __init__(self, values: dict | None = None, *, holes_as_values: bool = True, drop_else: bool = False):
+        self.options = {"holes_as_values": holes_as_values, "drop_else": drop_else}
+        self.values = values or {}
+        self.holes_as_values = holes_as_values
+        self.drop_else = drop_else
+        self.stack: list[list] = []  # per open block: [word, skipping, branch number]
+        self.branches = 0
+        self.line_branches: list[tuple] = []  # per line read so far: the branches it is in (outermost first)
+        self.inserted = False  # an inserting action was dropped: the documents are incomplete
+        self.last_key_indent: int | None = None  # the last literal line was `key:` with no value: its indentation
+
+    def _skipping(self) -> bool:
+        return any(s[1] for s in self.stack)
+
+    def _control(self, line: str) -> bool:
+        """Update the block stack for a line of actions only; True when every action was control or a comment."""
+        all_control = True
+        for m in _ACTION.finditer(line):
+            w = _WORD.match(m.group(0))
+            word = re.sub(r"\s+", " ", w.group(1)) if w else ""
+            if word == "/*" or (word.startswith("$") and word.rstrip().endswith("=")):
+                continue
+            if word in _OPENERS:
+                self.branches += 1
+                self.stack.append([word, word == "define", self.branches])
+            elif word == "end":
+                if self.stack:
+                    self.stack.pop()
+            elif word in ("else", "else if"):
+                if self.stack:
+                    self.branches += 1
+                    self.stack[-1][2] = self.branches
+                if self.stack and self.drop_else and self.stack[-1][0] != "define":
+                    self.stack[-1][1] = True
+            elif word not in _CONTROL:
+                all_control = False
+        return all_control
+
+    def pieces(self, line: str) -> list[tuple[str, int]] | None:
+        """The YAML text for template `line` (with its newline) as (text, offset in `line` it starts at) pieces;
+        None: the line produces no YAML (emptied)."""
+        self.line_branches.append(tuple(b[2] for b in self.stack))
+        if "{{" not in line:
+            if self._skipping():
+                return None
+            if line.strip() in _ELISIONS:  # documentation showing a template: `...` stands for what is left out
+                self.inserted = True
+                return None
+            self._note_literal(line)
+            return [(line, 0)]
+        if _ONLY_ACTIONS.match(line):
+            skipping = self._skipping()
+            control = self._control(line)
+            if control or skipping or self._skipping():
+                return None
+            # an action that inserts text (include, toYaml, a value): a hole under a key without a value
+            start = line.index("{{")
+            end = len(line.rstrip("\r\n"))
+            if self.holes_as_values and self.last_key_indent is not None:
+                indent = " " * (self.last_key_indent + 2)
+                self.last_key_indent = None
+                return [(indent, 0), ("'{{ }}'", start), (line[end:], end)]
+            self.inserted = True
+            return None
+        if self._skipping():
+            return None
+        return self._inline(line)
+
+    def same_branches(self, a: int, b: int) -> bool:
+        """Whether 1-based lines `a` and `b` are in the same branches of the same blocks: both rendered whenever
+        one is (a key defined on both is a duplicate for sure; in two `if` blocks, only when both hold)."""
+        lb = self.line_branches
+        return 0 < a <= len(lb) and 0 < b <= len(lb) and lb[a - 1] == lb[b - 1]
+
+    def _note_literal(self, line: str) -> None:
+        if not line.strip() or line.lstrip().startswith("#"):
+            return
+        m = _EMPTY_KEY.match(line)
+        self.last_key_indent = len(m.group(1)) if m else None
+
+    def _fill(self, action: str) -> str | None:
+        m = _VALUES_REF.match(action)
+        if m is None:
+            return None
+        text = _scalar_text(self.values.get(m.group(1)))
+        if text is None:
+            return None
+        return f'"{text}"' if m.group(2) or _QUOTE_FIRST.match(action) else text
+
+    def _inline(self, line: str) -> list[tuple[str, int]]:
+        """A line with literal text and actions: known values filled in, an action that begins a value or a key
+        quoted (a hole), the rest kept as written (an action inside a plain or quoted scalar is already a hole)."""
+        self.last_key_indent = None
+        pos = 0
+        text_parts: list[tuple[str, int]] = []
+        for m in _ACTION.finditer(line):
+            action = m.group(0)
+            filled = self._fill(action)
+            if filled is None:
+                if not any(c in action for c in "\"'\\"):
+                    continue
+                filled = "{{ }}"  # (quotes inside an action would end the YAML string around it: an empty hole)
+            text_parts.append((line[pos:m.start()], pos))
+            text_parts.append((filled, m.start()))
+            pos = m.end()
+        text_parts.append((line[pos:], pos))
+        flat = "".join(t for t, _ in text_parts)
+        if "{{" not in flat:
+            self._note_literal(flat)
+            return [p for p in text_parts if p[0]]
+        # an action left at the start of a value or key: quote the whole value (or key) as a hole
+        m = _VALUE_AT.match(flat)
+        if m is not None:
+            cut, value = len(m.group(1)), m.group(2)
+            return self._requote(text_parts, cut, cut + len(value), value) + self._slice(text_parts, cut + len(value), len(flat))
+        k = _KEY_AT.match(flat)
+        if k is not None:
+            cut, key_end = len(k.group(1)), len(k.group(1)) + len(k.group(2))
+            return self._requote(text_parts, cut, key_end, k.group(2)) + self._slice(text_parts, key_end, len(flat))
+        return [p for p in text_parts if p[0]]
+
+    @staticmethod
+    def _slice(parts: list[tuple[str, int]], a: int, b: int) -> list[tuple[str, int]]:
+        """The pieces covering characters [a, b) of their concatenation."""
+        out, pos = [], 0
+        for text, off in parts:
+            lo, hi = max(a, pos), min(b, pos + len(text))
+            if lo < hi:
+                # (a filled value maps to its action's start: offsets inside it are not the template's)
+                out.append((text[lo - pos:hi - pos], off + (lo - pos)))
+            pos += len(text)
+        return out
+
+    def _requote(self, parts, a: int, b: int, value: str) -> list[tuple[str, int]]:
+        start = self._slice(parts, a, a + 1)[0][1] if b > a else 0
+        if "'" not in value:
+            q = "'"
+        elif '"' not in value and "\\" not in value:
+            q = '"'
+        else:
+            return self._slice(parts, 0, a) + [("'{{ }}'", start)]
+        return self._slice(parts, 0, a) + [(q, start)] + self._slice(parts, a, b) + [(q, start)]
+
+
+def block_as_template(build, got, probs, vsrc):
+    """A Markdown block that does not read as YAML because it shows a Go/Helm template (`vsrc`, and what `load`
+    made of it): read as a template, the first of READINGS that parses; else what it was, without its problems
+    (documentation showing a template karplint cannot read: nothing to say). `build(masker)` makes the block's
+    virtual source through a Masker (karplint/readers/embedded.py)."""
+    from karplint.readers.loader import load
+
+    if not is_template(vsrc.text):
+        return got, probs, vsrc
+    for opts in READINGS:
+        vsrc2 = build(Masker(None, **opts))
+        if vsrc2 is None:
+            continue
+        got2, probs2 = load(vsrc2)
+        if not any(p.code == "KPL001" for p in probs2):
+            vsrc2.embedding.fragment = True  # (a template shown in documentation: a snippet, what it lacks unknown)
+            return got2, probs2, vsrc2
+    return [], [], vsrc
