@@ -56,9 +56,6 @@ class PathProblem:
 class DiscoveryResult:
     files: list[Candidate] = field(default_factory=list)
     problems: list[PathProblem] = field(default_factory=list)
-    # (no longer filled: chart templates are files to check, read as templates by karplint/readers/chart_templates.py)
-    helm_charts: dict[str, list[str]] = field(default_factory=dict)
-    helm_templates: dict[str, str] = field(default_factory=dict)
     code_files: list[Candidate] = field(default_factory=list)  # CODE_EXTENSIONS files, for notices only
     pin_files: list[Candidate] = field(default_factory=list)  # PIN_EXTENSIONS and PIN_NAMES files: release evidence
 

@@ -17,6 +17,7 @@ import functools
 import os
 import re
 
+from karplint.readers.elision import FRAGMENT_SILENCED
 from karplint.readers.embedded import Embedding
 from karplint.readers.helm_charts import chart_dir
 from karplint.readers.gotemplate import READINGS, Masker, has_actions, has_unquoted_action, is_template
@@ -25,7 +26,7 @@ from karplint.readers.source import SourceFile, Span
 TEMPLATE_SUFFIXES = (".gotmpl",)  # always a template (helmfile); `.tpl`, `.yaml`: when the text is one
 # Codes of the verdicts about what a document lacks: an incomplete template (text inserted by an action karplint
 # cannot expand) may have it (same as a documentation snippet's: readers/embedded.py FRAGMENT_SILENCED).
-INCOMPLETE_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+INCOMPLETE_SILENCED = FRAGMENT_SILENCED
 MAX_UNKNOWN_LINES = 20  # lines of one template set aside as unknown before the rest is given up (each: a parse)
 
 

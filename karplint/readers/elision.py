@@ -16,6 +16,10 @@ from __future__ import annotations
 
 import re
 
+# What an excerpt leaves out is not missing from any cluster: the verdicts about missing fields are dropped for a
+# fragment (required fields KPL103, "must specify one of" CEL rules KPL130, v1's required consolidateAfter KPL401).
+FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+
 # A line that is only an elision marker; a comment line that is only one (`# ...`, `# …`).
 ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?$", re.M)
 ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)[ \t]*\r?$", re.M)
@@ -73,7 +77,6 @@ def mark_fragments(docs: list, lines: list[int]) -> None:
 def excerpt_filter(results: list, documents: list, key) -> list:
     """`results` (engine `Result`s of one plain YAML file) without the verdicts about missing fields on its
     fragments. `key(doc)` is the engine's document key (`Result.doc`)."""
-    from karplint.readers.embedded import FRAGMENT_SILENCED
 
     fragments = {key(d) for d in documents if d.fragment}
     if not fragments:

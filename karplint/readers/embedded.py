@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from karplint.readers.docblocks import asciidoc_regions, markdown_regions
+from karplint.readers.elision import FRAGMENT_SILENCED  # noqa: F401 - (also embedded's, for its callers)
 from karplint.readers.regions import HostText as _Host, Region, is_kubernetes as _is_kubernetes, min_indent, \
     shell_regions
 from karplint.readers.source import SourceFile, Span
@@ -40,7 +41,6 @@ _SUFFIXES = (
 # see `_structural`) shows part of an object; what it leaves out is not missing from any cluster, so the verdicts
 # about missing fields are dropped for it: required fields (KPL103), CEL rules (KPL130: "must specify one of"),
 # v1's required consolidateAfter (KPL401). What a snippet shows is checked as usual (values, removed APIs, typos).
-FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
 # A value that describes the values allowed (`consolidateAfter: 1m | Never`, `deviceIndex: int`) is not judged.
 DESCRIBED_SILENCED = frozenset({"KPL100", "KPL101", "KPL102"})
 # Blocks of one documentation file are alternative examples, not one manifest: the same name twice is no conflict.

@@ -1,8 +1,8 @@
-"""Files that hold Karpenter objects in a form karplint cannot read: Helm chart templates (Go templates, not YAML
-until rendered) and program code (AWS CDK, cdk8s, Pulumi in TypeScript, Python, Go...). Each gets one notice
-(KPL015, KPL016) instead of a silent pass.
+"""Files that hold Karpenter objects in a form karplint cannot read: program code (AWS CDK, cdk8s, Pulumi in
+TypeScript, Python, Go...). Each gets one notice (KPL016) instead of a silent pass. (KPL015, for Helm chart
+templates, is no longer reported: karplint/readers/chart_templates.py reads them.)
 
-Cheap by construction: a file is only looked at when discovery saw it (chart templates, code extensions), and
+Cheap by construction: a file is only looked at when discovery saw it (code extensions), and
 only bytes are searched: `in` tests for a Karpenter API group and a Karpenter kind name first, then one regular
 expression for where the kind is set. Nothing is parsed.
 """
@@ -71,21 +71,13 @@ def is_test_code(display: str) -> bool:
     return any(p in _TEST_DIRS for p in parts[:-1]) or _TEST_FILE.match(parts[-1]) is not None
 
 
-def notices(helm_templates: dict[str, str], code_files: list, read) -> list:
-    """(display, Problem) for each chart template (display -> abspath) and code file (`Candidate`s) holding a
-    Karpenter object; `read(abspath, limit)` gives a file's first bytes (OSError: skipped, nothing to say)."""
+def notices(code_files: list, read) -> list:
+    """(display, Problem) for each code file (`Candidate`s) holding a Karpenter object; `read(abspath, limit)` gives
+    a file's first bytes (OSError: skipped, nothing to say)."""
     from karplint.readers.loader import Problem
     from karplint.readers.source import Span
 
     out = []
-    for display, abspath in helm_templates.items():
-        hit = _scan(read, abspath)
-        if hit is not None:
-            kind, line, col = hit
-            out.append((display, Problem("KPL015", (
-                f"Helm chart template defines a Karpenter {kind}; not checked: a template is not YAML until rendered\n"
-                "help: check the rendered chart: `helm template RELEASE CHART | karplint check -` (findings then "
-                "name this template)"), Span.point(line, col))))
     for cand in code_files:
         if is_test_code(cand.display):
             continue
