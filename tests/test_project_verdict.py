@@ -244,3 +244,37 @@ def test_a_file_named_alone_counts_only_itself_against_the_release_it_gets(tmp_p
     assert summary["karpenter_version"] == "1.1.0"
     assert summary["karpenter_versions"] == [
         {"version": "1.1.0", "source": 'helm_release "karpenter" at prod/karpenter.tf:6', "files": 1}]
+
+
+# ------------------------------------------------------------------------------------ test data
+
+def test_test_data_is_no_context_for_the_project_and_the_verdict_stays_one(tmp_path):
+    """A Cilium install and a release pin among the tests' fixtures are not what the project deploys: the NodePool
+    outside them gets neither KPL301 nor the fixture's release, whether the run names the tree or its directory
+    (karplint's own repository: `karplint check examples/quickstart` read tests/fixtures as the deployment). The
+    fixture itself is still judged with them."""
+    repo = tmp_path / "repo"
+    for d in ("karpenter", "tests/fixtures"):
+        (repo / d).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "tests" / "fixtures" / "cilium.yaml").write_text(CILIUM)
+    (repo / "tests" / "fixtures" / "karpenter.tf").write_text(PIN)
+    (repo / "tests" / "fixtures" / "nodepools.yaml").write_text(NODEPOOLS)
+    (repo / NP).write_text(NODEPOOLS)
+    (repo / "karpenter" / "nodeclass.yaml").write_text(NODECLASS)
+
+    def run(*args):
+        proc = run_cli("check", "--no-cache", "-f", "json", *args, cwd=repo)
+        report = json.loads(proc.stdout)
+        return report, sorted((f["file"], f["code"], f["line"]) for f in report["findings"]
+                              if f["severity"] in ("error", "warning"))
+
+    tree, tree_findings = run(".")
+    sub, sub_findings = run("karpenter")
+    on_np = [x for x in tree_findings if x[0] == NP]
+    assert on_np == [x for x in sub_findings if x[0] == NP]
+    assert not [x for x in on_np if x[1] in ("KPL301", "KPL801")]  # (the fixtures' Cilium and 0.37.0 pin)
+    assert sub["summary"]["karpenter_versions"] == []  # (the fixture's pin applies to no file of karpenter/)
+    fixture = [x for x in tree_findings if x[0] == "tests/fixtures/nodepools.yaml"]
+    assert ("tests/fixtures/nodepools.yaml", "KPL301", 7) in fixture and (
+        "tests/fixtures/nodepools.yaml", "KPL801", 17) in fixture

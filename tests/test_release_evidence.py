@@ -359,3 +359,12 @@ def test_a_docs_pin_gives_way_to_a_yaml_pin_of_another_file(tmp_path: Path):
         _code, report, stderr = run_json(*args, "--no-cache", cwd=tmp_path)
         assert [v["version"] for v in report["summary"]["karpenter_versions"]] == ["0.37.0"], stderr
         assert "several Karpenter versions" not in stderr
+
+
+def test_karplints_own_setting_in_documentation_pins_nothing(tmp_path: Path):
+    """`karpenter-version = "1.0.2"` in a Markdown example is karplint's configuration (read where it belongs, in
+    .karplint.toml or pyproject.toml), not a release a script installs."""
+    from karplint.model.release_scripts import text_evidence
+
+    assert text_evidence("docs/config.md", '```toml\nkarpenter-version = "1.0.2"\n```\n') == []
+    assert [e.line for e in text_evidence("ci.env", "KARPENTER_VERSION=1.0.2\n")] == [1]

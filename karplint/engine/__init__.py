@@ -298,8 +298,11 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
                              jobs=jobs if version in pooled else 1, cache=sub_cache[1], started_ns=started_ns)
             for i, o in zip(redo_idxs, redo):
                 outcomes[i] = o
-    versions = (tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items()),
-                {inputs[i].display: v for v, (_e, idxs) in groups.items() for i in idxs})
+    listed = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
+    # The versions the checked files get; a pin no checked file gets (a partial run: it applies to other parts of
+    # the project) is no conflict of theirs. When no file gets one clearly, all stay: the warning says so.
+    listed = tuple(x for x in listed if x[2]) or listed
+    versions = (listed, {inputs[i].display: v for v, (_e, idxs) in groups.items() for i in idxs})
     if len(groups) == 1:
         run_config, run_cache = caches[next(iter(groups))]
     else:

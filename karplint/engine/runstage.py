@@ -9,7 +9,7 @@ from karplint.model import Model, Resource
 from karplint.rules import Rule
 from karplint.engine.files import FileOutcome, Result
 from karplint.engine.perfile import _context, _internal, _resolve
-from karplint.project.clusters import cluster_dirs, cluster_of  # noqa: F401 - (also karplint.engine.cluster_of)
+from karplint.project.clusters import cluster_dirs, cluster_of, test_scope  # noqa: F401 - (cluster_of: also karplint.engine's)
 
 
 
@@ -51,24 +51,30 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) ->
 def scoped_run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) -> dict[str, list[Result]]:
     """`run_stage`, once per cluster when `clusters` says which directories each hold one cluster: a rule sees
     the cluster's files and the shared ones (outside every cluster), so a Cilium install in clusters/prod/ is not
-    a verdict on clusters/dev/'s NodePools. A shared file's finding found in several clusters is reported once."""
-    if not config.clusters:
-        return run_stage(outcomes, config, rules)
+    a verdict on clusters/dev/'s NodePools. A shared file's finding found in several clusters is reported once.
+    Test data (project/clusters.py `test_scope`) is judged with the project's files, and they without it."""
     dirs = cluster_dirs(config)
-    where = [cluster_of(o.summary.display, dirs) for o in outcomes]
+    where = [cluster_of(o.summary.display, dirs) for o in outcomes] if dirs else [None] * len(outcomes)
+    scopes = [test_scope(o.summary.display) if o.summary.run_documents else None for o in outcomes]
     present = sorted({c for c in where if c is not None})
-    if not present:
+    tests = sorted({t for t in scopes if t is not None})
+    if not present and not tests:
         return run_stage(outcomes, config, rules)
     merged: dict[str, list[Result]] = {r.code: [] for r in rules}
     seen: set = set()
-    for cluster in present:  # the cluster's files and the shared ones, in input order
-        members = [o for o, c in zip(outcomes, where) if c in (cluster, None)]
+
+    def merge(members: list[FileOutcome], only: str | None = None) -> None:
         for code, results in run_stage(members, config, rules).items():
             for x in results:
                 key = (x.code, x.file, x.span, x.message)
-                if key not in seen:
+                if key not in seen and (only is None or test_scope(x.file) == only):
                     seen.add(key)
                     merged[code].append(x)
+
+    for cluster in present or [None]:  # the cluster's files and the shared ones, in input order
+        mine = [(o, t) for o, c, t in zip(outcomes, where, scopes) if c in (cluster, None)]
+        merge([o for o, t in mine if t is None])
+        for scope in tests:  # a test directory's findings, with the project's files around it
+            if any(t == scope for _o, t in mine):
+                merge([o for o, t in mine if t in (None, scope)], only=scope)
     return merged
-
-

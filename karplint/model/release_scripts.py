@@ -32,7 +32,8 @@ MAX_COMMAND_CHARS = 1 << 13  # one command with its continuation lines
 MAX_WHAT = 80
 
 # A name that says it is Karpenter's release (chart or CRD chart): KARPENTER_VERSION, karpenter_chart_version, ...
-PIN_NAME = re.compile(r"(?i)karpenter[_-]?(?:crds?[_-]?)?(?:helm[_-]?)?(?:chart[_-]?)?version")
+# but not `karpenter-version`, karplint's own setting (a configuration example in documentation deploys nothing).
+PIN_NAME = re.compile(r"(?i)(?!karpenter-version\Z)karpenter[_-]?(?:crds?[_-]?)?(?:helm[_-]?)?(?:chart[_-]?)?version")
 # `[export ]NAME = value` at the start of a line (shell, Makefile, .env, Dockerfile ENV, YAML, HCL, JSON keys), after
 # an optional prompt (`$ `) or list marker; the value is the whole rest of the line but a comment or a trailing comma.
 _ASSIGN = re.compile(

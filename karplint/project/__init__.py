@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 from karplint.config import Config
 from karplint.discover import EXTENSIONS, DiscoveryResult, discover
 from karplint.discover.boundary import inside, project_root
-from karplint.project.clusters import cluster_dirs, cluster_of
+from karplint.project.clusters import cluster_dirs, cluster_of, test_scope
 from karplint.project.notices import discovery_notices
 from karplint.readers.files import InputFile, read_regular
+from karplint.readers.foreign import is_test_code
 from karplint.readers.loader import Problem
 
 if TYPE_CHECKING:  # (repo_version compiles its patterns on import: only runs that read evidence need it)
@@ -145,7 +146,17 @@ def releases_for(files: list[str], evidence: list[Evidence], config: Config) -> 
     if config.clusters:
         dirs = cluster_dirs(config)
         fn = lambda display: cluster_of(display, dirs)  # noqa: E731
-    return assign(files, evidence, fn)
+    # Test data's pins are for the test data (project/clusters.py): each test directory's files take its pins and
+    # the project's; the project's files the project's only.
+    by_scope: dict[str | None, list[str]] = {}
+    for f in files:
+        by_scope.setdefault(test_scope(f), []).append(f)
+    if set(by_scope) <= {None} and not any(test_scope(e.file) for e in evidence):
+        return assign(files, evidence, fn)
+    out: dict[str, Evidence] = {}
+    for scope, members in by_scope.items():
+        out.update(assign(members, [e for e in evidence if test_scope(e.file) in (None, scope)], fn))
+    return out
 
 
 def _marked_root(path: str, config_root: str | None) -> str | None:
@@ -190,14 +201,18 @@ def _context(named: list[str], found: DiscoveryResult, cfg: Config, respect_giti
         # project would make the context the whole file system.
         walked = discover([os.path.relpath(root)], exclude=cfg.exclude, respect_gitignore=respect_gitignore,
                           exclude_root=cfg.root, follow_links=False)
+        # (test data is context only for the named paths in the same test directory)
+        scopes = {None, *(test_scope(os.path.relpath(os.path.realpath(a), root)) for a in anchors)}
         for c in walked.files:
             real = os.path.realpath(c.abspath)
-            if real not in asked:
+            if real not in asked and test_scope(os.path.relpath(real, root)) in scopes:
                 asked.add(real)
                 out.append(InputFile(c.display, c.abspath, stat=c.stat))
         for c in (*walked.pin_files, *walked.code_files):
             real = os.path.realpath(c.abspath)
-            if real not in asked:
+            relative = os.path.relpath(real, root)
+            scope = test_scope(relative)
+            if real not in asked and scope in scopes and (scope is not None or not is_test_code(relative)):
                 asked.add(real)
                 side.append((c.display, c.abspath))
     return out, side, tuple(roots)

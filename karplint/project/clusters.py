@@ -1,9 +1,26 @@
 """The clusters of a project: the `clusters` setting's globs name directories that each hold one cluster; a file
-belongs to the deepest of them that holds it, or to none (shared by all: bases, common add-ons)."""
+belongs to the deepest of them that holds it, or to none (shared by all: bases, common add-ons).
+
+Test data is a world of its own too: the files under a test directory (`tests/`, `fixtures/`, ... : its scope) are
+judged with the project's other files, but the project's other files never with them. A Cilium install, a
+NodePool or a release pin among the fixtures is not what the project deploys."""
 
 from __future__ import annotations
 
 import os
+
+# Directory names that hold tests and their data (also the program-code notice's, karplint/readers/foreign.py).
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})
+
+
+def test_scope(path: str) -> str | None:
+    """The test directory a file lies in (the path up to the first part named as one, `/`-separated), or None.
+    `path`: relative to the project root, or a display path (relative to where the run started)."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+    for i, part in enumerate(parts[:-1]):
+        if part in TEST_DIRS:
+            return "/".join(parts[:i + 1])
+    return None
 
 
 def cluster_dirs(config) -> list[str]:

@@ -61,14 +61,14 @@ def code_language(path: str) -> str:
             "py": "Python", "go": "Go", "java": "Java", "cs": "C#", "kt": "Kotlin"}.get(ext, "program")
 
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})  # (project/clusters.py)
 _TEST_FILE = re.compile(r"(?:^test_.*\.py|.*_test\.(?:py|go)|.*\.(?:test|spec)\.[cm]?[jt]s|.*Tests?\.(?:java|cs|kt))$")
 
 
 def is_test_code(display: str) -> bool:
     """Test code and fixtures: manifests there are test data, not what a cluster runs (no KPL016)."""
     parts = display.replace("\\", "/").split("/")
-    return any(p in _TEST_DIRS for p in parts[:-1]) or _TEST_FILE.match(parts[-1]) is not None
+    return any(p in TEST_DIRS for p in parts[:-1]) or _TEST_FILE.match(parts[-1]) is not None
 
 
 def notices(code_files: list, read) -> list:
