@@ -65,7 +65,8 @@ def test_disruption_under_template_found_at_its_template_line(tmp_path: Path, ch
 def test_values_default_is_judged_at_the_action_and_an_empty_default_is_not(tmp_path: Path):
     chart = tmp_path / "pools"
     (chart / "templates").mkdir(parents=True)
-    (chart / "values.yaml").write_text("nodePool:\n  enabled: true\n  expireAfter: 30days\n  name: \"\"\nnodeClass: \"\"\n")
+    (chart / "values.yaml").write_text(
+        "nodePool:\n  enabled: true\n  expireAfter: 30days\n  name: \"\"\nnodeClass: \"\"\n")
     (chart / "templates" / "np.yaml").write_text(DISRUPTION_UNDER_TEMPLATE.replace(
         "    disruption:\n      consolidationPolicy: WhenEmptyOrUnderutilized\n", ""))
     _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
