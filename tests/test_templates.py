@@ -37,7 +37,8 @@ spec:
     cpu: {{ .Values.limits.cpu | quote }}
 {{- end }}
 """
-VALUES = "nodePool:\n  name: default\n  expireAfter: 720h\nnodeClass: \"\"\n"
+# (`enabled: true`: the template is inside `if .Values.nodePool.enabled`, not read when the defaults leave it off)
+VALUES = "nodePool:\n  enabled: true\n  name: default\n  expireAfter: 720h\nnodeClass: \"\"\n"
 
 
 def _findings(report: dict) -> list[tuple]:
@@ -64,7 +65,8 @@ def test_disruption_under_template_found_at_its_template_line(tmp_path: Path, ch
 def test_values_default_is_judged_at_the_action_and_an_empty_default_is_not(tmp_path: Path):
     chart = tmp_path / "pools"
     (chart / "templates").mkdir(parents=True)
-    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 30days\n  name: \"\"\nnodeClass: \"\"\n")
+    (chart / "values.yaml").write_text(
+        "nodePool:\n  enabled: true\n  expireAfter: 30days\n  name: \"\"\nnodeClass: \"\"\n")
     (chart / "templates" / "np.yaml").write_text(DISRUPTION_UNDER_TEMPLATE.replace(
         "    disruption:\n      consolidationPolicy: WhenEmptyOrUnderutilized\n", ""))
     _code, report, _ = run_json("check", ".", "--no-cache", cwd=tmp_path)
@@ -456,13 +458,13 @@ def test_a_changed_values_yaml_is_seen_through_the_cache(tmp_path: Path):
     """The template's verdict depends on values.yaml: its scalars are in the cache key (karplint/engine/cache.py)."""
     chart = tmp_path / "pools"
     (chart / "templates").mkdir(parents=True)
-    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 720h\n")
+    (chart / "values.yaml").write_text("nodePool:\n  enabled: true\n  expireAfter: 720h\n")
     (chart / "templates" / "np.yaml").write_text(DISRUPTION_UNDER_TEMPLATE.replace(
         "    disruption:\n      consolidationPolicy: WhenEmptyOrUnderutilized\n", ""))
     env = {"KARPLINT_CACHE_DIR": str(tmp_path / "cache"), "KARPLINT_NO_HELM": "1"}
     _code, report, _ = run_json("check", "pools", cwd=tmp_path, env=env)
     assert _findings(report) == []
-    (chart / "values.yaml").write_text("nodePool:\n  expireAfter: 30days\n")
+    (chart / "values.yaml").write_text("nodePool:\n  enabled: true\n  expireAfter: 30days\n")
     _code, report, _ = run_json("check", "pools", cwd=tmp_path, env=env)
     assert _findings(report) == [("KPL102", "pools/templates/np.yaml", 15, 20)]
 

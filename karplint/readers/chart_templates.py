@@ -7,8 +7,9 @@ tried (READINGS), the first that parses without a duplicate key wins. A template
 one KPL005 notice (info) at the line that could not be read, never KPL001; the documents before it are checked.
 
 Each chart's values.yaml and helm's rendering come from karplint/readers/helm_charts.py (`chart_context`, once per
-run): `{{ .Values.x }}` is the chart's default where values.yaml sets one, and a template helm rendered is checked as
-rendered, its findings mapped back to the template's lines (`RenderedEmbedding`).
+run): `{{ .Values.x }}` is the chart's default where values.yaml sets one, a branch of `{{ if .Values.x }}` that does
+not render with those defaults is not read, and a template helm rendered is checked as rendered, its findings mapped
+back to the template's lines (`RenderedEmbedding`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from karplint.readers.elision import FRAGMENT_SILENCED
 from karplint.readers.embedded import Embedding
 from karplint.readers.helm_charts import chart_dir
-from karplint.readers.gotemplate import READINGS, Masker, has_actions, has_unquoted_action, is_template
+from karplint.readers.gotemplate import READINGS, Condition, Masker, has_actions, has_unquoted_action, is_template
 from karplint.readers.source import SourceFile, Span
 
 TEMPLATE_SUFFIXES = (".gotmpl",)  # always a template (helmfile); `.tpl`, `.yaml`: when the text is one
@@ -130,9 +131,12 @@ def load_template(src: SourceFile, charts: dict | None = None):
         if rendered is not None:
             return rendered
     values = chart.get("values") or {}
+    # (an `if` on values read with the chart's defaults, as `{{ .Values.x }}` is filled: a parent chart, Argo CD or
+    # helmfile may set others)
+    condition = Condition(chart["truth"], chart.get("mappings", ())) if chart.get("truth") else None
     best = None
     for opts in READINGS:
-        masker = Masker(values, **opts)
+        masker = Masker(values, condition=condition, **opts)
         vsrc = _virtual(src, masker)
         docs, probs = _load(vsrc, masker)
         # (KPL002, a duplicate key: both branches of an `if`/`else` define it, as the next readings tell)

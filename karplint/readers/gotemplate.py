@@ -13,7 +13,9 @@ non-empty scalar: the value Helm would write with the chart's defaults. An unkno
 is emptied: control (`if`, `range`, `with`, `end`, `else`, `define`), comments and assignments produce no text;
 an action that inserts text (`include`, `toYaml`, `.Values.x | nindent 8`) becomes a hole under the key above it
 when that key has no value of its own, else is dropped and the document is incomplete (its missing fields are
-not judged: `Masker.inserted`). Text inside `{{ define }}` is a named template, not output: dropped.
+not judged: `Masker.inserted`). Text inside `{{ define }}` is a named template, not output: dropped. An `if` on
+chart values that values.yaml decides (`Condition`) is read as Helm renders it with those defaults: a branch that
+does not render is dropped; any other condition keeps every branch.
 Go template syntax: https://pkg.go.dev/text/template (actions, trim markers `{{-`/`-}}`, comments `{{/* */}}`).
 """
 
@@ -106,17 +108,92 @@ def _scalar_text(value) -> str | None:
     return None
 
 
+_CONDITION_TOKEN = re.compile(r"\s*(\(|\)|\$?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w.])|(?:not|and|or)\b)")
+
+
+class Condition:
+    """What an `if` on values makes of the chart's values.yaml (karplint/readers/helm_charts.py `chart_values`):
+    `truth` {".a.b": bool or None (not certain)}, `mappings` the paths of maps (a key missing from one is null).
+    Only `.Values.a.b`, `not X`, `and X Y...`, `or X Y...` and parentheses are evaluated; anything else is unknown."""
+
+    def __init__(self, truth: dict, mappings):
+        self.truth = truth
+        self.mappings = frozenset(mappings)
+
+    def value(self, path: str) -> bool | None:
+        if path in self.truth:
+            return self.truth[path]
+        return False if path.rpartition(".")[0] in self.mappings else None  # (`.a.b` with `.a` missing: an error)
+
+    def evaluate(self, text: str, dollar_only: bool) -> bool | None:
+        """The truth of the pipeline `text` (after `if`), None when unknown. `dollar_only`: inside `with`/`range`,
+        where `.` is not the chart's root (only `$.Values` is the values)."""
+        tokens, pos = [], 0
+        text = text.rstrip()
+        while pos < len(text):
+            m = _CONDITION_TOKEN.match(text, pos)
+            if m is None:
+                return None
+            tok = m.group(1)
+            if m.group(2) is not None:
+                if dollar_only and not tok.startswith("$"):
+                    return None
+                tok = ("value", m.group(2))
+            tokens.append(tok)
+            pos = m.end()
+        got, rest = self._command(tokens)
+        return got if not rest else None
+
+    def _command(self, tokens: list):
+        """(truth or None, tokens left) of one command: a function applied to its operands, or one operand."""
+        if tokens and tokens[0] in ("not", "and", "or"):
+            args, rest = [], tokens[1:]
+            while rest and rest[0] != ")":
+                got, rest = self._operand(rest)
+                if got is _BAD:
+                    return None, ["?"]
+                args.append(got)
+            if (tokens[0] == "not") != (len(args) == 1) or not args or None in args:
+                return None, ["?"]  # (an unknown operand: unknown, even where Go would short-circuit)
+            return (not args[0] if tokens[0] == "not" else all(args) if tokens[0] == "and" else any(args)), rest
+        got, rest = self._operand(tokens)
+        return (None if got is _BAD else got), (rest if got is not _BAD else ["?"])
+
+    def _operand(self, tokens: list):
+        if not tokens:
+            return _BAD, []
+        tok = tokens[0]
+        if isinstance(tok, tuple):
+            return self.value(tok[1]), tokens[1:]
+        if tok == "(":
+            got, rest = self._command(tokens[1:])
+            if not rest or rest[0] != ")":
+                return _BAD, []
+            return got, rest[1:]
+        return _BAD, []
+
+
+_BAD = object()  # (a condition that is not one of the evaluated forms)
+_IF = re.compile(r"\{\{-?\s*(?:else\s+)?if\s(.*?)-?\}\}$", re.S)
+
+
 class Masker:
     """A template's lines, one at a time, as YAML pieces. `values`: values.yaml's scalars by dotted path (".a.b").
     `holes_as_values`: an inserting action under a key without a value becomes that key's value (a hole); else it
-    is dropped. `drop_else`: keep only the first branch of `if`/`else` (when both define the same keys)."""
+    is dropped. `drop_else`: keep only the first branch of `if`/`else` (when both define the same keys).
+    `condition`: what `if` conditions on values make of values.yaml (`Condition`); a branch known not to render
+    with the chart's defaults is not read, and the others of its block are read as known or not."""
 
-    def __init__(self, values: dict | None = None, *, holes_as_values: bool = True, drop_else: bool = False):
-        self.options = {"holes_as_values": holes_as_values, "drop_else": drop_else}
+    def __init__(self, values: dict | None = None, *, holes_as_values: bool = True, drop_else: bool = False,
+                 condition: Condition | None = None):
+        self.options = {"holes_as_values": holes_as_values, "drop_else": drop_else, "condition": condition}
         self.values = values or {}
         self.holes_as_values = holes_as_values
         self.drop_else = drop_else
-        self.stack: list[list] = []  # per open block: [word, skipping, branch number]
+        self.condition = condition
+        # per open block: [word, skipping, branch number, taken: True (a branch is known to render), False (every
+        # branch so far known not to), None (not known)]
+        self.stack: list[list] = []
         self.branches = 0
         self.line_branches: list[tuple] = []  # per line read so far: the branches it is in (outermost first)
         self.inserted = False  # an inserting action was dropped: the documents are incomplete
@@ -135,7 +212,9 @@ class Masker:
                 continue
             if word in _OPENERS:
                 self.branches += 1
-                self.stack.append([word, word == "define", self.branches])
+                self.stack.append([word, word == "define", self.branches, False if word == "if" else None])
+                if word == "if":
+                    self._branch(self._truth(m.group(0)), False)
             elif word == "end":
                 if self.stack:
                     self.stack.pop()
@@ -143,11 +222,31 @@ class Masker:
                 if self.stack:
                     self.branches += 1
                     self.stack[-1][2] = self.branches
-                if self.stack and self.drop_else and self.stack[-1][0] != "define":
-                    self.stack[-1][1] = True
+                if self.stack and self.stack[-1][0] != "define":
+                    self._branch(self._truth(m.group(0)) if word == "else if" else True, self.drop_else)
             elif word not in _CONTROL:
                 all_control = False
         return all_control
+
+    def _truth(self, action: str) -> bool | None:
+        """The truth of an `if`/`else if` action's condition with the chart's defaults, None when unknown."""
+        if self.condition is None:
+            return None
+        m = _IF.match(action)
+        return None if m is None else self.condition.evaluate(m.group(1), any(
+            b[0] in ("with", "range") for b in self.stack[:-1]))
+
+    def _branch(self, holds: bool | None, drop: bool) -> None:
+        """Enter a branch of the innermost block whose own condition `holds` (True for `else`; None: unknown): it
+        renders when no branch before it did and its condition holds. `drop`: not read unless known to render."""
+        block = self.stack[-1]
+        before = block[3]  # some branch before renders (True), none does (False), not known (None)
+        if before is True or holds is False:
+            block[1] = True  # (known not to render)
+        elif before is False and holds is True:
+            block[1], block[3] = False, True
+        else:
+            block[1], block[3] = drop, None
 
     def pieces(self, line: str) -> list[tuple[str, int]] | None:
         """The YAML text for template `line` (with its newline) as (text, offset in `line` it starts at) pieces;

@@ -47,13 +47,39 @@ def _flatten(data, prefix: str, out: dict) -> None:
         out[prefix] = data
 
 
+# Strings YAML 1.1 reads as booleans: Helm's YAML reader (sigs.k8s.io/yaml, go-yaml v2) may make `enabled: no` false
+# where karplint's reader keeps the string "no" (true): not guessed. (`"false"` quoted is a true string in Helm, but a
+# reader's quote handling is not worth a wrong branch either.)
+_BOOLEAN_LIKE = frozenset("y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+
+
+def _truth(data, prefix: str, truth: dict, mappings: list) -> None:
+    """Every node of values.yaml by dotted path -> its truth in a Go template `if` (false, 0, "", null, empty list or
+    map are false: https://pkg.go.dev/text/template#hdr-Actions), None when not certain; `mappings`: the paths of the
+    maps whose keys are all names (a key missing from one is null, false)."""
+    if isinstance(data, dict):
+        truth[prefix] = bool(data)
+        if all(isinstance(k, str) for k in data):
+            mappings.append(prefix)
+        for k, v in data.items():
+            if isinstance(k, str) and k.replace("_", "a").isalnum():
+                _truth(v, f"{prefix}.{k}", truth, mappings)
+    elif isinstance(data, str) and data in _BOOLEAN_LIKE:
+        truth[prefix] = None
+    elif data is None or isinstance(data, (bool, int, float, str, list)):
+        truth[prefix] = bool(data)
+    else:  # (a date, a tagged value: how Helm reads it is not guessed)
+        truth[prefix] = None
+
+
 def chart_context(inputs, read, config_root: str | None = None) -> dict:
-    """{chart directory (absolute): {"values": {".a.b": scalar}, "rendering": helm's output or None}} for the charts
-    among `inputs`: values.yaml beside a `templates/` directory, and the rendering when helm renders the chart
-    (`render_charts`). `read(abspath, limit)` reads a file."""
-    out = {chart: {"values": values, "rendering": None} for chart, values in chart_values(inputs, read).items()}
+    """{chart directory (absolute): {"values": {".a.b": scalar}, "truth": {".a.b": bool or None}, "mappings": (".a",),
+    "rendering": helm's output or None}} for the charts among `inputs`: values.yaml beside a `templates/` directory
+    (`chart_values`), and the rendering when helm renders the chart (`render_charts`). `read(abspath, limit)` reads
+    a file."""
+    out = {chart: {**defaults, "rendering": None} for chart, defaults in chart_values(inputs, read).items()}
     for chart, text in render_charts(_helm_charts(inputs), config_root).items():
-        out.setdefault(chart, {"values": {}, "rendering": None})["rendering"] = text
+        out.setdefault(chart, {"values": {}, "truth": {}, "mappings": (), "rendering": None})["rendering"] = text
     return out
 
 
@@ -71,9 +97,11 @@ def _helm_charts(inputs) -> list[str]:
 
 
 def chart_values(inputs, read) -> dict:
-    """{chart directory (absolute): {".a.b": scalar}} from the values.yaml of every chart among `inputs` (a
-    values.yaml beside a `templates/` directory); `read(abspath, limit)` reads a file. Empty and null values are
-    left out: a chart's empty default is meant to be set at install time, not a value to judge."""
+    """{chart directory (absolute): {"values": {".a.b": scalar}, "truth": ..., "mappings": ...}} from the values.yaml
+    of every chart among `inputs` (a values.yaml beside a `templates/` directory); `read(abspath, limit)` reads a
+    file. "values": the scalars `{{ .Values.x }}` is filled with; empty and null values are left out (a chart's empty
+    default is meant to be set at install time, not a value to judge). "truth", "mappings": what an `if` on a value
+    makes of it (`_truth`)."""
     from karplint.readers.loader import decode, load
     from karplint.readers.source import SourceFile
 
@@ -95,10 +123,13 @@ def chart_values(inputs, read) -> dict:
             continue
         docs, _problems = load(src)
         flat: dict = {}
+        truth: dict = {}
+        mappings: list = []
         if docs and isinstance(docs[0].data, dict):
             _flatten(docs[0].data, "", flat)
-        if flat:
-            out[directory] = flat
+            _truth(docs[0].data, "", truth, mappings)
+        if flat or truth:
+            out[directory] = {"values": flat, "truth": truth, "mappings": tuple(mappings)}
     return out
 
 
