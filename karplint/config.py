@@ -45,6 +45,9 @@ class Config:
     # Karpenter release evidence of the project's files that are not YAML (karplint/model/repo_version.py: Terraform,
     # scripts, documents), read by the project stage before the check (karplint/project/)
     release_evidence: tuple = ()
+    # the releases the repository pins when none of them clearly applies to a file (the engine sets it for those
+    # files: an apiVersion none of them serves is certainly not served)
+    release_candidates: tuple = ()
     # each Helm chart's values.yaml scalars and helm's rendering (`chart_context` in
     # karplint/readers/helm_charts.py), what its templates are read with: found before the check (None: not yet)
     charts: dict | None = None

@@ -298,6 +298,15 @@ def _repository_versions(inputs: list[InputFile], outcomes: list[FileOutcome], c
                              jobs=jobs if version in pooled else 1, cache=sub_cache[1], started_ns=started_ns)
             for i, o in zip(redo_idxs, redo):
                 outcomes[i] = o
+    unclear = [i for i in sorted(again) if inputs[i].display not in chosen]
+    if unclear and len(groups) > 1:  # several pins, none clearly this file's: what none of them serves is certain
+        cfg = replace(config, release_candidates=tuple(sorted(groups, key=_parse_version)))
+        sub_cache = cache.sibling(cfg) if cache is not None else None
+        for i, o in zip(unclear, parallel.run_files([inputs[i] for i in unclear], cfg, selected_rules(cfg), jobs=1,
+                                                    cache=sub_cache, started_ns=started_ns)):
+            outcomes[i] = o
+        if sub_cache is not None:
+            sub_cache.save()
     listed = tuple((v, e.where, len(idxs)) for v, (e, idxs) in groups.items())
     # The versions the checked files get; a pin no checked file gets (a partial run: it applies to other parts of
     # the project) is no conflict of theirs. When no file gets one clearly, all stay: the warning says so.

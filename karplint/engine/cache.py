@@ -94,6 +94,7 @@ def _config_fingerprint(config) -> str:
         config.select, config.extend_select, config.ignore,
         str(config.karpenter_version),
         config.karpenter_version_source,
+        config.release_candidates,
         sorted((k, repr(v)) for k, v in config.cluster.items()),
         sorted((k, repr(v)) for k, v in config.options.items()),
         config.max_file_size,

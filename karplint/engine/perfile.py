@@ -156,7 +156,7 @@ def _context(model, config: Config) -> Context:
     from karplint.rules import option_defaults
 
     return Context(model, config.karpenter_version, dict(config.cluster), {**option_defaults(), **config.options},
-                   config.karpenter_version_source)
+                   config.karpenter_version_source, config.release_candidates)
 
 
 class _VersionWatch(Context):
@@ -179,7 +179,8 @@ def _watched_context(model, config: Config) -> _VersionWatch:
     from karplint.rules import option_defaults
 
     return _VersionWatch(model, config.karpenter_version, dict(config.cluster),
-                         {**option_defaults(), **config.options}, config.karpenter_version_source)
+                         {**option_defaults(), **config.options}, config.karpenter_version_source,
+                         config.release_candidates)
 
 
 _STEPS: dict[tuple, tuple[list[Rule], dict]] = {}

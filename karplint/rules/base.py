@@ -72,6 +72,7 @@ class Context:
     cluster: dict[str, Any]
     options: dict[str, Any]
     version_source: str = "default"  # "default", "config", "cli", or where in the run it was found
+    release_candidates: tuple = ()  # the repository's pins when none clearly applies to the file (Config's)
 
     def violation(
         self,

@@ -70,6 +70,17 @@ def release_pinned(ctx) -> bool:
     return ctx.version_source != "default" or ctx.karpenter_version != LATEST
 
 
+def _served_by_none(res, ctx) -> tuple[str, ...]:
+    """The releases the repository pins when none clearly applies to this file and none of them serves the object's
+    apiVersion (then it is certainly not served, whichever the file gets); else ()."""
+    from karplint.model.versions import V
+
+    cands = ctx.release_candidates
+    if cands and not any(served(res.group, res.version, res.kind, V(c))[0] for c in cands):
+        return tuple(cands)
+    return ()
+
+
 def _unserved(res, ctx) -> bool:
     """A Karpenter kind under its own group whose apiVersion the targeted release does not serve."""
     return res.group in KARPENTER_GROUPS and KARPENTER_KINDS.get(res.kind) == res.group \
@@ -80,8 +91,17 @@ def _unserved(res, ctx) -> bool:
       summary="A Karpenter apiVersion that the pinned Karpenter release does not serve",
       kinds=tuple(KARPENTER_KINDS))
 def removed_api_version(res, ctx):
-    if not _unserved(res, ctx) or not release_pinned(ctx):
-        return  # (no release pinned: KPL803 says once per file what the apiVersion implies)
+    if not _unserved(res, ctx):
+        return
+    if not release_pinned(ctx):
+        pins = _served_by_none(res, ctx)
+        if pins:  # (several pins, none clearly this file's, and none serves it)
+            yield ctx.violation(res, ("apiVersion",), (
+                f"{res.api_version} {res.kind} is served by none of the releases this repository pins "
+                f"({', '.join(pins)})\nnote: none of them clearly applies to this file (set `karpenter-version` or "
+                f"`clusters` to say which); it is served by Karpenter "
+                f"{served_range(res.group, res.version, res.kind)}"))
+        return  # (else no release pinned: KPL803 says once per file what the apiVersion implies)
     _ok, removed_in, hint = served(res.group, res.version, res.kind, ctx.karpenter_version)
     target = f"Karpenter {ctx.karpenter_version}"
     if removed_in:
@@ -103,7 +123,7 @@ def older_api_version_unpinned(model, ctx):
     mostly say that the guess is wrong. One notice per file says what the objects imply and how to pin."""
     if release_pinned(ctx):
         return
-    found = [res for res in model.resources if _unserved(res, ctx)]
+    found = [res for res in model.resources if _unserved(res, ctx) and not _served_by_none(res, ctx)]
     if not found:
         return
     by_api: dict[str, list] = {}
@@ -121,10 +141,11 @@ def older_api_version_unpinned(model, ctx):
         checked = f"; checked against the {sel.note}" if sel is not None and sel.unserved else ""
         notes.append(f"note: {api} ({', '.join(kinds)}) is served by Karpenter "
                      f"{served_range(group, version, kinds[0])}{checked}")
+    unpinned = ("no release clearly applies to this file (the repository pins "
+                f"{', '.join(ctx.release_candidates)})" if ctx.release_candidates else "no release is pinned")
     yield ctx.violation(
         first, ("apiVersion",),
-        f"{what} {'is' if n == 1 else 'are'} not served by Karpenter {ctx.karpenter_version}, and no release is "
-        "pinned\n"
+        f"{what} {'is' if n == 1 else 'are'} not served by Karpenter {ctx.karpenter_version}, and {unpinned}\n"
         f"help: pin the release you run (`karpenter-version` in the configuration, or `--karpenter-version`) to "
         f"check {them} against it; Karpenter {ctx.karpenter_version} needs karpenter.sh/v1 and karpenter.k8s.aws/v1 "
         "(KPL801 then reports each object)\n"

@@ -277,3 +277,19 @@ def test_v1alpha5_is_served_from_0_5_0_until_0_33_0():
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.5.0"))[0]
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.32.10"))[0]
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.33.0"))[:2] == (False, "0.33.0")
+
+
+def test_pins_none_of_which_clearly_applies_and_none_serves_the_object_are_certain():
+    """Two pins as near to the object as each other (no release clearly its own): an apiVersion that neither
+    serves is certainly not served (KPL801, an error naming both); one that one of them serves stays KPL803, which
+    no longer says that no release is pinned. From jasontsaicc/eks-terraform-karpenter, whose scripts pin
+    0.35.0 to 1.6.2 beside a v1alpha5 Provisioner."""
+    files = {"a/karpenter.yaml": _helm_release("0.37.0"), "b/karpenter.yaml": _helm_release("1.2.0"),
+             "c/provisioner.yaml": PROVISIONER_V1ALPHA5, "d/nodepool.yaml": NODEPOOL_V1BETA1}
+    found = lint(files)
+    kpl801 = [f for f in found if f.code == "KPL801"]
+    assert [(f.file, f.line, f.column, f.severity) for f in kpl801] == [("c/provisioner.yaml", 1, 13, "error")]
+    assert "served by none of the releases this repository pins (0.37.0, 1.2.0)" in kpl801[0].message
+    kpl803 = [f for f in found if f.code == "KPL803"]
+    assert [(f.file, f.severity) for f in kpl803] == [("d/nodepool.yaml", "info")]
+    assert "no release clearly applies to this file (the repository pins 0.37.0, 1.2.0)" in kpl803[0].message
