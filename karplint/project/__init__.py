@@ -5,10 +5,12 @@
                          -> the project of each named path (karplint/discover/boundary.py: the configuration root,
                             else the git work tree; never the working directory) and its other files (CONTEXT:
                             read by cross-file rules and for release evidence, never reported on), for named
-                            files and named subdirectories alike
+                            files and named subdirectories alike; test data (`tests/`, `fixtures/`, ...) is
+                            context only for the named paths inside it (project/clusters.py)
                          -> the Karpenter release evidence of the files the per-file stage does not read it from
                             (Terraform, scripts, documents: `karplint.model.repo_version.collect`)
-                         -> the Kustomize patch files, the notices (KPL003, KPL005, KPL015)
+                         -> the Kustomize patch files, each Helm chart's values (and rendering, with helm on the
+                            PATH), the notices (KPL003, KPL016)
 
 A file then gets the same findings whether the run names the whole tree, its directory or the file alone, with
 `--fix` or without: the context holds the Karpenter pin and the Cilium install that live elsewhere.
@@ -39,12 +41,12 @@ if TYPE_CHECKING:  # (repo_version compiles its patterns on import: only runs th
 
 @dataclass
 class Project:
-    config: Config  # the run's configuration: the Kustomize patches and the release evidence filled in
+    config: Config  # the run's configuration: the Kustomize patches, the charts and the release evidence filled in
     named: list[str]  # the paths named (without `-`)
     inputs: list[InputFile]  # the files reported on (stdin last)
     context: list[InputFile] = field(default_factory=list)  # the project's other files: read, never reported on
     roots: tuple[str, ...] = ()  # the real paths of the projects the context came from
-    notices: list[tuple[str, Problem]] = field(default_factory=list)  # (display, problem): KPL003, KPL005, KPL015
+    notices: list[tuple[str, Problem]] = field(default_factory=list)  # (display, problem): KPL003, KPL016
     found: DiscoveryResult = field(default_factory=DiscoveryResult)  # the named paths' discovery
     # (display, abspath) of the files that hold no manifest but may pin the release (scripts, variables, docs,
     # program code), named or context: read for release evidence only
@@ -105,9 +107,8 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
     if "-" in paths:
         data = stdin if stdin is not None else sys.stdin.buffer.read(cfg.max_file_size + 1)
         inputs.append(InputFile(stdin_filename or "-", None, data))
-    from karplint.readers.kustomize import patch_files
-
     from karplint.readers.helm_charts import chart_context
+    from karplint.readers.kustomize import patch_files
 
     run_config = replace(cfg, kustomize_patches=patch_files([*inputs, *context], read_regular, cfg.root),
                          charts=chart_context([*inputs, *context], read_regular, cfg.root))  # (both in the cache's key)
