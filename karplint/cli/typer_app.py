@@ -1,7 +1,7 @@
 """The typer application behind `karplint`: every command with its options and help.
 
-karplint/cli/__init__.py holds the entry point (`main`) and `check` itself; this module (and typer, which it imports) is
-loaded only for command lines that the entry point's fast paths do not handle.
+karplint/cli/__init__.py holds the entry point (`main`), karplint/cli/check_command.py `check` itself; this
+module (and typer, which it imports) is loaded only for command lines that the entry point's fast paths do not handle.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import List, Optional
 
 import typer
 
-from karplint import __version__, cli
-from karplint.cli import ColorChoice, Level, OutputFormat, _die, use_color
+from karplint import __version__
+from karplint.cli import check_command
+from karplint.cli.check_command import ColorChoice, Level, OutputFormat, _die, use_color
 
 app = typer.Typer(
     name="karplint",
@@ -114,7 +115,7 @@ def check(
     show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
-    cli.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
+    check_command.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
               ignore=ignore, fail_on=fail_on, exit_zero=exit_zero, karpenter_version=karpenter_version,
               config=config, exclude=exclude, no_respect_gitignore=no_respect_gitignore,
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
