@@ -21,7 +21,8 @@ VALUES_FILES = ("values.yaml", "values.yml")
 MAX_VALUES_BYTES = 1 << 20
 
 TIMEOUT_SECONDS = 60  # per chart
-MAX_RENDERED_BYTES = 20 << 20
+TOTAL_SECONDS = 120  # all charts of a run: a tree of many slow charts (a pull request is untrusted) is bounded too
+MAX_RENDERED_BYTES = 20 << 20  # read as helm writes it: past this the rendering is dropped and helm stopped
 MAX_CHART_ENTRIES = 5_000  # files and directories of a chart looked at for links out of the project
 MAX_CHARTS = 200  # charts rendered per run
 
@@ -161,18 +162,59 @@ def render_charts(charts: list[str], config_root: str | None = None) -> dict:
     helm = helm_binary() if charts else None
     if helm is None:
         return {}
-    import subprocess
+    import time
 
     out: dict = {}
+    deadline = time.monotonic() + TOTAL_SECONDS
     for chart in charts[:MAX_CHARTS]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break  # (the charts left are read without rendering)
         if not _stays_inside(chart, project_root(chart, config_root)):
             continue
-        try:
-            proc = subprocess.run([helm, "template", "karplint", chart, "--skip-tests"], capture_output=True,
-                                  timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL, cwd=chart)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if proc.returncode != 0 or len(proc.stdout) > MAX_RENDERED_BYTES:
-            continue
-        out[chart] = proc.stdout.decode("utf-8", "replace")
+        text = _rendered(helm, chart, min(TIMEOUT_SECONDS, left))
+        if text is not None:
+            out[chart] = text
     return out
+
+
+def _rendered(helm: str, chart: str, timeout: float) -> str | None:
+    """`helm template` of one chart, or None when helm fails, takes longer than `timeout` or writes more than
+    MAX_RENDERED_BYTES: its output is read as it comes, never held past the cap."""
+    import subprocess
+    import time
+
+    try:
+        proc = subprocess.Popen([helm, "template", "karplint", chart, "--skip-tests"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=chart)
+    except OSError:
+        return None
+    import selectors
+
+    chunks: list[bytes] = []
+    size = 0
+    end = time.monotonic() + timeout
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                left = end - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    return None  # (too slow)
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_RENDERED_BYTES:
+                    return None
+                chunks.append(chunk)
+        if proc.wait(timeout=max(0.1, end - time.monotonic())) != 0:
+            return None
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+    return b"".join(chunks).decode("utf-8", "replace")
