@@ -562,8 +562,8 @@ def _elsewhere(raw: dict, name: str, parent: Path) -> tuple | None:
 
     best = max(shared(c) for c in cands)
     top = [c for c in cands if shared(c) == best]
-    if len(top) != 1:
-        return None
+    if len(top) != 1 or "*" in top[0][best:]:
+        return None  # (a place in another list's items is another object: a taint's `operator` is no requirement's)
     # Concrete indexes of the parent where the candidate goes through the same lists.
     out = []
     for i, part in enumerate(top[0]):

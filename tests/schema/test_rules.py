@@ -251,3 +251,20 @@ def test_catalog_rules_own_budget_reasons_and_schedules():
     expect = {reason: "KPL405" if "KPL405" in REGISTRY else "KPL101",
               schedule: "KPL403" if "KPL403" in REGISTRY else "KPL102"}
     assert sorted((f.line, f.code) for f in found) == sorted(expect.items())
+
+
+def test_a_field_of_another_lists_items_is_not_where_it_belongs():
+    """`operator` in a taint (copied from a toleration) is a requirement's field too, but a taint is no
+    requirement: no "it belongs at spec.template.spec.requirements[0].operator" (StanleyBundi/terraform-eks-karpenter
+    @e745516, a README NodePool). A field of the same branch one level off still gets its place."""
+    text = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+            "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements: []\n"
+            "      taints:\n        - key: a\n          operator: Exists\n          effect: NoSchedule\n"
+            "  expireAfter: 720h\n")
+    found = [(f.line, f.column, f.message) for f in lint({"np.yaml": text}) if f.code == "KPL104"]
+    assert found == [
+        (11, 11, "spec.template.spec.taints[0].operator is not a NodePool field\n"
+                 "note: karpenter.sh/v1 rejects unknown fields"),
+        (13, 3, "spec.expireAfter is not a NodePool field\nhelp: it belongs at spec.template.spec.expireAfter\n"
+                "note: karpenter.sh/v1 rejects unknown fields"),
+    ]
