@@ -2,7 +2,10 @@
 for the same (repository, run, file, line, code) in `judgements.tsv` (beside this script); findings never judged are
 listed, to be judged and added there.
 
-    python bench/precision/judge.py LABEL [--workdir /work/precision]
+    python bench/precision/judge.py LABEL [--workdir /work/precision] [--set heldout]
+
+`--set heldout`: the 12 repositories measured once the 42 had been used to tune (`heldout.tsv`,
+`heldout-judgements.tsv`), run with `run.py --repos-tsv bench/precision/heldout.tsv`.
 """
 
 import argparse
@@ -18,10 +21,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("label")
     ap.add_argument("--workdir", default="/work/precision")
+    ap.add_argument("--set", choices=("tuning", "heldout"), default="tuning")
     args = ap.parse_args()
-    repos = list(csv.DictReader(open(os.path.join(HERE, "repos.tsv")), delimiter="\t"))
+    names = ("repos.tsv", "judgements.tsv") if args.set == "tuning" else ("heldout.tsv", "heldout-judgements.tsv")
+    repos = list(csv.DictReader(open(os.path.join(HERE, names[0])), delimiter="\t"))
     verdicts = {}
-    for r in csv.DictReader(open(os.path.join(HERE, "judgements.tsv")), delimiter="\t"):
+    for r in csv.DictReader(open(os.path.join(HERE, names[1])), delimiter="\t"):
         verdicts[(r["repo"], r["run"], r["path"], int(r["line"]), r["code"])] = r["verdict"]
     totals: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     unjudged = []

@@ -446,13 +446,17 @@ def _close(host: _Host, start: int, marker: str) -> int | None:
 
 
 def terraform_regions(host: _Host) -> list[Region]:
+    from karplint.readers.terraform_locals import LocalsTracker
+
     out: list[Region] = []
+    locals_ = LocalsTracker()  # (a manifest in a local: applied only where `local.NAME` is used)
     n, total = 1, len(host.starts)
     while n <= total:
         line = host.line(n)
         m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line and not line.lstrip().startswith(("#", "//")) \
             else None  # (a commented-out heredoc: its closing line is commented out too)
         if m is None:
+            locals_.see(line)
             n += 1
             continue
         end = _close(host, n + 1, m.group(2))
@@ -460,7 +464,7 @@ def terraform_regions(host: _Host) -> list[Region]:
             n += 1
             continue
         strip = min_indent(host, n + 1, end) if m.group(1) == "-" else 0
-        r = Region(n + 1, end, strip, " \t", terraform=True)
+        r = Region(n + 1, end, strip, " \t", terraform=True, local=locals_.local_name(line) or "")
         # a shell script with heredocs (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`):
         # its heredocs are the regions, not the script
         inner = shell_regions(host, n + 1, end, r)
@@ -518,6 +522,11 @@ def load_host(src: SourceFile, kind: str | None = None):
     if kind is None:
         return docs, problems
     found = regions(src, kind)
+    if any(r.local for r in found):  # manifests in locals nothing in the module uses: dead code, not checked
+        from karplint.readers.terraform_locals import ModuleUses
+
+        uses = ModuleUses(src.text, src.abspath)
+        found = [r for r in found if not r.local or uses.used(r.local)]
     host = _Host(src)
     index = 0
     covered: list[tuple[int, int]] = []

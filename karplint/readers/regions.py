@@ -67,6 +67,7 @@ class Region:
     attributes: bool = False  # AsciiDoc `subs=attributes`: `{name}` is an attribute reference, a hole
     callouts: bool = False  # AsciiDoc: a trailing `<1>` is a callout, not text
     unterminated: str = ""  # a shell heredoc without its delimiter line: the delimiter
+    local: str = ""  # a Terraform heredoc that is the value of this local (`locals { NAME = <<YAML`)
 
 
 def is_kubernetes(vtext: str) -> bool:
