@@ -535,7 +535,7 @@ webhooks:
 
 
 def test_keys_on_each_side_of_an_inserting_action_are_no_duplicate():
-    """Before: KPL002 errors at 25:3 ('namespaceSelector', first at 14) and 29:3 ('objectSelector', first at 18)."""
+    """Before: KPL002 errors at 26:3 ('namespaceSelector', first at 15) and 30:3 ('objectSelector', first at 19)."""
     assert [(f.code, f.span.line) for f in lint({"tag-chart/templates/mutatingwebhooks.yaml": ISTIO_TAG_WEBHOOKS})
             if f.code in ("KPL001", "KPL002", "KPL005")] == []
 
