@@ -93,3 +93,44 @@ def test_embedded_document_keeps_its_severity():
 
 def test_values_of_different_types_are_not_the_same(loader):
     assert _dups({"values.yaml": "enabled: true\nenabled: 1\n"}) == [("KPL002", 2, 1, "warning")]
+
+
+# Excerpt of zeeamd/z-eks-v0 @ 5d26d2f62dee2caaec878b8388299a595b0406da,
+# istio-v2/istio-1.23.0/manifests/charts/gateways/istio-ingress/values.yaml, lines 3-66 abridged (Istio 1.23.0's
+# chart, Apache-2.0, as vendored there): the chart's empty default, then the owner's own block further down.
+ISTIO_INGRESS_VALUES = """\
+defaults:
+  gateways:
+    istio-ingressgateway:
+      loadBalancerIP: ""
+      loadBalancerSourceRanges: []
+      serviceAnnotations: {}
+
+      # To generate an internal load balancer:
+      # --set serviceAnnotations.cloud.google.com/load-balancer-type=internal
+      #serviceAnnotations:
+      #    cloud.google.com/load-balancer-type: "internal"
+
+      serviceAnnotations:
+        service.beta.kubernetes.io/aws-load-balancer-proxy-protocol: "*"
+        service.beta.kubernetes.io/aws-load-balancer-type: "nlb"
+"""
+
+
+def test_an_empty_first_value_in_a_values_file_is_info(loader):
+    """Before: a warning ("the first is ignored"): the first is the chart's empty default, the kept one the owner's."""
+    (f,) = [f for f in lint({"values.yaml": ISTIO_INGRESS_VALUES}) if f.code == "KPL002"]
+    assert (f.line, f.column, f.severity) == (13, 7, "info")
+    assert "the first value is empty" in f.message
+
+
+@pytest.mark.parametrize("empty", ["{}", "[]", '""', "null", ""])
+def test_each_empty_first_value_is_info_and_an_empty_later_one_a_warning(loader, empty):
+    assert _dups({"values.yaml": f"tolerations: {empty}\ntolerations:\n- key: a\n"}) == [("KPL002", 2, 1, "info")]
+    assert _dups({"values.yaml": f"tolerations:\n- key: a\ntolerations: {empty}\n"}) == [("KPL002", 3, 1, "warning")]
+
+
+def test_an_empty_first_value_in_a_kubernetes_object_stays_an_error(loader):
+    text = NODEPOOL.replace("  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 1m\n  dis",
+                            "  disruption: {}\n  dis")
+    assert _dups({"np.yaml": text}) == [("KPL002", 7, 3, "error")]

@@ -488,3 +488,69 @@ def test_helm_is_not_run_on_a_chart_with_a_link_out_of_its_project(tmp_path: Pat
                                 env={"PATH": f"{bin_dir}:/usr/bin:/bin", "KARPLINT_NO_HELM": ""})
     assert not (tmp_path / "helm-ran").exists()
     assert [(f["code"], f["file"]) for f in report["findings"]] == [("KPL003", "pools/templates/other.yaml")]
+
+
+# Excerpt of zeeamd/z-eks-v0 @ 5d26d2f62dee2caaec878b8388299a595b0406da,
+# istio-v2/istio-1.23.0/samples/ambient-argo/tag-chart/templates/mutatingwebhooks.yaml lines 1-66 abridged (Istio
+# 1.23.0's sample chart, Apache-2.0, as vendored there): each `{{- include "core" ... }}` writes a new `- name:`
+# webhook, so the `namespaceSelector:` and `objectSelector:` after each belong to different webhooks.
+ISTIO_TAG_WEBHOOKS = """\
+{{- define "core" }}
+- name: {{.Prefix}}sidecar-injector.istio.io
+  sideEffects: None
+  failurePolicy: Fail
+  admissionReviewVersions: ["v1"]
+{{- end }}
+
+{{- range $tagName, $tag := $.Values.base.tags }}
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: istio-revision-tag-{{ $tagName }}
+webhooks:
+{{- include "core" (mergeOverwrite (deepCopy $) (deepCopy $tag) (dict "Prefix" "rev.namespace.") ) }}
+  namespaceSelector:
+    matchExpressions:
+    - key: istio-injection
+      operator: DoesNotExist
+  objectSelector:
+    matchExpressions:
+    - key: sidecar.istio.io/inject
+      operator: NotIn
+      values:
+      - "false"
+{{- include "core" (mergeOverwrite (deepCopy $) (deepCopy $tag) (dict "Prefix" "rev.object.") ) }}
+  namespaceSelector:
+    matchExpressions:
+    - key: istio.io/rev
+      operator: DoesNotExist
+  objectSelector:
+    matchExpressions:
+    - key: istio.io/rev
+      operator: In
+      values:
+      - "{{ $tagName }}"
+{{- end }}
+"""
+
+
+def test_keys_on_each_side_of_an_inserting_action_are_no_duplicate():
+    """Before: KPL002 errors at 26:3 ('namespaceSelector', first at 15) and 30:3 ('objectSelector', first at 19)."""
+    assert [(f.code, f.span.line) for f in lint({"tag-chart/templates/mutatingwebhooks.yaml": ISTIO_TAG_WEBHOOKS})
+            if f.code in ("KPL001", "KPL002", "KPL005")] == []
+
+
+@pytest.mark.parametrize("action", ['{{- include "core" . }}', '{{ template "core" . }}',
+                                    "{{- toYaml .Values.more | nindent 0 }}"])
+def test_an_action_line_above_the_keys_indentation_may_start_a_new_item(action):
+    text = f"items:\n- name: a\n  port: 80\n{action}\n  port: 81\n"
+    assert [f.code for f in lint({"app/templates/list.yaml": text}) if f.code == "KPL002"] == []
+
+
+@pytest.mark.parametrize("action", ["{{- toYaml .Values.extra | nindent 2 }}", '    {{- include "more" . }}'])
+def test_an_action_inserting_into_the_same_mapping_leaves_a_duplicate(action):
+    # (text at the keys' own indentation, or deeper, cannot start another mapping: both `port:` stay in one)
+    text = f"apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  port: 80\n{action}\n  port: 81\n"
+    got = [(f.code, f.span.line, f.span.column, f.severity) for f in lint({"app/templates/svc.yaml": text})
+           if f.code == "KPL002"]
+    assert got == [("KPL002", 8, 3, "error")]

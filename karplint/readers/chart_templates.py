@@ -107,14 +107,16 @@ _FIRST_DEFINED = re.compile(r"first defined at line (\d+)")
 
 def _load(vsrc: SourceFile, masker: Masker):
     """`load` of a template's virtual YAML, without the duplicate keys that only conditional blocks make (`if a`
-    then `if b`, each defining `service:`: a duplicate only when both hold, which karplint cannot know)."""
+    then `if b`, each defining `service:`: a duplicate only when both hold, which karplint cannot know) nor those
+    an inserting action between the two may separate (each `{{- include "core" . }}` starting a new list item)."""
     from karplint.readers.loader import load
 
     docs, probs = load(vsrc)
     kept = []
     for p in probs:
         first = _FIRST_DEFINED.search(p.message) if p.code == "KPL002" else None
-        if first is not None and not masker.same_branches(int(first.group(1)), p.span.line):
+        if first is not None and (not masker.same_branches(int(first.group(1)), p.span.line)
+                                  or masker.inserts_between(int(first.group(1)), p.span.line, p.span.column - 1)):
             continue
         kept.append(p)
     return docs, kept

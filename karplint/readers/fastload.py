@@ -27,7 +27,7 @@ from typing import Any
 from karplint.readers.document import Document, NodeInfo
 from karplint.readers.reference import (_CORE_TAGS, MAX_ALIAS_EXPANSIONS, MAX_DEPTH, MAX_DOCUMENTS, MAX_NODES,
                                      OTHER_BREAKS, LoadLimitExceeded, Problem, _expand_lists, by_offsets,
-                                     duplicate_problems, is_list_document, resolve_scalar, same_value)
+                                     duplicate_problems, is_list_document, resolve_scalar, value_relation)
 from karplint.readers.source import SourceFile, Span
 
 try:  # PyYAML with libyaml
@@ -336,7 +336,7 @@ class _DataBuilder:
                 value = self.build(value_node, d, block, key_node.end_mark.index)
             if key in first_key:
                 self.duplicates.append((key, first_key[key].start_mark.line + 1, self.span(key_node),
-                                        same_value(out.get(key), value)))
+                                        value_relation(out.get(key), value)))
             else:
                 first_key[key] = key_node
             out[key] = value

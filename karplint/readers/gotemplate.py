@@ -36,6 +36,7 @@ _EMPTY_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)*[^\s#-][^#]*?:[ \t]*(?:#.*)?\r?\n
 _VALUES_REF = re.compile(r"^\{\{-?\s*(?:quote\s+)?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(\|\s*quote\s*)?-?\}\}$")
 _QUOTE_FIRST = re.compile(r"^\{\{-?\s*quote\s")
 _ELISIONS = ("...", "\u2026", "<...>")
+_INDENT = re.compile(r"\|\s*n?indent\s+(\d+)\s*-?\}\}")  # (the last function of the pipeline sets it)
 
 
 # The readings of a template tried, in order, by its readers: inserting actions as holes under their key, then
@@ -197,6 +198,9 @@ class Masker:
         self.branches = 0
         self.line_branches: list[tuple] = []  # per line read so far: the branches it is in (outermost first)
         self.inserted = False  # an inserting action was dropped: the documents are incomplete
+        # per line of inserting actions only (`{{- include "x" . }}`, `{{ toYaml .x | nindent 2 }}`): (line, the
+        # least indentation of the text it inserts, whether that is certain (`indent`/`nindent N`))
+        self.insertions: list[tuple[int, int, bool]] = []
         self.last_key_indent: int | None = None  # the last literal line was `key:` with no value: its indentation
 
     def _skipping(self) -> bool:
@@ -267,6 +271,9 @@ class Masker:
                 return None
             # an action that inserts text (include, toYaml, a value): a hole under a key without a value
             start = line.index("{{")
+            set_indent = _INDENT.search(line)
+            self.insertions.append((len(self.line_branches), int(set_indent.group(1)) if set_indent else start,
+                                    set_indent is not None))
             end = len(line.rstrip("\r\n"))
             if self.holes_as_values and self.last_key_indent is not None:
                 indent = " " * (self.last_key_indent + 2)
@@ -283,6 +290,14 @@ class Masker:
         one is (a key defined on both is a duplicate for sure; in two `if` blocks, only when both hold)."""
         lb = self.line_branches
         return 0 < a <= len(lb) and 0 < b <= len(lb) and lb[a - 1] == lb[b - 1]
+
+    def inserts_between(self, a: int, b: int, indent: int) -> bool:
+        """Whether a line between 1-based lines `a` and `b` inserts text that may start another mapping than the
+        one at `indent` holding a key on both (a list item `- name:` from `{{- include "core" . }}` above the key's
+        indentation, a document at the top level): the key twice, then, may be in two mappings. Text inserted at
+        the mapping's own indentation (`| nindent 2` under keys at 2) only adds keys to it."""
+        return any(a < n < b and (at < indent or (at == indent and (indent == 0 or not certain)))
+                   for n, at, certain in self.insertions)
 
     def _note_literal(self, line: str) -> None:
         if not line.strip() or line.lstrip().startswith("#"):

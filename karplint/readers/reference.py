@@ -59,13 +59,21 @@ class Problem:
     severity: str | None = None  # None: the rule's own severity
 
 
-# A duplicate key, kept until its document is known: (key, line of the first one, span, both values equal).
+# A duplicate key, kept until its document is known: (key, line of the first one, span, `value_relation`).
 Duplicate = tuple
 
+SAME, FIRST_EMPTY, DIFFERENT = "same", "first empty", "different"
 
-def same_value(a: Any, b: Any) -> bool:
-    """Whether two values of a duplicate key are the same (`true` and `1` are not, though Python says equal)."""
-    return type(a) is type(b) and a == b
+
+def value_relation(first: Any, later: Any) -> str:
+    """How the two values of a duplicate key relate: SAME (`true` and `1` are not, though Python says equal),
+    FIRST_EMPTY (the first is `{}`, `[]`, `""` or null and the later one is not: an empty default the owner filled
+    in below), else DIFFERENT."""
+    if type(first) is type(later) and first == later:
+        return SAME
+    if first is None or (isinstance(first, (dict, list, str)) and not first):
+        return FIRST_EMPTY
+    return DIFFERENT
 
 
 def duplicate_problems(duplicates: list[Duplicate], data: Any) -> list[Problem]:
@@ -75,19 +83,24 @@ def duplicate_problems(duplicates: list[Duplicate], data: Any) -> list[Problem]:
     (`--validate=strict`: "unknown or duplicate fields" fail the request) and kustomize's reader refuses duplicate
     keys. Any other document (a Helm values file, tool configuration) is read by parsers that keep the last value
     (Helm's values: sigs.k8s.io/yaml's non-strict Unmarshal): the first value is ignored (warning), or nothing is lost
-    when both are equal (info)."""
+    when both are equal or the first is empty (info: an empty default such as `serviceAnnotations: {}`, then the
+    owner's block further down, which is the one kept)."""
     if not duplicates:
         return []
     kube = isinstance(data, dict) and isinstance(data.get("apiVersion"), str) and isinstance(data.get("kind"), str)
     out = []
-    for key, first_line, span, same in duplicates:
+    for key, first_line, span, relation in duplicates:
         message = f"duplicate key {key!r} (first defined at line {first_line})\n"
         if kube:
             out.append(Problem("KPL002", message + "note: the API server rejects the manifest or keeps only one of "
                                "the values", span))
-        elif same:
+        elif relation == SAME:
             out.append(Problem("KPL002", message + "note: both have the same value, so the readers that keep the last "
                                "one (Helm's values parser among them) lose nothing", span, "info"))
+        elif relation == FIRST_EMPTY:
+            out.append(Problem("KPL002", message + "note: the first value is empty and the readers that keep the last "
+                               "one (Helm's values parser among them) keep this one, so only the empty default is "
+                               "dropped", span, "info"))
         else:
             out.append(Problem("KPL002", message + "note: not a Kubernetes object: the readers that accept it (Helm's "
                                "values parser among them) keep only the last value, so the first is ignored", span,
@@ -270,7 +283,7 @@ class _Builder:
                 kspan = self.span(key_node)
                 value = self.build(value_node, path + (key,), kspan, depth + 1)
                 if key in first_key:
-                    self.duplicates.append((key, first_key[key].line, kspan, same_value(out.get(key), value)))
+                    self.duplicates.append((key, first_key[key].line, kspan, value_relation(out.get(key), value)))
                 else:
                     first_key[key] = kspan
                 out[key] = value
