@@ -319,3 +319,14 @@ spec:
 
 def test_hole_line_under_values_of_a_v1_nodepool_launches_what_it_may():
     assert _seen(lint({"np.yaml.tftpl": V1_NODE_POOL_WITH_HOLES})) == []
+
+
+def test_hole_line_that_inserts_lines_leaves_what_the_object_seems_to_lack_unknown():
+    # `${indent(10, ...)}` at the margin inserts lines karplint cannot see (here, the `values:` of the requirement):
+    # the template is incomplete, its missing keys are not findings (KPL130 "no such key", KPL901 before)
+    inserted = V1_NODE_POOL_WITH_HOLES.replace("          values:\n          ${instance_arch}\n",
+                                               "${indent(10, arch_values)}\n")
+    assert _seen(lint({"np.yaml.tftpl": inserted})) == []
+    # the same object in plain YAML, `values` really missing: the API server rejects it (one error, no KPL901)
+    plain = V1_NODE_POOL_WITH_HOLES.replace("          values:\n          ${instance_arch}\n", "")
+    assert _seen(lint({"np.yaml": plain})) == [("KPL130", "error", 8, 7)]

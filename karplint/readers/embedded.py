@@ -263,6 +263,7 @@ def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embeddi
     elif _HOLE_LINE.match(content) and (": " not in content and len(content) - len(content.lstrip(" ")) <= prev_indent
                                       or ": " in content and _one_hole(content)):
         # (deeper: the value of the key above; a conditional that yields a `key: value` line: an entry or nothing)
+        emb.fragment = True  # what the template inserts here is unknown: it may hold what the object seems to lack
         emb.av.append(vlen)
         emb.ah.append(offs[0])
         seg = content.replace("$", "#", 1)
