@@ -155,3 +155,28 @@ def test_assign_by_cluster_setting():
     cluster = lambda path: path.split("/")[1] if path.startswith("clusters/") else None  # noqa: E731
     got = assign(["clusters/dev/np.yaml", "clusters/prod/np.yaml", "base/np.yaml"], [a, b], cluster)
     assert got == {"clusters/dev/np.yaml": b, "clusters/prod/np.yaml": a, "base/np.yaml": a}
+
+
+# Excerpt of kuldeep26/github-action-demo1 @bb6a48a0900f karpenter-helm.tf (no licence file; a few lines, quoted to
+# test against): a Windows checkout, every line ends in CRLF.
+TF_CRLF = (
+    'resource "helm_release" "karpenter" {\r\n'
+    '  namespace           = "kube-system"\r\n'
+    '  name                = "karpenter"\r\n'
+    '  repository          = "oci://public.ecr.aws/karpenter"\r\n'
+    '  chart               = "karpenter"\r\n'
+    '  version             = "0.37.0"\r\n'
+    '  create_namespace    = true\r\n'
+    '}\r\n'
+    'resource "helm_release" "karpenter_crd" {\r\n'
+    '  chart   = "karpenter-crd" # CRDs\r\n'
+    '  version = "0.37.0" # pinned\r\n'
+    '}\r\n'
+)
+
+
+def test_terraform_pins_in_crlf_files_read_like_lf():
+    want = [Evidence("0.37.0", "karpenter-helm.tf", 6, 'helm_release "karpenter"'),
+            Evidence("0.37.0", "karpenter-helm.tf", 11, 'helm_release "karpenter_crd"')]
+    assert terraform_evidence([("karpenter-helm.tf", TF_CRLF.replace("\r\n", "\n"))]) == want
+    assert terraform_evidence([("karpenter-helm.tf", TF_CRLF)]) == want

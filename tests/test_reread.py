@@ -253,3 +253,80 @@ def test_documentation_showing_a_cluster_s_class_defines_its_name():
     files["karpenter/ec2nodeclass.md"] = doc.replace('    resourceVersion: "4369"\n', "")
     assert [(f.code, f.file, f.line) for f in lint(files, config={"select": ["KPL601"]})] == [
         ("KPL601", "resources/pool.yaml", 8)]
+
+
+# BojanKomazec/demo-terraform @ 84546e650cb5 (no licence file; a few lines quoted to test against),
+# aws/modules/eks-cluster/modules/karpenter-post-deploy/files/templates/karpenter-node-pool.yaml.tftpl lines 1-16
+# and 39-42: templatefile() fills each `${...}` with yamlencode(list), a block sequence at the indentation of
+# `values:`. Before: the hole line was read as a comment, `values` as missing (KPL130 error "no such key: values"
+# at 8:7).
+BOJAN_NODE_POOL = """\
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values:
+          ${instance_arch}
+        - key: kubernetes.io/os
+          operator: In
+          values:
+          ${instance_os}
+      nodeClassRef:
+        apiVersion: karpenter.k8s.aws/v1beta1
+        kind: EC2NodeClass
+        name: default
+"""
+
+
+@pytest.mark.parametrize("version", [None, "0.37.0"])
+def test_hole_line_under_a_key_with_no_value_is_its_unknown_value(version):
+    got = _seen(lint({"karpenter-node-pool.yaml.tftpl": BOJAN_NODE_POOL}, karpenter_version=version))
+    assert [f for f in got if f[1] != "info"] == []
+    # the rest is still read and checked: a typo below the holes is reported at its line
+    typo = BOJAN_NODE_POOL.replace("        kind: EC2NodeClass", "        knd: EC2NodeClass")
+    got = _seen(lint({"karpenter-node-pool.yaml.tftpl": typo}, karpenter_version=version))
+    assert [f for f in got if f[1] != "info"] == [("KPL104", "error", 19, 9)]
+
+
+# The same form in a v1 NodePool: the requirements' values unknown, not missing, so no "can launch no instance type"
+V1_NODE_POOL_WITH_HOLES = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values:
+          ${instance_arch}
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+  limits:
+    cpu: 1000
+"""
+
+
+def test_hole_line_under_values_of_a_v1_nodepool_launches_what_it_may():
+    assert _seen(lint({"np.yaml.tftpl": V1_NODE_POOL_WITH_HOLES})) == []
+
+
+def test_hole_line_that_inserts_lines_leaves_what_the_object_seems_to_lack_unknown():
+    # `${indent(10, ...)}` at the margin inserts lines karplint cannot see (here, the `values:` of the requirement):
+    # the template is incomplete, its missing keys are not findings (KPL130 "no such key", KPL901 before)
+    inserted = V1_NODE_POOL_WITH_HOLES.replace("          values:\n          ${instance_arch}\n",
+                                               "${indent(10, arch_values)}\n")
+    assert _seen(lint({"np.yaml.tftpl": inserted})) == []
+    # the same object in plain YAML, `values` really missing: the API server rejects it (one error, no KPL901)
+    plain = V1_NODE_POOL_WITH_HOLES.replace("          values:\n          ${instance_arch}\n", "")
+    assert _seen(lint({"np.yaml": plain})) == [("KPL130", "error", 8, 7)]

@@ -297,6 +297,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
             from karplint.readers.chart_templates import incomplete_filter
 
             results = incomplete_filter(results, fr.documents, _doc_key)
+        elif any(d.fragment and not d.documentation_example for d in fr.documents):
+            from karplint.readers.elision import excerpt_filter  # a Terraform template that inserts unknown lines
+
+            results = excerpt_filter(results, fr.documents, _doc_key)
     elif any(d.fragment for d in fr.documents):
         from karplint.readers.elision import excerpt_filter  # excerpts of documentation: readers/elision.py
 

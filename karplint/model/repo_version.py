@@ -39,7 +39,7 @@ MAX_RELEASES = 100  # helm_release blocks (and add-on inputs) read per file
 MAX_VERSIONS_LISTED = 10  # versions named in the text report and the warning (all of them: in the JSON report)
 _HELM_RELEASE = re.compile(r'^[ \t]*resource[ \t]+"helm_release"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
 _ATTR = re.compile(r'^[ \t]*(chart|version|repository|name)[ \t]*=[ \t]*'
-                   r'(?:"([^"\n]*)"|(var|local)\.([A-Za-z_][\w-]*))[ \t]*(?:#.*)?$', re.M)
+                   r'(?:"([^"\n]*)"|(var|local)\.([A-Za-z_][\w-]*))[ \t\r]*(?:#.*)?$', re.M)  # (\r: CRLF files)
 _ADDON = re.compile(r'^[ \t]*karpenter[ \t]*=[ \t]*\{[^{}]*?^[ \t]*chart_version[ \t]*=[ \t]*"([^"\n]*)"', re.M | re.S)
 _ADDON_V4 = re.compile(r'^[ \t]*karpenter_helm_config[ \t]*=[ \t]*\{[^{}]*?^[ \t]*version[ \t]*=[ \t]*"([^"\n]*)"',
                        re.M | re.S)

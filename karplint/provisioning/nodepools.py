@@ -293,6 +293,8 @@ def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
         values = [] if values is None else values
         if not isinstance(key, str) or not isinstance(op, str) or not isinstance(values, list):
             return out, "a requirement is malformed"
+        if op.strip() == "In" and item.get("values") is None:
+            return out, "a requirement with operator In has no values, which Karpenter's CRD rejects"
         if has_placeholder(key) or has_placeholder(op) or any(
                 isinstance(v, (dict, list)) or has_placeholder(v) for v in values):
             return out, "a requirement is templated"

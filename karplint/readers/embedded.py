@@ -212,6 +212,7 @@ _ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)")  # `# ... your
 
 _INTERP = re.compile(r"\$\{[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
 _HOLE_LINE = re.compile(r"^[ \t]*\$\{[^\n]*\}[ \t]*\r?\n?$")
+_OPEN_KEY = re.compile(r"""^[ \t]*(?:-[ \t]+)?[^\s#'"][^#'"]*:[ \t]*(?:#[^\n]*)?\r?\n?$""")  # `values:`: its value below
 _ADOC_CALLOUT = re.compile(r"(?:[ \t]+(?:#|//)?[ \t]*<(?:\d+|\.)>)+[ \t]*\r?\n?$")
 _ADOC_ATTRIBUTE = re.compile(r"\{[A-Za-z0-9_][A-Za-z0-9_-]*\}")
 
@@ -248,14 +249,21 @@ def _emit(text: str, offs: list, a: int, b: int, vlen: int, parts: list, emb: "E
     return vlen
 
 
-def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embedding", prev_indent: int) -> int:
+def _masked_line(content: str, offs: list, vlen: int, parts: list, emb: "Embedding", prev_indent: int,
+                 under_key: bool = False) -> int:
     """A template line as YAML can read it when its holes would break the syntax (the second try, after a syntax
     error): a line holding only an interpolation (`${indent(4, yamlencode(...))}`: YAML the template inserts)
     becomes a comment; an interpolation outside quotes is quoted (`[${x}]` is a flow mapping to YAML).
+    `under_key`: the last YAML line was a key with no value (`values:`), whose value a hole line at its
+    indentation is (`${yamlencode(list)}` writes a block sequence there): unknown, not a missing key.
     `offs[i]`: the host offset of content[i] (escapes removed). Returns the new virtual length."""
-    if _HOLE_LINE.match(content) and (": " not in content and len(content) - len(content.lstrip(" ")) <= prev_indent
+    indent = len(content) - len(content.lstrip(" "))
+    if under_key and indent == prev_indent and ": " not in content and _HOLE_LINE.match(content):
+        content, offs = " " + content, [offs[0]] + offs  # one column deeper: YAML reads a scalar value there
+    elif _HOLE_LINE.match(content) and (": " not in content and len(content) - len(content.lstrip(" ")) <= prev_indent
                                       or ": " in content and _one_hole(content)):
         # (deeper: the value of the key above; a conditional that yields a `key: value` line: an entry or nothing)
+        emb.fragment = True  # what the template inserts here is unknown: it may hold what the object seems to lack
         emb.av.append(vlen)
         emb.ah.append(offs[0])
         seg = content.replace("$", "#", 1)
@@ -314,6 +322,7 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=No
     vlen = region.first - 1
     skip_stack: list[bool] = []  # Terraform %{ if }: are we in a dropped `else` branch
     prev_indent = -1  # indentation of the last line holding YAML (for `_masked_line`)
+    prev_open = False  # that line was a key with no value (for `_masked_line`)
     prefix = None
     text = host.text
     for n in range(region.first, region.end):
@@ -366,19 +375,22 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=No
             continue
         if mask and region.terraform and "${" in content and not _TF_ESCAPE.search(content):
             offs = list(range(hcs, hcs + len(content) + 1))
-            vlen = _masked_line(content.replace("%{", "${"), offs, vlen, parts, emb, prev_indent)
+            vlen = _masked_line(content.replace("%{", "${"), offs, vlen, parts, emb, prev_indent, prev_open)
             prev_indent = len(content) - len(content.lstrip(" "))
+            prev_open = False
             continue
         if mask and region.shell and "${" in content:
             # an unquoted heredoc: `\$` is the shell's literal `$`, and `${VAR}` a hole (envsubst, or the shell)
             drop = {m.start() for m in _SHELL_ESCAPED_DOLLAR.finditer(content)}
             offs = [hcs + i for i in range(len(content) + 1) if i not in drop]
             kept = "".join(c for i, c in enumerate(content) if i not in drop)
-            vlen = _masked_line(kept, offs, vlen, parts, emb, prev_indent)
+            vlen = _masked_line(kept, offs, vlen, parts, emb, prev_indent, prev_open)
             prev_indent = len(content) - len(content.lstrip(" "))
+            prev_open = False
             continue
         if content.strip() and not content.lstrip().startswith("#"):
             prev_indent = len(content) - len(content.lstrip(" "))
+            prev_open = _OPEN_KEY.match(content) is not None
         if region.callouts and "<" in content:
             m = _ADOC_CALLOUT.search(content)
             if m is not None:  # `key: value <1>`: the callout is AsciiDoc's, not the value's

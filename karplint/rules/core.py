@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from karplint.rules.base import declare, rule
-from karplint.model.versions import KARPENTER_GROUPS, KARPENTER_KINDS, LATEST, served, served_range
+from karplint.model.versions import API_SERVED, KARPENTER_GROUPS, KARPENTER_KINDS, LATEST, served, served_range
 from karplint.schema import select
 from karplint.readers.templating import is_templated
 
@@ -190,5 +190,28 @@ def wrong_api_group(model, ctx):
             close = difflib.get_close_matches(version, _KNOWN_VERSIONS[group], n=1, cutoff=0.5)
             hint = f"\nhelp: did you mean {group}/{close[0]}?" if close else ""
             yield ctx.violation(res, ("apiVersion",), f"{group} has no version {version!r}{hint}")
+            continue
+        never = _never_served(group, version, kind)
+        if never:
+            yield ctx.violation(res, ("apiVersion",), f"no Karpenter release serves {kind} as {res.api_version}\n"
+                                                       f"{never}\nnote: the API server has no such resource")
+
+
+def _never_served(group: str, version: str, kind: str) -> str:
+    """What to say of a known group/version that no release served `kind` under (`karpenter.sh/v1` Provisioner),
+    or "" when one did or a later release still may (a version newer than the kind's newest: NodeOverlay v1)."""
+    if (group, version, kind) in API_SERVED:
+        return ""
+    facts = [(v, API_SERVED[(g, v, k)]) for (g, v, k) in API_SERVED if g == group and k == kind]
+    if not facts:
+        return ""
+    order = _KNOWN_VERSIONS[group]  # newest first
+    newest = min(order.index(v) for v, _ in facts)
+    removed_kind = all(fact[1] is not None for _, fact in facts)
+    if not removed_kind and order.index(version) < newest:
+        return ""
+    where = ", ".join(f"{group}/{v} (Karpenter {served_range(group, v, kind)})" for v, _ in facts)
+    hint = next((fact[2] for _, fact in facts if fact[2]), "") if removed_kind else f"use apiVersion {group}/{order[newest]}"
+    return f"note: {kind} is served as {where}" + (f"\nhelp: {hint}" if hint else "")
 
 
