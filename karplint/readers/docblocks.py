@@ -5,6 +5,9 @@ block without a language by its content, because workshops write `cat <<EOF | ku
 fences: a shell heredoc -> the YAML inside it; a template (`{{`) -> nothing (the template readers' business);
 apiVersion and kind at the top -> YAML, *guessed*: if it does not parse, it was not YAML (console output,
 prose), and nothing is said; anything else -> nothing. A bare block is never "invalid YAML".
+A `yaml` block whose first line is a shell command opening a heredoc, after a prompt or not
+(`~$ cat <<EOF | kubectl apply -f -`), is a shell transcript labelled yaml: read as shell. A block that does not
+parse and names no Karpenter apiVersion is documentation of other software: nothing is said (readers/embedded.py).
 
 Markdown (https://spec.commonmark.org/0.31.2/#fenced-code-blocks): fences as markdown-it-py (a dependency of
 rich) finds them, so that a fence inside an indented code block, an HTML block or another fence is not one;
@@ -19,7 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from karplint.readers.regions import HostText, Region, heredoc_start, is_kubernetes, shell_regions
+from karplint.readers.regions import HostText, Region, heredoc_command, heredoc_start, is_kubernetes, shell_regions
 
 YAML_LANGS = frozenset({"yaml", "yml"})
 SHELL_LANGS = frozenset({"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal"})
@@ -46,21 +49,29 @@ def _markdown():
 def _by_language(host: HostText, lang: str, first: int, end: int, indent: int, **flags) -> list[Region]:
     """The regions of one code block (body lines first..end-1, `indent` stripped) of language `lang` ("" when
     it has none)."""
-    if lang in YAML_LANGS:
-        return [Region(first, end, indent, " \t", markdown=True, **flags)]
     body = [host.line(k)[indent:] for k in range(first, min(end, first + _GUESS_LINES))]
+    if lang in YAML_LANGS:
+        # a ```yaml block that starts with `~$ cat <<EOF | kubectl apply -f -`: a shell transcript, its YAML in
+        # the heredoc (unclosed: read as YAML, as labelled)
+        head = next((x for x in body if x.strip()), "")
+        shell = _shell(host, first, end, indent, flags, prompts=True) if heredoc_command(head) else []
+        return shell or [Region(first, end, indent, " \t", markdown=True, **flags)]
     if lang in SHELL_LANGS or (not lang and any(
             "<<" in x and not x.lstrip().startswith("#") and heredoc_start(x) for x in body)):
-        out = shell_regions(host, first, end, Region(first, end, indent))
-        for r in out:
-            r.markdown = True
-            r.callouts = flags.get("callouts", False)
-        return out
+        return _shell(host, first, end, indent, flags)
     if lang or any("{{" in x for x in body):
         return []  # another language; or a template: not plain YAML
     if is_kubernetes("".join(body)):
         return [Region(first, end, indent, " \t", markdown=True, guessed=True, **flags)]
     return []
+
+
+def _shell(host: HostText, first: int, end: int, indent: int, flags: dict, prompts: bool = False) -> list[Region]:
+    out = shell_regions(host, first, end, Region(first, end, indent), prompts=prompts)
+    for r in out:
+        r.markdown = True
+        r.callouts = flags.get("callouts", False)
+    return out
 
 
 def markdown_regions(host: HostText) -> list[Region]:

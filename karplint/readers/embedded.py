@@ -57,6 +57,10 @@ _HCL_KIND = re.compile(r"""(?m)^[ \t]*"?kind"?[ \t]*[=:][ \t]*"(%s)"[ \t]*,?[ \t
                        % "|".join(_KARPENTER_KINDS))
 
 
+# a documentation block that names a Karpenter apiVersion: worth a KPL001 when it does not parse
+_KARPENTER_API = re.compile(r"""(?m)^[ \t-]*["']?apiVersion["']?[ \t]*:[ \t]*["']?karpenter\.(?:sh|k8s\.aws)/""")
+
+
 def host_kind(path: str) -> str | None:
     low = path.lower()
     for suffix, kind in _SUFFIXES:
@@ -203,7 +207,7 @@ def documentation_filter(results: list, documents: list, key) -> list:
 _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
-_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>)[ \t]*\r?\n?$")
+_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>|\[\.\.\.\])[ \t]*\r?\n?$")
 # `key: a | b` (alternatives) or `key: int` (a type): the API reference's way to describe a field, in docs
 _DESCRIBED_VALUE = re.compile(r":[ \t]+(?:[\"']?[^\s\"'#|{\[][^#\n|]*? \| \S|(?:int|integer|string|String|bool|boolean|"
                               r"float|number|map|Map|list|object)[ \t]*(?:#.*)?\r?\n?$)")
@@ -566,7 +570,10 @@ def load_host(src: SourceFile, kind: str | None = None):
         if r.markdown and any(p.code == "KPL001" for p in probs):  # a block showing a Go/Helm template?
             from karplint.readers.gotemplate import block_as_template
 
+            block_text = vsrc.text
             got, probs, vsrc = block_as_template(lambda masker: _build(host, r, kind, masker=masker), got, probs, vsrc)
+            if any(p.code == "KPL001" for p in probs) and not _KARPENTER_API.search(block_text):
+                continue  # documentation of other software (a ConfigMap cut with `[...]`): none of karplint's business
         emb = vsrc.embedding
         for p in probs:
             message = p.message

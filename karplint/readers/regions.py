@@ -95,6 +95,26 @@ def heredoc_start(line: str):
     return None
 
 
+# A shell prompt before a command in documentation: `$ `, `~$ `, `# ` (root), `user@host:~/dir$ `
+_PROMPT = re.compile(r"^[ \t]*(?:[\w.-]+@[\w.-]+:\S*?)?~?[$#][ \t]+")
+# `key: value`, `- key:`: a YAML line (`<<: *defaults` is a merge key, not a heredoc)
+_YAML_KEY_LINE = re.compile(r"^[ \t]*(?:-[ \t]+)?[\w./\"'-]+:(?:[ \t]|\r?$)")
+
+
+def without_prompt(line: str) -> str:
+    """`line` without a leading shell prompt (documentation shows commands after one)."""
+    m = _PROMPT.match(line)
+    return line[m.end():] if m else line
+
+
+def heredoc_command(line: str) -> bool:
+    """Is `line` a shell command that opens a heredoc (`cat <<EOF | kubectl apply -f -`), optionally after a
+    prompt, rather than a YAML line or a comment?"""
+    cmd = without_prompt(line)
+    return "<<" in cmd and not cmd.lstrip().startswith("#") and not _YAML_KEY_LINE.match(cmd) and \
+        heredoc_start(cmd) is not None
+
+
 def _quoted(line: str, pos: int) -> bool:
     """Is `pos` inside a single- or double-quoted string of the shell line (backslash escapes outside single quotes)?"""
     quote = ""
@@ -124,11 +144,16 @@ def min_indent(host: HostText, first: int, end: int, chars: str = " \t") -> int:
     return best or 0
 
 
-def shell_regions(host: HostText, first: int, end: int, outer: Region | None) -> list[Region]:
+def shell_regions(host: HostText, first: int, end: int, outer: Region | None, prompts: bool = False) -> list[Region]:
+    """The heredocs of shell lines first..end-1 (`outer`: the block or heredoc they sit in; without one, a heredoc
+    without its delimiter runs to the end). `prompts`: a documentation block whose commands may follow a prompt,
+    `# ` included (a root prompt, not a comment)."""
     out: list[Region] = []
     n = first
     while n < end:
         line = host.line(n)
+        if prompts:
+            line = without_prompt(line)
         m = heredoc_start(line) if "<<" in line else None
         if m is None or line.lstrip().startswith("#"):
             n += 1

@@ -8,6 +8,9 @@
   (`values: [${types}]`). It is read as readers/embedded.py reads templates: directive lines dropped, holes kept
   as unknown values, literal keys at their lines. What still does not read as YAML is "not read" (KPL010, info):
   karplint cannot tell a template construct it does not follow from a mistake, and the rendered text may be valid.
+* A shell snippet saved with a YAML name: a `.yaml`/`.yml` file whose first line that is neither blank nor a comment
+  opens a heredoc (`cat <<EOF | envsubst | kubectl apply -f -`, `kubectl apply -f - <<EOF`). It is read as
+  readers/embedded.py reads a `.sh` file: the objects in its heredocs at their lines.
 * A `.json` file that holds no Kubernetes object (no "apiVersion" and "kind" keys): JSON with comments (JSONC:
   tsconfig.json, .eslintrc.json, VS Code settings), valid for the tools that read it, or any other JSON that is
   none of karplint's business; a syntax error in it is not reported. A `.json` manifest keeps its KPL001: kubectl
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 
 from karplint.readers.loader import Problem
+from karplint.readers.regions import heredoc_command
 from karplint.readers.source import SourceFile
 
 _TF_DIRECTIVE_LINE = re.compile(r"(?m)^[ \t]*%\{")  # `%{ if x }`, `%{ for k, v in tags ~}`, `%{ endif }`
@@ -35,6 +39,10 @@ def reread(src: SourceFile, host: str | None, docs: list, problems: list) -> tup
         return [], []
     if host == "tftemplate":
         return docs, _not_read(problems)
+    if host is None and path.endswith((".yaml", ".yml")) and _shell_snippet(src.text):
+        from karplint.readers.embedded import load_host
+
+        return load_host(src, "shell")
     if host is None and path.endswith((".yaml", ".yml")):
         directives = _TF_DIRECTIVE_LINE.search(src.text) is not None
         if not directives and "${" not in src.text:
@@ -47,6 +55,15 @@ def reread(src: SourceFile, host: str | None, docs: list, problems: list) -> tup
         if template_docs and not any(p.code == "KPL001" for p in template_problems):
             return template_docs, template_problems  # holes quoted, the rest plain YAML: `${...}` was the error
     return docs, problems
+
+
+def _shell_snippet(text: str) -> bool:
+    """Does the text's first line that is neither blank nor a comment open a shell heredoc
+    (`cat <<EOF | envsubst | kubectl apply -f -`)?"""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return "<<" in line and heredoc_command(line)
+    return False
 
 
 def _not_read(problems: list) -> list:
