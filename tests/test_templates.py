@@ -206,7 +206,7 @@ def test_a_line_that_does_not_read_is_set_aside_and_the_rest_checked():
     checked". Now one info on line 16, and the typo after it is found at its line."""
     got = [(f.code, f.severity, f.span.line, f.span.column)
            for f in lint({"chart/templates/nodepool.yaml": CMS_NODEPOOL}, karpenter_version="0.37.0")]
-    assert ("KPL005", "info", 16, 44) in got
+    assert ("KPL005", "info", 16, 57) in got  # (where YAML stops, past the first item: a hole)
     assert ("KPL104", "error", 23, 11) in got
     assert all(code not in ("KPL001", "KPL103") for code, *_ in got), got
 
@@ -554,3 +554,35 @@ def test_an_action_inserting_into_the_same_mapping_leaves_a_duplicate(action):
     got = [(f.code, f.span.line, f.span.column, f.severity) for f in lint({"app/templates/svc.yaml": text})
            if f.code == "KPL002"]
     assert got == [("KPL002", 8, 3, "error")]
+
+
+# Shape of Sashasunq/eks-karpenter-graviton-poc@7b937e22 terraform/charts/karpenter-resources/templates/nodepools.yaml
+# (no licence file: the lines are written for the test): an action as the item of a flow sequence, inside a range.
+FLOW_ITEM = """\
+{{- range .Values.nodePools }}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {{ .name }}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: [{{ .arch | quote }}]
+        - key: kubernetes.io/os
+          operator: Inn
+          values: ["linux"]
+{{- end }}
+"""
+
+
+def test_an_action_as_an_item_of_a_flow_sequence_is_a_hole_not_a_mapping():
+    """`values: [{{ .arch | quote }}]`: YAML reads the action's braces as a flow mapping (KPL100 "must be a string,
+    not a mapping" on a held-out repository); it is a hole. The typo two lines down is still found."""
+    got = [(f.code, f.span.line, f.span.column) for f in lint({"charts/pools/templates/nodepools.yaml": FLOW_ITEM},
+                                                             karpenter_version="1.14.1") if f.severity != "info"]
+    assert got == [("KPL101", 16, 21)]

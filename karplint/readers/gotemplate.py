@@ -324,9 +324,13 @@ class Masker:
             action = m.group(0)
             filled = self._fill(action)
             if filled is None:
-                if not any(c in action for c in "\"'\\"):
+                if line[:m.start()].rstrip()[-1:] in ("[", ","):
+                    filled = "'{{ }}'"  # (an item of a flow sequence, `[{{ .arch | quote }}]`: braces YAML would
+                    # read as a flow mapping; quoted, a hole)
+                elif not any(c in action for c in "\"'\\"):
                     continue
-                filled = "{{ }}"  # (quotes inside an action would end the YAML string around it: an empty hole)
+                else:
+                    filled = "{{ }}"  # (quotes inside an action would end the YAML string around it: an empty hole)
             text_parts.append((line[pos:m.start()], pos))
             text_parts.append((filled, m.start()))
             pos = m.end()

@@ -44,9 +44,10 @@ def malformed_resource(model, ctx):
                              f"`{key}` must be a string, not {type(data[key]).__name__}")
         kind = data.get("kind")
         if isinstance(kind, str) and kind in KARPENTER_KINDS and isinstance(data.get("apiVersion"), str):
-            if "metadata" in data and not isinstance(data["metadata"], dict):
+            # (a template hole, `spec = local.x` in HCL or `spec: ${x}`: a mapping once filled in, unknown here)
+            if "metadata" in data and not isinstance(data["metadata"], dict) and not is_templated(data["metadata"]):
                 yield ctx.at(None, doc, doc.span(("metadata",)), "`metadata` must be a mapping")
-            if "spec" in data and not isinstance(data["spec"], dict):
+            if "spec" in data and not isinstance(data["spec"], dict) and not is_templated(data["spec"]):
                 yield ctx.at(None, doc, doc.span(("spec",)),
                              f"{kind} `spec` must be a mapping (it is {'empty' if data['spec'] is None else type(data['spec']).__name__})")
 

@@ -132,6 +132,8 @@ def unreferenced_nodeclass(model: Model, ctx) -> Iterator:
     referenced: set[str] = set()
     files_with_owners = {res.doc.path for res in owners}
     for res in owners:
+        if not isinstance(res.doc.data.get("spec"), dict) and res.doc.data.get("spec") is not None:
+            return  # a spec only Terraform knows (`spec = local.x`): its reference could be any class
         ref = nodeclass_ref(res)
         if ref is None:
             continue
