@@ -5,7 +5,8 @@ listed, to be judged and added there.
     python bench/precision/judge.py LABEL [--workdir /work/precision] [--set heldout]
 
 `--set heldout`: the 12 repositories measured once the 42 had been used to tune (`heldout.tsv`,
-`heldout-judgements.tsv`), run with `run.py --repos-tsv bench/precision/heldout.tsv`.
+`heldout-judgements.tsv`), run with `run.py --repos-tsv bench/precision/heldout.tsv`; `--set heldout2`: 15 more,
+measured on the build that resolved #25 (`heldout2.tsv`, `heldout2-judgements.tsv`).
 """
 
 import argparse
@@ -21,9 +22,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("label")
     ap.add_argument("--workdir", default="/work/precision")
-    ap.add_argument("--set", choices=("tuning", "heldout"), default="tuning")
+    ap.add_argument("--set", choices=("tuning", "heldout", "heldout2"), default="tuning")
     args = ap.parse_args()
-    names = ("repos.tsv", "judgements.tsv") if args.set == "tuning" else ("heldout.tsv", "heldout-judgements.tsv")
+    names = ("repos.tsv", "judgements.tsv") if args.set == "tuning" else (f"{args.set}.tsv",
+                                                                          f"{args.set}-judgements.tsv")
     repos = list(csv.DictReader(open(os.path.join(HERE, names[0])), delimiter="\t"))
     verdicts = {}
     for r in csv.DictReader(open(os.path.join(HERE, names[1])), delimiter="\t"):
