@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 
 from karplint.readers.docblocks import asciidoc_regions, markdown_regions
 from karplint.readers.elision import FRAGMENT_SILENCED  # noqa: F401 - (also embedded's, for its callers)
-from karplint.readers.regions import HostText as _Host, Region, is_kubernetes as _is_kubernetes, min_indent, \
+from karplint.readers.regions import HostText as _Host, Region, is_kubernetes as _is_kubernetes, \
     shell_regions
 from karplint.readers.source import SourceFile, Span
+from karplint.readers.terraform_regions import hcl_notice, hcl_problem as _hcl_problem, terraform_regions
 
 # host kinds by file name ending (lower case); `.yaml.tpl` ends with `.tpl`
 _SUFFIXES = (
@@ -51,10 +52,6 @@ DOCUMENTATION_SILENCED = frozenset({"KPL604"})
 MAX_REGIONS = 2_000
 MAX_PADDING = 10_000_000
 
-_KARPENTER_KINDS = ("NodePool", "EC2NodeClass", "NodeClaim", "Provisioner", "AWSNodeTemplate", "AKSNodeClass")
-# `kind = "NodePool"` / `"kind" : "NodePool"` in HCL objects (kubernetes_manifest, yamlencode, jsonencode)
-_HCL_KIND = re.compile(r"""(?m)^[ \t]*"?kind"?[ \t]*[=:][ \t]*"(%s)"[ \t]*,?[ \t]*(?:#.*|//.*)?\r?$"""
-                       % "|".join(_KARPENTER_KINDS))
 
 
 # a documentation block that names a Karpenter apiVersion: worth a KPL001 when it does not parse
@@ -450,45 +447,6 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=No
                       encoding=host.src.encoding, bom=host.src.bom, newline=host.src.newline, embedding=emb)
 
 
-# --- Terraform
-
-_TF_HEREDOC = re.compile(r"<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?$")
-
-
-def _close(host: _Host, start: int, marker: str) -> int | None:
-    """The line closing a Terraform heredoc (the marker alone on a line, indentation allowed)."""
-    found = host.candidates(marker, start)
-    return found[0] if found else None
-
-
-def terraform_regions(host: _Host) -> list[Region]:
-    from karplint.readers.terraform_locals import LocalsTracker
-
-    out: list[Region] = []
-    locals_ = LocalsTracker()  # (a manifest in a local: applied only where `local.NAME` is used)
-    n, total = 1, len(host.starts)
-    while n <= total:
-        line = host.line(n)
-        m = _TF_HEREDOC.search(line.rstrip("\n")) if "<<" in line and not line.lstrip().startswith(("#", "//")) \
-            else None  # (a commented-out heredoc: its closing line is commented out too)
-        if m is None:
-            locals_.see(line)
-            n += 1
-            continue
-        end = _close(host, n + 1, m.group(2))
-        if end is None:
-            n += 1
-            continue
-        strip = min_indent(host, n + 1, end) if m.group(1) == "-" else 0
-        r = Region(n + 1, end, strip, " \t", terraform=True, local=locals_.local_name(line) or "")
-        # a shell script with heredocs (local-exec `command = <<-EOT ... kubectl apply -f - <<EOF ... EOF ... EOT`):
-        # its heredocs are the regions, not the script
-        inner = shell_regions(host, n + 1, end, r)
-        out.extend(inner or [r])
-        n = end + 1
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- loading
 
 def regions(src: SourceFile, kind: str) -> list[Region]:
@@ -504,27 +462,6 @@ def regions(src: SourceFile, kind: str) -> list[Region]:
     if kind == "asciidoc":
         return asciidoc_regions(host)
     return []
-
-
-def hcl_notice(src: SourceFile, covered: list[tuple[int, int]]):
-    """The first `kind = "NodePool"` (an HCL object: kubernetes_manifest, yamlencode) outside the heredocs read."""
-    for m in _HCL_KIND.finditer(src.text):
-        line, col = src.position_of(m.start(1) - 1)
-        if not any(a <= line < b for a, b in covered):
-            return m.group(1), Span(line, col, line, col + len(m.group(1)) + 2, m.start(1) - 1, m.end(1) + 1)
-    return None
-
-
-def _hcl_problem(what: str, span: Span, installed: bool):
-    from karplint.readers.loader import Problem
-
-    why = ("the object is not a literal `{ ... }` with apiVersion and kind keys" if installed else
-           "the HCL parser karplint depends on (tree-sitter-hcl) is not installed here, which happens where pip "
-           "found no wheel and could not build it: pip install tree-sitter-hcl")
-    return Problem("KPL009", f"Terraform HCL object with kind \"{what}\" is not checked\n"
-                   f"help: {why}; karplint reads Kubernetes YAML in heredocs (`yaml_body = <<-YAML`) and "
-                   "templatefile() templates\nnote: the other Karpenter objects of this file are not checked either; "
-                   "one notice per file", span)
 
 
 def load_host(src: SourceFile, kind: str | None = None):
