@@ -326,11 +326,19 @@ def _take(line: _Line, front: bool, outcomes, config, families) -> dict:
 
 
 def _split(outcomes, config, families) -> dict:
+    import signal
+
     line = _Line(len(families))
     results_r, results_w = os.pipe()
+    # Ctrl-C is held back across the fork, so that it arrives either in the child once it ignores it, or in this
+    # process inside the `try` below, which stops the child: before, a Ctrl-C landing just after the fork (a loaded
+    # machine) left the child running with the terminal's pipes open.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
     try:
         pid = os.fork()
     except OSError:  # (no process to spare: all of it here)
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         for fd in (results_r, results_w):
             os.close(fd)
         line.close()
@@ -339,6 +347,8 @@ def _split(outcomes, config, families) -> dict:
         status = 1
         try:
             _leave_interrupts_to_the_parent()
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
             os.close(results_r)
             blob = pickle.dumps(_take(line, False, outcomes, config, families), PICKLE_PROTOCOL)
             with os.fdopen(results_w, "wb") as out:
@@ -346,20 +356,21 @@ def _split(outcomes, config, families) -> dict:
             status = 0
         finally:
             os._exit(status)
-    os.close(results_w)
-    with os.fdopen(results_r, "rb") as results:
+    try:
         try:
-            mine = _take(line, True, outcomes, config, families)
-            blob = results.read()
-            _, status = os.waitpid(pid, 0)
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a Ctrl-C pending since the fork: raised here)
+            os.close(results_w)
+            with os.fdopen(results_r, "rb") as results:
+                mine = _take(line, True, outcomes, config, families)
+                blob = results.read()
+                _, status = os.waitpid(pid, 0)
         except BaseException:  # (interrupted: the child's work would be lost anyway)
-            import signal
-
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             raise
-        finally:
-            line.close()
+    finally:
+        line.close()
     theirs = pickle.loads(blob) if status == 0 and blob else {}
     mine.update(theirs)
     left = [r for family in families for r in family if r.code not in mine]

@@ -114,6 +114,41 @@ def test_ctrl_c_while_the_run_stage_second_process_runs(tmp_path):
     assert (code, err) == (130, "karplint: interrupted\n")
 
 
+def test_ctrl_c_right_after_the_run_stage_forks(tmp_path):
+    """A loaded machine can leave this process descheduled right after the fork while the child runs: a Ctrl-C
+    landing then must still stop the child (it ignores Ctrl-C and holds the output pipes). Held here by making the
+    parent's first step after the fork slow; it hung until the child ended before (seen once in CI)."""
+    for i in range(3):
+        (tmp_path / f"np{i}.yaml").write_text(NP.format(name=f"np{i}"))
+    driver = (
+        "import os, sys, time\n"
+        "from karplint.engine import parallel\n"
+        "parallel.MIN_PARALLEL_RUN_DOCUMENTS = 0\n"
+        "take = parallel._take\n"
+        "def held(line, front, *rest):\n"
+        "    if not front:\n"
+        "        sys.stderr.write('second process\\n'); sys.stderr.flush(); time.sleep(60)\n"
+        "    return take(line, front, *rest)\n"
+        "parallel._take = held\n"
+        "real_fork, real_close, after_fork = os.fork, os.close, []\n"
+        "def fork():\n"
+        "    pid = real_fork()\n"
+        "    if pid: after_fork.append(pid)\n"
+        "    return pid\n"
+        "def close(fd):\n"
+        "    if after_fork and after_fork.pop(): time.sleep(10)\n"
+        "    return real_close(fd)\n"
+        "os.fork, os.close = fork, close\n"
+        "sys.argv = ['karplint', 'check', '--no-cache', '-j', '2', '.']\n"
+        "from karplint.cli import main\n"
+        "main()\n")
+    proc = _start([sys.executable, "-c", driver], tmp_path)
+    line = proc.stderr.readline()
+    assert line == b"second process\n", line + proc.stderr.read()
+    code, err = _interrupt(proc)
+    assert (code, err) == (130, "karplint: interrupted\n")
+
+
 def test_ctrl_c_while_fixes_are_written(tmp_path):
     """Interrupted while a file is being replaced (its temporary file exists): that file is finished, the run
     stops there, and no temporary file is left."""
