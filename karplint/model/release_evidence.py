@@ -5,6 +5,7 @@ docs and variable files, `release_values` for add-on values) so that none of the
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
@@ -43,3 +44,15 @@ def is_karpenter_chart(chart: str) -> bool:
     if chart.startswith((".", "/", "~")):
         return False
     return chart.rstrip("/").rsplit("/", 1)[-1] in KARPENTER_CHARTS
+
+
+class LineNumbers:
+    """Line numbers of positions in any order: the newlines are found once, a position is a bisection."""
+
+    def __init__(self, text: str):
+        self.text, self.newlines = text, None
+
+    def at(self, pos: int) -> int:
+        if self.newlines is None:
+            self.newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self.newlines, pos) + 1

@@ -21,10 +21,9 @@ and a variable without an exact value pin nothing.
 
 from __future__ import annotations
 
-import bisect
 import re
 
-from karplint.model.release_evidence import Evidence, exact, is_karpenter_chart
+from karplint.model.release_evidence import Evidence, LineNumbers as _Lines, exact, is_karpenter_chart
 
 MAX_COMMANDS = 200  # helm commands read per file (a generated doc could repeat thousands)
 MAX_PINS = 100  # evidence kept per file: more says nothing new and would only grow every later step
@@ -56,18 +55,6 @@ _VALUED = frozenset((
     "--api-versions", "--kube-version", "-s", "--show-only", "--kube-apiserver", "--kube-token", "--kube-as-user",
     "--kube-as-group", "--kube-ca-file", "--burst-limit", "--qps", "-l", "--labels", "--name-template", "--version",
 ))
-
-
-class _Lines:
-    """Line numbers of positions in any order: the newlines are found once, a position is a bisection."""
-
-    def __init__(self, text: str):
-        self.text, self.newlines = text, None
-
-    def at(self, pos: int) -> int:
-        if self.newlines is None:
-            self.newlines = [m.start() for m in re.finditer("\n", self.text)]
-        return bisect.bisect_left(self.newlines, pos) + 1
 
 
 # The bytes of a pin name (any case) or a helm command: files without them are not decoded.

@@ -27,7 +27,7 @@ import bisect
 import os
 import re
 
-from karplint.model.release_evidence import Evidence, exact, is_karpenter_chart
+from karplint.model.release_evidence import Evidence, LineNumbers as _Lines, exact, is_karpenter_chart
 from karplint.model.release_scripts import PIN_NAME
 from karplint.model.versions import Version
 
@@ -96,20 +96,6 @@ class _Braces:
         """The end (exclusive) of the `{ ... }` block opening at `start`, at most MAX_BLOCK characters."""
         close = self.closes.get(start)
         return min(size, start + MAX_BLOCK) if close is None or close >= start + MAX_BLOCK else close + 1
-
-
-class _Lines:
-    """Line numbers of positions asked for mostly in increasing order: counted on from the last one asked."""
-
-    def __init__(self, text: str):
-        self.text, self.pos, self.line = text, 0, 1
-
-    def at(self, pos: int) -> int:
-        if pos < self.pos:
-            self.pos, self.line = 0, 1
-        self.line += self.text.count("\n", self.pos, pos)
-        self.pos = pos
-        return self.line
 
 
 def _variable_defaults(display: str, text: str, into: dict[tuple[str, str], str],
@@ -252,39 +238,6 @@ def tfvars_values(files: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[s
     for display, text in sorted(files):  # (Terraform loads *.auto.tfvars in lexical order, the later winning)
         for m in _TFVARS_LINE.finditer(text):
             out[(os.path.dirname(display), m.group(1))] = (m.group(2), os.path.basename(display))
-    return out
-
-
-def read_terraform(paths: list[tuple[str, str]], read) -> list[Evidence]:
-    """`terraform_evidence` of the files (display, abspath); a byte pre-check keeps files that never mention
-    karpenter or a variable unread beyond their bytes."""
-    texts = []
-    for display, abspath in paths:
-        try:
-            raw = read(abspath, MAX_TERRAFORM_BYTES)
-        except OSError:
-            continue
-        if len(raw) > MAX_TERRAFORM_BYTES or (b"karpenter" not in raw and b"variable" not in raw
-                                              and b"locals" not in raw):
-            continue
-        texts.append((display, raw.decode("utf-8", "replace")))
-    return terraform_evidence(texts)
-
-
-def read_yaml(paths: list[tuple[str, str]], read, limit: int) -> list[Evidence]:
-    """`yaml_evidence` of the YAML files (display, abspath) that mention karpenter (for `--show-settings`, which
-    does not run a check)."""
-    from karplint.readers.loader import decode, load
-
-    out: list[Evidence] = []
-    for display, abspath in paths:
-        try:
-            raw = read(abspath, limit)
-        except OSError:
-            continue
-        if len(raw) > limit or b"karpenter" not in raw or not _yaml_might_pin(display, raw):
-            continue
-        out.extend(_parsed_yaml_evidence(display, abspath, raw))
     return out
 
 

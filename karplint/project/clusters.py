@@ -9,19 +9,7 @@ from __future__ import annotations
 
 import os
 
-# Directory names that hold tests and their data (also the program-code notice's, karplint/readers/foreign.py).
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})
-
-
-def test_scope(path: str) -> str | None:
-    """The test directory a file lies in (the path up to the first part named as one, `/`-separated), or None.
-    `path`: relative to the project root, or a display path (relative to where the run started)."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".", "..")]
-    for i, part in enumerate(parts[:-1]):
-        if part in TEST_DIRS:
-            return "/".join(parts[:i + 1])
-    return None
-
+from karplint.discover.testdirs import test_scope  # noqa: F401 - (the scope test data is judged in)
 
 def cluster_dirs(config) -> list[str]:
     """The real paths of the directories the `clusters` globs match (relative to the configuration root, else the

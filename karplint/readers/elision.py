@@ -20,7 +20,10 @@ import re
 # fragment (required fields KPL103, "must specify one of" CEL rules KPL130, v1's required consolidateAfter KPL401).
 FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
 
-# A line that is only an elision marker; a comment line that is only one (`# ...`, `# …`).
+# What stands for an omitted value or lines (`...`, `…`, `<...>`), a line that is only one, a comment line that is
+# only one (`# ...`, `# …`); documentation blocks also write `..` and `[...]` (DOC_ELISION_LINE: one line).
+ELISIONS = ("...", "\u2026", "<...>")
+DOC_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>|\[\.\.\.\])[ \t]*\r?\n?$")
 ELISION_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026|<\.\.\.>)[ \t]*\r?$", re.M)
 ELISION_COMMENT = re.compile(r"^[ \t]*#[ \t]*(?:\.\.\.|\u2026)[ \t]*\r?$", re.M)
 

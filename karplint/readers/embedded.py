@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from karplint.readers.docblocks import asciidoc_regions, markdown_regions
+from karplint.readers.elision import DOC_ELISION_LINE as _ELISION_LINE
 from karplint.readers.elision import FRAGMENT_SILENCED  # noqa: F401 - (also embedded's, for its callers)
 from karplint.readers.regions import HostText as _Host, Region, is_kubernetes as _is_kubernetes, \
     shell_regions
@@ -204,7 +205,6 @@ def documentation_filter(results: list, documents: list, key) -> list:
 _TF_ESCAPE = re.compile(r"\$\$\{|%%\{")
 _TF_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:%\{~?[^}]*~?\}[ \t]*)+\r?\n?$")
 _TF_DIRECTIVE = re.compile(r"%\{~?\s*(\w+)")
-_ELISION_LINE = re.compile(r"^[ \t]*(?:\.{2,}|\u2026|<\.\.\.>|\[\.\.\.\])[ \t]*\r?\n?$")
 # `key: a | b` (alternatives) or `key: int` (a type): the API reference's way to describe a field, in docs
 _DESCRIBED_VALUE = re.compile(r":[ \t]+(?:[\"']?[^\s\"'#|{\[][^#\n|]*? \| \S|(?:int|integer|string|String|bool|boolean|"
                               r"float|number|map|Map|list|object)[ \t]*(?:#.*)?\r?\n?$)")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from karplint.discover.testdirs import TEST_DIRS
+
 MAX_SCAN_BYTES = 1 << 20  # a longer file is scanned in its first MiB only
 
 _GROUPS = (b"karpenter.sh", b"karpenter.k8s.aws", b"karpenter.azure.com")
@@ -61,7 +63,6 @@ def code_language(path: str) -> str:
             "py": "Python", "go": "Go", "java": "Java", "cs": "C#", "kt": "Kotlin"}.get(ext, "program")
 
 
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"})  # (project/clusters.py)
 _TEST_FILE = re.compile(r"(?:^test_.*\.py|.*_test\.(?:py|go)|.*\.(?:test|spec)\.[cm]?[jt]s|.*Tests?\.(?:java|cs|kt))$")
 
 

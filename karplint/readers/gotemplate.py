@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from karplint.readers.elision import ELISIONS as _ELISIONS
+
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _ONLY_ACTIONS = re.compile(r"^[ \t]*(?:\{\{.*?\}\}[ \t]*)+\r?\n?$")
 _WORD = re.compile(r"\{\{-?\s*(/\*|else\s+if|[A-Za-z_]\w*|\$\w*\s*:?=|\.)")
@@ -35,7 +37,6 @@ _KEY_AT = re.compile(r"^([ \t]*(?:-[ \t]+)*)(\{\{.*?\}\}[^:#\n]*?)(:(?:[ \t]|\r?
 _EMPTY_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)*[^\s#-][^#]*?:[ \t]*(?:#.*)?\r?\n?$")
 _VALUES_REF = re.compile(r"^\{\{-?\s*(?:quote\s+)?\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*(\|\s*quote\s*)?-?\}\}$")
 _QUOTE_FIRST = re.compile(r"^\{\{-?\s*quote\s")
-_ELISIONS = ("...", "\u2026", "<...>")
 _INDENT = re.compile(r"\|\s*n?indent\s+(\d+)\s*-?\}\}")  # (the last function of the pipeline sets it)
 
 

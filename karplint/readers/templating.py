@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from karplint.readers.elision import ELISIONS as _ELISIONS
+
 _SHELL_OR_TEMPLATE = re.compile(r"\$\{|\{\{|<<|^\$[A-Za-z_(]|\$\(")
 _COMPLETE_HOLE = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>|\{\{.*?\}\}|\{\{-?\s*\S|\{%.*?%\}", re.S)
-_ELISIONS = ("...", "\u2026", "<...>")
 
 
 def has_placeholder(value: Any) -> bool:

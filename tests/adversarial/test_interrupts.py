@@ -90,24 +90,29 @@ def test_ctrl_c_while_workers_run(tmp_path):
     assert (code, err) == (130, "karplint: interrupted\n")
 
 
+def _second_process_held(before_run: str = "") -> str:
+    """A driver running `karplint check -j 2 .` whose run stage forks its second process (engine/parallel), held
+    in its work for a minute after it says so on stderr; `before_run`: more setup, run just before the check."""
+    return ("import sys, time\n"
+            "from karplint.engine import parallel\n"
+            "parallel.MIN_PARALLEL_RUN_DOCUMENTS = 0\n"
+            "take = parallel._take\n"
+            "def held(line, front, *rest):\n"
+            "    if not front:\n"
+            "        sys.stderr.write('second process\\n'); sys.stderr.flush(); time.sleep(60)\n"
+            "    return take(line, front, *rest)\n"
+            "parallel._take = held\n"
+            + before_run +
+            "sys.argv = ['karplint', 'check', '--no-cache', '-j', '2', '.']\n"
+            "from karplint.cli import main\n"
+            "main()\n")
+
+
 def test_ctrl_c_while_the_run_stage_second_process_runs(tmp_path):
     """The run stage's forked second process (engine/parallel.run_stage), held in its work by the driver."""
     for i in range(3):
         (tmp_path / f"np{i}.yaml").write_text(NP.format(name=f"np{i}"))
-    driver = (
-        "import sys, time\n"
-        "from karplint.engine import parallel\n"
-        "parallel.MIN_PARALLEL_RUN_DOCUMENTS = 0\n"
-        "take = parallel._take\n"
-        "def held(line, front, *rest):\n"
-        "    if not front:\n"
-        "        sys.stderr.write('second process\\n'); sys.stderr.flush(); time.sleep(60)\n"
-        "    return take(line, front, *rest)\n"
-        "parallel._take = held\n"
-        "sys.argv = ['karplint', 'check', '--no-cache', '-j', '2', '.']\n"
-        "from karplint.cli import main\n"
-        "main()\n")
-    proc = _start([sys.executable, "-c", driver], tmp_path)
+    proc = _start([sys.executable, "-c", _second_process_held()], tmp_path)
     line = proc.stderr.readline()
     assert line == b"second process\n", line + proc.stderr.read()
     code, err = _interrupt(proc)
@@ -120,16 +125,8 @@ def test_ctrl_c_right_after_the_run_stage_forks(tmp_path):
     parent's first step after the fork slow; it hung until the child ended before (seen once in CI)."""
     for i in range(3):
         (tmp_path / f"np{i}.yaml").write_text(NP.format(name=f"np{i}"))
-    driver = (
-        "import os, sys, time\n"
-        "from karplint.engine import parallel\n"
-        "parallel.MIN_PARALLEL_RUN_DOCUMENTS = 0\n"
-        "take = parallel._take\n"
-        "def held(line, front, *rest):\n"
-        "    if not front:\n"
-        "        sys.stderr.write('second process\\n'); sys.stderr.flush(); time.sleep(60)\n"
-        "    return take(line, front, *rest)\n"
-        "parallel._take = held\n"
+    parent_slow_after_fork = (
+        "import os\n"
         "real_fork, real_close, after_fork = os.fork, os.close, []\n"
         "def fork():\n"
         "    pid = real_fork()\n"
@@ -138,11 +135,8 @@ def test_ctrl_c_right_after_the_run_stage_forks(tmp_path):
         "def close(fd):\n"
         "    if after_fork and after_fork.pop(): time.sleep(10)\n"
         "    return real_close(fd)\n"
-        "os.fork, os.close = fork, close\n"
-        "sys.argv = ['karplint', 'check', '--no-cache', '-j', '2', '.']\n"
-        "from karplint.cli import main\n"
-        "main()\n")
-    proc = _start([sys.executable, "-c", driver], tmp_path)
+        "os.fork, os.close = fork, close\n")
+    proc = _start([sys.executable, "-c", _second_process_held(parent_slow_after_fork)], tmp_path)
     line = proc.stderr.readline()
     assert line == b"second process\n", line + proc.stderr.read()
     code, err = _interrupt(proc)
