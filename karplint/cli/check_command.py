@@ -18,6 +18,8 @@ class OutputFormat(str, Enum):
     sarif = "sarif"
     github = "github"
     concise = "concise"
+    gitlab = "gitlab"
+    junit = "junit"
 
 
 class ColorChoice(str, Enum):

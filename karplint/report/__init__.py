@@ -1,4 +1,5 @@
-"""Reporters: turn a `Report` into text, JSON, SARIF or GitHub workflow commands. They know findings, not rules."""
+"""Reporters: turn a `Report` into text, JSON, SARIF, GitHub workflow commands, a GitLab Code Quality report or JUnit
+XML. They know findings, not rules."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import TextIO
 
 from karplint.engine import Report
 
-FORMATS = ("text", "concise", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit")
 
 
 def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_fixes: bool = True,
@@ -31,6 +32,14 @@ def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_f
         from karplint.report.github import render_github
 
         out.write(render_github(report))
+    elif fmt == "gitlab":
+        from karplint.report.gitlab import render_gitlab
+
+        out.write(render_gitlab(report))
+    elif fmt == "junit":
+        from karplint.report.junit import render_junit
+
+        out.write(render_junit(report))
     else:
         from karplint.report.text import render_text
 

@@ -100,6 +100,42 @@ def _fingerprint(f, seen: dict) -> str:
     return hashlib.sha256(f"{base}\0{n}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+def _sarif_fix(fix, artifact: dict, src) -> dict | None:
+    """A `Fix` as a SARIF fix (§3.55): one artifactChange whose replacements delete a region and insert text.
+
+    An `Edit` counts Unicode code points of the decoded text, after any byte order mark; SARIF's charOffset counts
+    from the artifact's first character in the run's columnKind, which leaves a BOM and UTF-16 readers to
+    interpretation. So each deletedRegion is given as lines and columns instead, computed from the text the edits
+    index: 1-based, columns in code points (run.columnKind `unicodeCodePoints`), lines ending at LF (CRLF's CR is
+    the last column of its line; SARIF's default newlineSequences are CRLF and LF), endColumn exclusive; an
+    insertion is an empty region (endColumn == startColumn). Replacements come in file order, each relative to the
+    original text (karplint's edits never overlap). None when the text is not at hand or the edits do not fit it:
+    no fix rather than a wrong one."""
+    if not fix.edits or src is None:
+        return None
+    edits = sorted(fix.edits, key=lambda e: (e.start, e.end))
+    text = src.text
+    if edits[0].start < 0 or edits[-1].end > len(text) or any(e.end < e.start for e in edits) or any(
+            a.end > b.start for a, b in zip(edits, edits[1:])):
+        return None
+    if any(0 < o < len(text) and text[o - 1] == "\r" and text[o] == "\n" for e in edits for o in (e.start, e.end)):
+        return None  # inside a CRLF: a position SARIF's lines and columns cannot name
+    replacements = []
+    for e in edits:
+        start_line, start_column = src.position_of(e.start)
+        end_line, end_column = src.position_of(e.end)
+        replacement = {"deletedRegion": {"startLine": start_line, "startColumn": start_column,
+                                         "endLine": end_line, "endColumn": end_column}}
+        if e.replacement:
+            replacement["insertedContent"] = {"text": e.replacement}
+        replacements.append(replacement)
+    description = fix.description if fix.safety == "safe" else (
+        f"{fix.description} (unsafe: it changes behaviour; `--fix --unsafe-fixes` applies it)")
+    return {"description": {"text": escape.text(description)},
+            "artifactChanges": [{"artifactLocation": dict(artifact), "replacements": replacements}],
+            "properties": {"applicability": fix.safety}}
+
+
 def render_sarif(report: Report) -> str:
     rules = [r for r in all_rules() if is_selected(r, report.config) or any(f.code == r.code for f in report.findings)]
     index = {r.code: i for i, r in enumerate(rules)}
@@ -141,6 +177,9 @@ def render_sarif(report: Report) -> str:
                   "partialFingerprints": {"karplintFindingHash/v1": _fingerprint(f, seen)}}
         if f.fix is not None:
             result["properties"] = {"fix": f.fix.to_json()["description"], "applicability": f.fix.safety}
+            fix = _sarif_fix(f.fix, location["physicalLocation"]["artifactLocation"], report.sources.get(f.file))
+            if fix is not None:
+                result["fixes"] = [fix]
         results.append(result)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
