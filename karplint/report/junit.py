@@ -27,7 +27,9 @@ _NOT_XML = re.compile("[\ufffe\uffff]")
 
 
 def _text(s: str) -> str:
-    s = _NOT_XML.sub(lambda m: f"\\u{ord(m.group(0)):04x}", escape.text(s))
+    """Element text: escaped as `escape.text` does (control characters visible), no line starting with `::` (a
+    report printed in a GitHub Actions log would run it as a workflow command), XML's markup characters."""
+    s = escape.no_commands(_NOT_XML.sub(lambda m: f"\\u{ord(m.group(0)):04x}", escape.text(s)))
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

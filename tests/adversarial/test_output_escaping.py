@@ -159,7 +159,7 @@ def test_render_escapes_userdata_names_and_errors(tmp_path):
     _ok(run_cli("render", ".", "--nodeclass", HOSTILE, cwd=proj), code=1)
 
 
-@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github"])
+@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github", "gitlab", "junit"])
 def test_check_escapes_every_format(tmp_path, fmt):
     proj = _project(tmp_path)
     out = run_cli("check", ".", "--no-cache", "--output-format", fmt, cwd=proj)

@@ -16,7 +16,7 @@ from karplint.testing import run_cli
 from test_untrusted_tree import FIXABLE  # (a NodePool whose group `--fix` rewrites)
 
 SECRET = "TOP-SECRET-b42d9e"
-FORMATS = ("text", "json", "sarif", "github", "concise")
+FORMATS = ("text", "json", "sarif", "github", "concise", "gitlab", "junit")
 
 
 def _home(tmp_path: Path) -> Path:
