@@ -18,7 +18,7 @@ from karplint.engine import Report
 from karplint.report import escape
 from karplint.report.json import dumps_indented
 
-# Two levels below `blocker`, as SARIF's security-severity puts an error in GitHub's "high" band, below "critical".
+# An error one level below `blocker`, as SARIF's security-severity puts it in GitHub's "high" band, below "critical".
 SEVERITIES = {"error": "critical", "warning": "major", "info": "info"}
 
 # Line numbers a headline quotes ("first defined at line 3"): they move with edits above the finding.
