@@ -21,7 +21,7 @@ def _run(tmp_path, cwd, **env_extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     env.update({"RUNNER_TEMP": str(tmp_path / "runner"), "GITHUB_OUTPUT": str(tmp_path / "output"),
                 "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "ACTION_PATH": str(REPO),
-                "KARPLINT_BIN": f"{sys.executable} -m karplint", **env_extra})
+                "KARPLINT_BIN": f"{sys.executable} -m karplint", "KARPLINT_PYTHON": sys.executable, **env_extra})
     for name in ("output", "summary.md"):
         (tmp_path / name).write_text("")
     return subprocess.run(["bash", str(REPO / "action" / "run.sh"), "check"], cwd=cwd, env=env,
