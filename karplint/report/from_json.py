@@ -1,10 +1,10 @@
 """A `Report` read back from the JSON report (`karplint/report/json.py`), so that the other formats can be rendered
 from one run's JSON (the GitHub Action: annotations, SARIF and the job summary from a single check).
 
-What the JSON does not hold stays at its default: the sources (no code frames), the configuration but for the
-severity of each reported rule and `fail-on`, and the selection, which becomes the reported rules (a SARIF file
-lists those). A file name's non-UTF-8 bytes come back as the JSON's visible escapes (`\\xff`), not as bytes.
-Text read back is the JSON's, already escaped (`escape`; escaping it again changes nothing).
+What the JSON does not hold stays at its default: the sources (no code frames), the configuration but for
+`fail-on` (a severity set in the configuration is each finding's own, not its rule's default), and the selection,
+which becomes the reported rules (a SARIF file lists those). Text read back is the JSON's, already escaped
+(`escape`; escaping it again changes nothing): a file name's non-UTF-8 bytes come back as visible escapes.
 """
 
 from __future__ import annotations
@@ -50,13 +50,9 @@ def report_from_json(doc: dict) -> Report:
     try:
         findings = [_finding(item) for item in doc["findings"]]
         summary = doc.get("summary") or {}
-        severities: dict[str, set] = {}
-        for f in findings:
-            severities.setdefault(f.code, set()).add(f.severity)
-        # a rule whose findings all have one severity was run at that one (a mixed rule keeps its default)
-        config = Config(select=sorted(severities),
-                        severity={code: next(iter(s)) for code, s in severities.items() if len(s) == 1},
-                        fail_on=summary.get("fail_on", "warning"))
+        # the rules' own default levels: a finding's severity is no clue to a configured one (rules such as
+        # KPL206 report below their default)
+        config = Config(select=sorted({f.code for f in findings}), fail_on=summary.get("fail_on", "warning"))
         return Report(findings=findings, files=int(summary.get("files", 0)),
                       resources=int(summary.get("resources", 0)), config=config)
     except (KeyError, TypeError, ValueError) as exc:
