@@ -420,3 +420,24 @@ def test_report_from_json_refuses_anything_else():
     for doc in ({"version": 2, "findings": []}, [], {"version": 1, "findings": [{"code": "KPL801"}]}):
         with pytest.raises(NotAReport):
             report_from_json(doc)
+
+
+def _repository_tags() -> set[str]:
+    proc = subprocess.run(["git", "-C", str(REPO), "tag", "--list"], capture_output=True, text=True)
+    return set(proc.stdout.split()) if proc.returncode == 0 else set()
+
+
+def test_readme_install_references_resolve():
+    """The README's `rev: v0.1.0` (pre-commit), `OWNER/karplint@v0.1.0` and `version: 0.1.0` (the Action) named a
+    tag that does not exist. Each install reference names `main`, a full commit SHA, or a tag the repository has."""
+    import re
+
+    text = (REPO / "README.md").read_text()
+    refs = re.findall(r"^\s*rev:\s*['\"]?([^\s'\"#]+)", text, re.M)
+    refs += re.findall(r"\buses:\s*[\w.-]+/karplint@([^\s'\"#]+)", text)
+    refs += ["v" + v.lstrip("v") for v in re.findall(r"(?<![\w-])version:\s*['\"]?(v?\d+\.\d+\.\d+)", text)]
+    refs += re.findall(r"karplint@(v\d[\w.]*)", text)
+    assert len(refs) >= 2  # the pre-commit and Action examples
+    tags = _repository_tags()
+    unresolved = [r for r in refs if r != "main" and not re.fullmatch(r"[0-9a-f]{40}", r) and r not in tags]
+    assert unresolved == []
