@@ -75,6 +75,12 @@ def _reason(stderr: str, exit_code: int) -> str:
 
 
 def main() -> int:
+    try:
+        import karplint.report.from_json  # noqa: F401  (an older release, from the `version` input, lacks it)
+    except ImportError as exc:
+        print(f"::error title=karplint::the installed karplint cannot render the action's reports ({exc}); "
+              "install one at least as new as the action (leave `version` empty)", flush=True)
+        return 2
     paths = _paths(os.environ.get("PATHS") or ".")
     base = os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()
     os.makedirs(base, exist_ok=True)

@@ -84,5 +84,9 @@ def render(doc: dict) -> str:
 
 def render_failure(message: str, exit_code: int) -> str:
     """The summary of a check that did not complete (a usage error, a crash)."""
+    import html
+
+    text = message if len(message) <= 4000 else message[:3999] + "…"
+    # <pre> keeps the lines; escaped, the message stays text (a fence could be closed by backticks in it)
     return (f"## karplint\n\n**karplint did not complete** (exit code {exit_code}):\n\n"
-            f"{cell(message, 4000)}\n")
+            f"<pre>{html.escape(text)}</pre>\n")

@@ -310,7 +310,9 @@ def test_usage_error_writes_a_valid_sarif_with_the_reason_and_fails(tmp_path):
     assert note["level"] == "error" and "--no-such-flag" in note["message"]["text"]
     [error] = [ln for ln in proc.stdout.splitlines() if ln.startswith("::error")]
     assert error.startswith("::error title=karplint::karplint check failed (exit code 2): ") and "--no-such-flag" in error
-    assert "did not complete" in (tmp_path / "summary.md").read_text()
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("## karplint\n\n**karplint did not complete** (exit code 2):\n\n<pre>karplint check ")
+    assert summary.endswith("No such option: --no-such-flag</pre>\n")
 
 
 def test_karplint_runs_once(tmp_path):
