@@ -4,7 +4,8 @@ from one run's JSON (the GitHub Action: annotations, SARIF and the job summary f
 What the JSON does not hold stays at its default: the sources (no code frames), the configuration but for
 `fail-on` (a severity set in the configuration is each finding's own, not its rule's default), and the selection,
 which becomes the reported rules (a SARIF file lists those). Text read back is the JSON's, already escaped
-(`escape`; escaping it again changes nothing): a file name's non-UTF-8 bytes come back as visible escapes.
+(`escape`; escaping it again changes nothing): a file name's non-UTF-8 bytes come back as visible escapes. A
+message's `help:` lines come back before its `note:` lines (the JSON holds them apart, not their order).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class NotAReport(ValueError):
 
 
 def _message(item: dict) -> str:
-    """The finding's message as rules write it: the headline, then `help:` and `note:` lines (`split_message`)."""
+    """The finding's message as rules write it (`split_message`): the headline, `help:` lines, `note:` lines."""
     lines = [item["message"]]
     lines += [f"help: {h}" for h in item.get("help") or ()]
     lines += [f"note: {n}" for n in item.get("notes") or ()]
