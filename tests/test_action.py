@@ -443,3 +443,16 @@ def test_readme_install_references_resolve():
     tags = _repository_tags()
     unresolved = [r for r in refs if r != "main" and not re.fullmatch(r"[0-9a-f]{40}", r) and r not in tags]
     assert unresolved == []
+
+
+def test_absolute_sarif_file_that_is_a_link_is_refused_before_the_run(tmp_path):
+    """The SARIF file is written by the action now (no longer by karplint's --output): a link committed where the
+    workflow's absolute sarif-file points is still refused, and nothing is written through it."""
+    proj = _blue_prints_tree(tmp_path)
+    (tmp_path / "victim").write_text("precious\n")
+    (proj / "out.sarif").symlink_to(tmp_path / "victim")
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE=str(proj / "out.sarif"))
+    assert proc.returncode == 2
+    assert proc.stdout.startswith(f"::error title=karplint::sarif-file {proj / 'out.sarif'}: is a symbolic link")
+    assert (tmp_path / "victim").read_text() == "precious\n"
+    assert (tmp_path / "output").read_text() == ""
