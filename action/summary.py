@@ -55,7 +55,8 @@ def _findings_table(hidden: list[dict]) -> list[str]:
         if shown == MAX_ROWS or size > MAX_BYTES:
             break
         row = (f"| {cell(f.get('file', ''), 200)} | {int(f.get('line', 0))} | {cell(f.get('code', ''))} "
-               f"{cell(f.get('slug', ''))} | {cell(f.get('severity', ''))} | {cell(f.get('message', ''), MAX_MESSAGE)} |")
+               f"{cell(f.get('slug', ''))} | {cell(f.get('severity', ''))} "
+               f"| {cell(f.get('message', ''), MAX_MESSAGE)} |")
         lines.append(row)
         size += len(row.encode("utf-8")) + 1
         shown += 1
