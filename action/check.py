@@ -96,10 +96,17 @@ def main() -> int:
         # An absolute path is the workflow's choice (refused when it is a link: see safe_write); any other name is
         # a file in the reports directory.
         sarif = name if os.path.isabs(name) else os.path.join(reports, name)
-        os.makedirs(os.path.dirname(sarif), exist_ok=True)
         from karplint.safe_write import output_refusal
 
-        why = output_refusal(sarif, [".", *(p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths)])
+        guarded = [".", *(p if os.path.isdir(p) else os.path.dirname(p) or "." for p in paths)]
+        # its missing directories are made only below one reached without a committed link (as a new file would be)
+        existing = os.path.dirname(sarif)
+        while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
+        why = output_refusal(os.path.join(existing, "new"), guarded) if existing != os.path.dirname(sarif) else None
+        if why is None:
+            os.makedirs(os.path.dirname(sarif), exist_ok=True)
+            why = output_refusal(sarif, guarded)
         if why:
             _error(f"sarif-file {name}: {why}")
             return 2

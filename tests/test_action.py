@@ -456,3 +456,15 @@ def test_absolute_sarif_file_that_is_a_link_is_refused_before_the_run(tmp_path):
     assert proc.stdout.startswith(f"::error title=karplint::sarif-file {proj / 'out.sarif'}: is a symbolic link")
     assert (tmp_path / "victim").read_text() == "precious\n"
     assert (tmp_path / "output").read_text() == ""
+
+
+def test_absolute_sarif_file_under_a_linked_directory_creates_nothing_through_it(tmp_path):
+    """`sarif-file: /checkout/reports/new/k.sarif` where the checkout commits `reports` as a link: refused before
+    `new/` is made at the link's target."""
+    proj = _blue_prints_tree(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (proj / "reports").symlink_to(tmp_path / "elsewhere")
+    proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache", SARIF_FILE=str(proj / "reports" / "new" / "k.sarif"))
+    assert proc.returncode == 2
+    assert proc.stdout.startswith(f"::error title=karplint::sarif-file {proj}/reports/new/k.sarif: is a symbolic link")
+    assert os.listdir(tmp_path / "elsewhere") == []
