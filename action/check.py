@@ -65,7 +65,7 @@ def _fail(message: str, exit_code: int, sarif: str | None) -> int:
         _append("GITHUB_OUTPUT", f"sarif-file={sarif}\n")
     if os.environ.get("SUMMARY", "true") == "true":
         _append("GITHUB_STEP_SUMMARY", summary.render_failure(message, exit_code))
-    return exit_code if exit_code not in (0, 1) else 2
+    return exit_code if exit_code > 1 else 2  # (a run killed by a signal has a negative code)
 
 
 def _reason(stderr: str, exit_code: int) -> str:
@@ -117,7 +117,10 @@ def main() -> int:
 
     # Our options first and the paths after `--`: an argument of `args` cannot make a path an option's value.
     command = [*_karplint(), "check", "--output-format", "json", "--output", report_path, *argv, "--", *paths]
-    proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    try:
+        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    except OSError as exc:
+        return _fail(f"cannot run {command[0]}: {exc.strerror or exc}", 2, sarif)
     sys.stderr.write(proc.stderr)  # karplint's notes and warnings, for the log (escaped by karplint)
     sys.stderr.flush()
     doc = None
@@ -136,6 +139,8 @@ def main() -> int:
 
     try:
         report = report_from_json(doc)
+        if not isinstance(doc.get("summary"), dict):
+            raise NotAReport("no summary")
     except NotAReport as exc:
         return _fail(f"{report_path}: {exc}", 2, sarif)
     s = doc["summary"]

@@ -468,3 +468,18 @@ def test_absolute_sarif_file_under_a_linked_directory_creates_nothing_through_it
     assert proc.returncode == 2
     assert proc.stdout.startswith(f"::error title=karplint::sarif-file {proj}/reports/new/k.sarif: is a symbolic link")
     assert os.listdir(tmp_path / "elsewhere") == []
+
+
+def test_karplint_that_cannot_run_or_dies_fails_the_step_with_a_sarif(tmp_path):
+    proj = _blue_prints_tree(tmp_path)
+    proc = _run(tmp_path, proj, PATHS=".", SARIF_FILE="k.sarif", KARPLINT_BIN=str(tmp_path / "no-such-karplint"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stdout.startswith(f"::error title=karplint::cannot run {tmp_path / 'no-such-karplint'}: ")
+    killed = tmp_path / "killed"
+    killed.write_text("#!/bin/sh\necho 'out of memory' >&2\nkill -9 $$\n")
+    killed.chmod(0o755)
+    proc = _run(tmp_path, proj, PATHS=".", SARIF_FILE="k.sarif", KARPLINT_BIN=str(killed))
+    assert proc.returncode == 2
+    assert proc.stdout == "::error title=karplint::karplint check failed (exit code -9): out of memory\n"
+    report = json.loads(open(_outputs(tmp_path)["sarif-file"]).read())
+    assert report["runs"][0]["invocations"][0]["exitCode"] == -9
