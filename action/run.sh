@@ -1,22 +1,18 @@
 #!/usr/bin/env bash
 # The steps of action.yml, kept here so that they can be read and tested (tests/test_action.py) like any code.
 #   run.sh install   venv in $RUNNER_TEMP; tag v$KARPLINT_VERSION of this action's repository, or its own checkout
-#   run.sh check     annotations, the SARIF file, the job summary and the step's outputs
+#   run.sh check     annotations, the SARIF file, the job summary and the step's outputs (action/check.py)
+#   run.sh cache-key the key of the pip cache, written to GITHUB_OUTPUT as key=
 # Inputs come from the environment (never interpolated into the script: a path or an argument is data):
-# PATHS (one per line, spaces kept), ARGS (split into words), SARIF_FILE, SUMMARY (true/false), KARPLINT_VERSION,
-# ACTION_PATH, ACTION_REPOSITORY (github.action_repository). KARPLINT_BIN and KARPLINT_PIP override the installed
-# command and pip (tests).
+# PATHS (one per line, spaces kept), ARGS (action/arguments.py), SARIF_FILE, SUMMARY (true/false), KARPLINT_VERSION,
+# ACTION_PATH, ACTION_REPOSITORY (github.action_repository). KARPLINT_BIN, KARPLINT_PYTHON and KARPLINT_PIP
+# override the installed command, its Python and pip (tests).
 # Nothing is written in the checkout: a pull request can commit any name there as a link to a file outside it.
 # Reports go to a fresh directory under $RUNNER_TEMP (else a new temporary directory).
 set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 venv="${RUNNER_TEMP:+$RUNNER_TEMP/karplint-venv}"
-if [[ -n "${KARPLINT_BIN:-}" ]]; then
-  read -r -a karplint <<<"$KARPLINT_BIN"
-else
-  karplint=("${venv:?RUNNER_TEMP is not set}/bin/karplint")
-fi
-
 install() {
   : "${venv:?RUNNER_TEMP is not set}"
   local -a pip=("$venv/bin/pip")
@@ -49,60 +45,27 @@ install() {
 }
 
 check() {
-  local -a paths=() args=()
-  local line
-  while IFS= read -r line || [[ -n "$line" ]]; do
-    line="${line%$'\r'}"
-    [[ -n "${line//[[:space:]]/}" ]] && paths+=("$line")
-  done <<<"${PATHS:-.}"
-  (( ${#paths[@]} )) || paths=(.)
-  read -r -a args <<<"${ARGS:-}"
-
-  local base="${RUNNER_TEMP:-${TMPDIR:-/tmp}}" reports report sarif=""
-  mkdir -p "$base"
-  reports="$(mktemp -d "$base/karplint-reports.XXXXXX")"
-  report="$reports/report.json"
-  if [[ -n "${SARIF_FILE:-}" ]]; then
-    # An absolute path is the workflow's choice (karplint refuses to write through a link there); any other
-    # name is a file in the reports directory.
-    if [[ "$SARIF_FILE" == /* ]]; then sarif="$SARIF_FILE"; else sarif="$reports/$SARIF_FILE"; fi
-    if [[ "$sarif" == *$'\n'* || "$sarif" == *$'\r'* ]]; then
-      echo "::error title=karplint::sarif-file must not contain a line break" >&2
-      exit 2
-    fi
-    mkdir -p "$(dirname "$sarif")"
-  fi
-  # One full check (the cache makes the two renderings below cheap): the JSON feeds the summary and outputs.
-  "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format json --output "$report" --exit-zero
-  if [[ -n "$sarif" ]]; then
-    "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format sarif --output "$sarif" --exit-zero
-  fi
-  SARIF_PATH="$sarif" python3 - "$report" <<'PY'
-import json, os, sys
-report = json.load(open(sys.argv[1], encoding="utf-8"))
-s = report["summary"]
-out = os.environ.get("GITHUB_OUTPUT")
-if out:
-    with open(out, "a", encoding="utf-8") as fh:
-        fh.write(f"findings={s['findings']}\n")
-        fh.write(f"errors={s['by_severity']['error']}\nwarnings={s['by_severity']['warning']}\n")
-        if os.environ.get("SARIF_PATH"):
-            fh.write(f"sarif-file={os.environ['SARIF_PATH']}\n")
-summary = os.environ.get("GITHUB_STEP_SUMMARY")
-if summary and os.environ.get("SUMMARY", "true") == "true":
-    slugs = {f["code"]: f["slug"] for f in report["findings"]}
-    lines = ["## karplint", "",
-             f"{s['findings']} finding(s) in {s['files']} file(s), {s['resources']} resource(s); "
-             f"Karpenter {s['karpenter_version']}; fail-on {s['fail_on']}: **{'failed' if s['failed'] else 'passed'}**",
-             ""]
-    if s["by_code"]:
-        lines += ["| rule | findings |", "|---|---:|"]
-        lines += [f"| {code} {slugs[code]} | {n} |" for code, n in sorted(s["by_code"].items(), key=lambda kv: -kv[1])]
-    with open(summary, "a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-PY
-  # The annotations, and the step's exit code.
-  "${karplint[@]}" check "${paths[@]}" "${args[@]}" --output-format github
+  # The step itself is Python (action/check.py, run by the installed karplint's interpreter): it parses the
+  # inputs, runs karplint once and renders everything from its JSON report.
+  local python="${KARPLINT_PYTHON:-${venv:?RUNNER_TEMP is not set}/bin/python}"
+  exec "$python" "$here/check.py"
 }
 
-"${1:?usage: run.sh install|check}"
+cache-key() {
+  # actions/cache's hashFiles() only sees files under GITHUB_WORKSPACE: the action's own pyproject.toml (under
+  # github.action_path) hashes to nothing there, and a `uses: ./` path breaks it. The key is made here instead,
+  # from the requested version and the pyproject.toml of the action being run, both hashed (a version is data:
+  # a line break in it must not write a second output).
+  local key
+  key="$(python3 - "${ACTION_PATH:?ACTION_PATH is not set}/pyproject.toml" <<'PY'
+import hashlib, os, sys
+digest = hashlib.sha256(os.environ.get("KARPLINT_VERSION", "").encode("utf-8", "surrogateescape") + b"\0")
+with open(sys.argv[1], "rb") as fh:
+    digest.update(fh.read())
+print(digest.hexdigest()[:32])
+PY
+)"
+  echo "key=karplint-pip-${RUNNER_OS:-unknown}-$key" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set}"
+}
+
+"${1:?usage: run.sh install|check|cache-key}"

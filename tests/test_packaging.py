@@ -48,8 +48,9 @@ def test_action_interface():
     action = YAML(typ="safe").load((REPO / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     assert {"version", "paths", "args", "sarif-file"} <= set(action["inputs"])
-    script = (REPO / "action" / "run.sh").read_text()  # the steps' code (tests/test_action.py runs it)
-    assert "--output-format github" in script and "--output-format sarif" in script
+    script = (REPO / "action" / "check.py").read_text()  # the check step's code (tests/test_action.py runs it)
+    # one run's JSON renders the annotations and the SARIF file
+    assert '"--output-format", "json"' in script and "render_github(" in script and "render_sarif(" in script
 
 
 @pytest.mark.slow

@@ -192,3 +192,22 @@ def render_sarif(report: Report) -> str:
         }],
     }
     return dumps_indented(sarif) + "\n"
+
+
+def render_sarif_failure(message: str, exit_code: int) -> str:
+    """A SARIF log for a run that did not complete (a usage error, a crash): no results, and the reason as a tool
+    execution notification, so that a consumer shows the failure instead of reading "no results" as a pass."""
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "karplint", "version": __version__, "semanticVersion": __version__}},
+            "invocations": [{
+                "executionSuccessful": False,
+                "exitCode": exit_code,
+                "toolExecutionNotifications": [{"level": "error", "message": {"text": escape.text(message)}}],
+            }],
+            "results": [],
+        }],
+    }
+    return dumps_indented(sarif) + "\n"
