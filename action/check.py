@@ -60,6 +60,9 @@ def _fail(message: str, exit_code: int, sarif: str | None) -> int:
     from karplint.report.sarif import render_sarif_failure
 
     _error(message)
+    # `completed=false`: the SARIF holds no results because nothing was checked. Uploaded to code scanning, it
+    # would read as a clean run and close every open alert; the README's upload step skips it on this output.
+    _append("GITHUB_OUTPUT", "completed=false\n")
     if sarif:
         _write_sarif(sarif, render_sarif_failure(message, exit_code))
         _append("GITHUB_OUTPUT", f"sarif-file={sarif}\n")
@@ -145,7 +148,7 @@ def main() -> int:
         return _fail(f"{report_path}: {exc}", 2, sarif)
     s = doc["summary"]
     outputs = (f"findings={s['findings']}\nerrors={s['by_severity']['error']}\n"
-               f"warnings={s['by_severity']['warning']}\n")
+               f"warnings={s['by_severity']['warning']}\ncompleted=true\n")
     if sarif:
         _write_sarif(sarif, render_sarif(report))
         outputs += f"sarif-file={sarif}\n"

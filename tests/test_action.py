@@ -299,6 +299,7 @@ def test_usage_error_writes_a_valid_sarif_with_the_reason_and_fails(tmp_path):
     proj = _blue_prints_tree(tmp_path)
     proc = _run(tmp_path, proj, PATHS=".", ARGS="--no-cache --no-such-flag", SARIF_FILE="k.sarif")
     assert proc.returncode == 2
+    assert _outputs(tmp_path)["completed"] == "false"  # (the README's upload step skips it: alerts stay open)
     sarif = _outputs(tmp_path)["sarif-file"]
     report = json.loads(open(sarif).read())
     jsonschema.validate(report, json.loads((need_shared() / "sarif" / "sarif-schema-2.1.0.json").read_text()))
@@ -330,6 +331,7 @@ def test_karplint_runs_once(tmp_path):
     assert call.startswith("check --output-format json --output ") and call.endswith(" --select KPL801 --no-cache --karpenter-version 1.14.1 -- .")
     assert len(_annotated_files(proc)) == 2
     assert len(json.loads(open(_outputs(tmp_path)["sarif-file"]).read())["runs"][0]["results"]) == 2
+    assert _outputs(tmp_path)["completed"] == "true"
 
 
 def test_summary_lists_every_finding_beyond_githubs_ten_annotations_per_level(tmp_path):
