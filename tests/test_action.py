@@ -44,7 +44,7 @@ def test_check_step(tmp_path):
     annotations = [ln for ln in proc.stdout.splitlines() if ln.startswith("::error ")]
     assert [a.split(",")[0] for a in annotations] == ["::error file=my dir/np.yaml", "::error file=other/np.yaml"]
     outputs = dict(ln.split("=", 1) for ln in (tmp_path / "output").read_text().splitlines())
-    assert outputs == {"findings": "2", "errors": "2", "warnings": "0", "sarif-file": str(sarif)}
+    assert outputs == {"findings": "2", "errors": "2", "warnings": "0", "completed": "true", "sarif-file": str(sarif)}
     summary = (tmp_path / "summary.md").read_text()
     assert "2 finding(s) in 2 file(s)" in summary and "| KPL801 removed-api-version | 2 |" in summary
     report = json.loads(sarif.read_text())
