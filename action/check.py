@@ -141,7 +141,7 @@ def main() -> int:
     from karplint.report.sarif import render_sarif
 
     try:
-        report = report_from_json(doc)
+        report = report_from_json(doc, base=os.getcwd())  # (karplint ran here: SARIF fixes read the files)
         if not isinstance(doc.get("summary"), dict):
             raise NotAReport("no summary")
     except NotAReport as exc:

@@ -109,7 +109,7 @@ def test_action_yml_passes_inputs_as_data():
         assert "${{" not in step.get("run", "")
         if "run" in step:
             assert step["run"].strip("'").startswith('"$ACTION_PATH/action/run.sh"')
-    assert set(action["outputs"]) == {"findings", "errors", "sarif-file"}
+    assert set(action["outputs"]) == {"findings", "errors", "completed", "sarif-file"}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="bash")
@@ -407,13 +407,14 @@ def test_report_from_json_renders_what_the_run_rendered():
     target = str(REPO / "examples" / "quickstart")
     outputs = {fmt: run_cli("check", "--no-cache", "--output-format", fmt, target, cwd=REPO).stdout
                for fmt in ("json", "github", "sarif")}
-    report = report_from_json(json.loads(outputs["json"]))
+    report = report_from_json(json.loads(outputs["json"]), base=str(REPO))
     assert len(report.findings) > 5 and any(f.fix for f in report.findings)
     assert render_github(report) == outputs["github"]
     direct = json.loads(outputs["sarif"])["runs"][0]
     loaded = json.loads(render_sarif(report))["runs"][0]
     assert loaded["results"] == [{**r, "ruleIndex": loaded["results"][i]["ruleIndex"]}
                                  for i, r in enumerate(direct["results"])]
+    assert any(r.get("fixes") for r in loaded["results"])  # (SARIF fixes read the files: `base`)
     rules = {r["id"]: r for r in direct["tool"]["driver"]["rules"]}
     assert all(rule == rules[rule["id"]] for rule in loaded["tool"]["driver"]["rules"])
 

@@ -1,7 +1,8 @@
 """A `Report` read back from the JSON report (`karplint/report/json.py`), so that the other formats can be rendered
 from one run's JSON (the GitHub Action: annotations, SARIF and the job summary from a single check).
 
-What the JSON does not hold stays at its default: the sources (no code frames), the configuration but for
+What the JSON does not hold stays at its default: the sources, unless `base` names the directory the run's
+file names are relative to (then code frames and SARIF fixes read the files there, as the run did), the configuration but for
 `fail-on` (a severity set in the configuration is each finding's own, not its rule's default), and the selection,
 which becomes the reported rules (a SARIF file lists those). Text read back is the JSON's, already escaped
 (`escape`; escaping it again changes nothing): a file name's non-UTF-8 bytes come back as visible escapes. A
@@ -42,8 +43,13 @@ def _finding(item: dict) -> Finding:
                    fix=_fix(item.get("fix")))
 
 
-def report_from_json(doc: dict) -> Report:
-    """The `Report` a JSON report describes (raises NotAReport on anything else)."""
+def report_from_json(doc: dict, *, base: str | None = None) -> Report:
+    """The `Report` a JSON report describes (raises NotAReport on anything else); `base`: the directory of the run
+    the report came from, where its relative file names are."""
+    import os
+
+    from karplint.engine import Sources
+    from karplint.readers.files import InputFile
     from karplint.report.json import SCHEMA_VERSION
 
     if not isinstance(doc, dict) or doc.get("version") != SCHEMA_VERSION or not isinstance(doc.get("findings"), list):
@@ -54,7 +60,11 @@ def report_from_json(doc: dict) -> Report:
         # the rules' own default levels: a finding's severity is no clue to a configured one (rules such as
         # KPL206 report below their default)
         config = Config(select=sorted({f.code for f in findings}), fail_on=summary.get("fail_on", "warning"))
+        sources = Sources()
+        if base is not None:
+            sources = Sources(InputFile(name, os.path.join(base, name)) for name in {f.file for f in findings}
+                              if name != "-")
         return Report(findings=findings, files=int(summary.get("files", 0)),
-                      resources=int(summary.get("resources", 0)), config=config)
+                      resources=int(summary.get("resources", 0)), config=config, sources=sources)
     except (KeyError, TypeError, ValueError) as exc:
         raise NotAReport(f"not a karplint JSON report: {type(exc).__name__}: {exc}") from None
