@@ -274,6 +274,13 @@ def test_embedded_yaml_positions_are_the_host_files(tree):
     assert got is not None and got.startswith("**NodePool `windows`** can launch")
     assert _hover(tree, "pool.tf", tf, "resource") is None
     assert _hover(tree, "pool.tf", tf, "nodes: \"0\"").startswith("**NodePool `windows`, budgets[1]**")
+    # columns too: the first budget's closing brace, four columns right of where the extracted YAML has it
+    flow = NODEPOOL.split("    budgets:\n")[0] + '    budgets: [{nodes: "1"}, {nodes: "0", schedule: "@daily", duration: 1h}]\n'
+    tf = ('resource "kubectl_manifest" "pool" {\n  yaml_body = <<-YAML\n'
+          + "".join(f"    {line}\n" for line in flow.splitlines()) + "  YAML\n}\n")
+    (tree / "pool.tf").write_text(tf)
+    assert _hover(tree, "pool.tf", tf, '"1"}', 3).startswith("**NodePool `windows`, budgets[0]**")
+    assert _hover(tree, "pool.tf", tf, '"1"}', 6).startswith("**NodePool `windows`, budgets[1]**")
     # a Markdown block: a documentation example, simulated with its own file as context
     md = "# Pools\n\nText.\n\n```yaml\n" + NODEPOOL + "```\n"
     (tree / "README.md").write_text(md)
