@@ -82,7 +82,8 @@ def _hover(project, display: str, text: str, line: int, character: int, others) 
         what, res, index = target
         if what == "budget":
             return hover_text.budget(res, index)
-        model = project_model(project, display, docs, others, keep_examples=doc.documentation_example)
+        model = project_model(project, display, docs, others, keep_examples=doc.documentation_example,
+                              evidence=what == "userdata" and project.config.karpenter_version_source == "default")
         if what == "userdata":
             return _render(project, model, res)
         return _simulate(project, model, res)
@@ -197,8 +198,9 @@ def _signature(item) -> tuple | None:
 
 
 def _file_entry(item, config: "Config") -> dict:
-    """{"docs": documents, "evidence": release evidence (filled on demand)} of one file of the project, cached by
-    its state."""
+    """What the hover reads of one file of the project, cached by the file's state: its documents, its NodePools
+    and EC2NodeClasses (documentation examples left out, as `cluster_state` does), its YAML release evidence
+    (worked out on demand)."""
     from karplint.engine.files import load_input
 
     key = (item.display, item.abspath)
@@ -207,27 +209,40 @@ def _file_entry(item, config: "Config") -> dict:
     hit = files.get(key)
     if hit is not None and sig is not None and hit["sig"] == sig:
         return hit
-    entry = {"sig": sig, "docs": load_input(item, config).documents, "evidence": None}
+    docs = load_input(item, config).documents
+    entry = {"sig": sig, "docs": docs, "karpenter": _karpenter(docs), "evidence": None}
     files[key] = entry
     return entry
 
 
-def project_model(project: "Project", display: str, docs: list, others=None, *, keep_examples: bool = False):
-    """The project's cluster as `simulate` and `render` read it (documentation examples left out, as
-    `cluster_state` does), with `docs` (the buffer's) in place of the file `display`; its documentation examples
-    stay when the hovered object is one (an example's context is its own file). Attribute `evidence`: the YAML
-    release evidence of every file."""
+def _karpenter(docs: list, keep_examples: bool = False) -> list:
+    from karplint.model import as_resource
+
+    out = []
+    for doc in docs:
+        if keep_examples or not doc.documentation_example:
+            res = as_resource(doc)
+            if res is not None and res.kind in ("NodePool", "EC2NodeClass"):
+                out.append(res)
+    return out
+
+
+def project_model(project: "Project", display: str, docs: list, others=None, *, keep_examples: bool = False,
+                  evidence: bool = False):
+    """The project's NodePools and EC2NodeClasses as `simulate` and `render` read them (documentation examples
+    left out, as `cluster_state` does), with `docs` (the buffer's) in place of the file `display`; its
+    documentation examples stay when the hovered object is one (an example's context is its own file).
+    `evidence`: the YAML release evidence of every file, in `model.memo["hover evidence"]`."""
     from karplint.model import Model
     from karplint.model.repo_version import yaml_evidence
 
     model = Model()
-    wants_evidence = project.config.karpenter_version_source == "default"
-    evidence: list = []
+    found: list = []
     if others is not None:
         other_docs = [d for d in others if str(d.path) != display]
-        model.add(d for d in other_docs if not d.documentation_example)
-        if wants_evidence:
-            evidence.extend(yaml_evidence(other_docs))
+        model.resources.extend(_karpenter(other_docs))
+        if evidence:
+            found.extend(yaml_evidence(other_docs))
     else:
         with _LOCK:
             if _CACHE["config"] is not project.config:  # another configuration: everything is read again
@@ -238,17 +253,18 @@ def project_model(project: "Project", display: str, docs: list, others=None, *, 
                     continue
                 entry = _file_entry(item, project.config)
                 seen.add((item.display, item.abspath))
-                model.add(d for d in entry["docs"] if not d.documentation_example)
-                if wants_evidence:
+                model.resources.extend(entry["karpenter"])
+                if evidence:
                     if entry["evidence"] is None:
                         entry["evidence"] = yaml_evidence(entry["docs"])
-                    evidence.extend(entry["evidence"])
-            for gone in set(_CACHE["files"]) - seen:  # (files removed from the project are forgotten)
-                del _CACHE["files"][gone]
-    model.add(d for d in docs if keep_examples or not d.documentation_example)
-    if wants_evidence:
-        evidence.extend(yaml_evidence(docs))
-    model.memo["hover evidence"] = evidence
+                    found.extend(entry["evidence"])
+            if len(seen) != len(_CACHE["files"]):  # (files gone from the project are forgotten)
+                for gone in set(_CACHE["files"]) - seen:
+                    del _CACHE["files"][gone]
+    model.resources.extend(_karpenter(docs, keep_examples))
+    if evidence:
+        found.extend(yaml_evidence(docs))
+    model.memo["hover evidence"] = found
     return model
 
 
@@ -292,10 +308,7 @@ def _simulate(project: "Project", model: "Model", np: "Resource") -> str | None:
             return hover_text.cannot_simulate(np, "a static NodePool (`spec.replicas`): the cloud provider picks its "
                                                   "instance type")
         return None
-    sim = sims[0]
-    nodeclasses = [nc for nc in model.nodeclasses()
-                   if nc.name == np.get(("spec", "template", "spec", "nodeClassRef", "name"))]
-    return hover_text.simulation(pool_report(sim), sim, catalog, nodeclasses)
+    return hover_text.simulation(pool_report(sims[0]), sims[0], catalog)
 
 
 def _render(project: "Project", model: "Model", nc: "Resource") -> str | None:

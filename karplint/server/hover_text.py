@@ -78,10 +78,8 @@ def cannot_simulate(np, why: str) -> str:
     return f"**NodePool {code(np.name or '?')}**: not simulated: {why}."
 
 
-def simulation(report: dict, sim, catalog, nodeclasses: list) -> str:
+def simulation(report: dict, sim, catalog) -> str:
     """What `karplint simulate` says of one NodePool (`report`: `provisioning.simulate.pool_report`)."""
-    from karplint.provisioning.nodepools import NodeClassFacts
-
     name = f"**NodePool {code(report['name'])}**"
     src = catalog.source
     catalog_text = (f"{len(catalog.types):,} instance types of the catalog ({escape.line(str(src.get('version')))}"
@@ -109,13 +107,13 @@ def simulation(report: dict, sim, catalog, nodeclasses: list) -> str:
         if zones:
             rows.append(("zones", zones))
         lines.append("\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows))
-    if nodeclasses:
+    ref = sim.nodepool.get(("spec", "template", "spec", "nodeClassRef", "name"))
+    if sim.facts.name is not None:
         family = report.get("ami_family")
-        lines.append(f"\nEC2NodeClass {code(nodeclasses[0].name)}" + (f" ({code(family)})" if family else "")
-                     + (f" ({len(nodeclasses)} of that name: the first is read)" if len(nodeclasses) > 1 else ""))
-    elif sim.facts == NodeClassFacts():
-        lines.append("\nIts EC2NodeClass is not in the project: nothing it restricts (AMI family, capacity "
-                     "reservations) is applied.")
+        lines.append(f"\nEC2NodeClass {code(sim.facts.name)}" + (f" ({code(family)})" if family else ""))
+    elif ref is not None:
+        lines.append(f"\nEC2NodeClass {code(ref)}: not in the project (or several of that name): nothing it "
+                     "restricts (AMI family, capacity reservations) is applied.")
     lines.append("\n`karplint simulate` shows the workloads it can host.")
     return "\n".join(lines)
 
