@@ -299,3 +299,17 @@ def test_the_buffer_not_the_disk_is_read(tree):
     (tree / "nodeclass.yaml").write_text(NODECLASS.replace("Windows2022", "AL2023").replace("windows2022", "al2023"))
     assert "can launch **no** instance type" in _hover(tree, "nodepool.yaml", NODEPOOL, "kind: NodePool")
     assert hover_module is not None
+
+
+def test_untrusted_text_cannot_close_its_block_or_drive_a_terminal(tree):
+    # userData holding a fence and an escape sequence; a NodePool name with backticks
+    text = AL2023_CLASS.replace("  userData: |\n    apiVersion: node.eks.aws/v1alpha1\n    kind: NodeConfig\n"
+                                "    spec:\n      kubelet:\n        config:\n          maxPods: 42\n",
+                                '  userData: "#!/bin/bash\\n````\\necho \\e[31m red\\n"\n')
+    got = _hover(tree, "linux.yaml", text, "userData")
+    assert "\x1b" not in got and "echo \\x1b[31m red" in got
+    block = got.split("**userData Karpenter renders:**\n\n", 1)[1]
+    assert block.startswith("`````\n") and "\n`````" in block  # a fence longer than the userData's own
+    pool = NODEPOOL.replace("name: windows", 'name: "a`b|c"')
+    got = _hover(tree, "nodepool.yaml", pool, "kind: NodePool")
+    assert got.startswith("**NodePool ``a`b|c``** can launch")

@@ -327,9 +327,9 @@ def _render(project: "Project", model: "Model", nc: "Resource") -> str | None:
     selected = [(c, p) for c, p in pairs(model, nc.name) if c.doc is nc.doc]
     if not selected:
         return None
-    cfg = project.config
-    version = cfg.karpenter_version if cfg.karpenter_version_source != "default" else None
-    if version is None and cfg.karpenter_version_source == "default":
+    cfg = project.config  # (the release as `render` takes it: the configured one, else the file's pins)
+    version = cfg.karpenter_version
+    if cfg.karpenter_version_source == "default":
         path = str(nc.doc.path)
         chosen = releases_for([path], [*cfg.release_evidence, *model.memo["hover evidence"]], cfg).get(path)
         version = Version.parse(chosen.version) if chosen is not None else None

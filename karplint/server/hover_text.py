@@ -45,6 +45,11 @@ def _names(items: list[str], n: int = SHOWN_NAMES) -> str:
     return ", ".join(code(i) for i in items[:n]) + (f" +{len(items) - n}" if len(items) > n else "")
 
 
+def _cell(text: str) -> str:
+    """A table cell: a `|` (in a configured instance type's label, say) would end it."""
+    return text.replace("|", "\\|")
+
+
 def _range(pair) -> str:
     return "-" if not pair else (code(pair[0]) if pair[0] == pair[1] else f"{code(pair[0])} - {code(pair[1])}")
 
@@ -75,7 +80,7 @@ def rule(code_text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------- NodePools
 
 def cannot_simulate(np, why: str) -> str:
-    return f"**NodePool {code(np.name or '?')}**: not simulated: {why}."
+    return f"**NodePool {code(np.name or '?')}**: not simulated: {escape.line(why)}."
 
 
 def simulation(report: dict, sim, catalog) -> str:
@@ -106,7 +111,7 @@ def simulation(report: dict, sim, catalog) -> str:
         zones = _zones(sim)
         if zones:
             rows.append(("zones", zones))
-        lines.append("\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows))
+        lines.append("\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {_cell(v)} |" for k, v in rows))
     ref = sim.nodepool.get(("spec", "template", "spec", "nodeClassRef", "name"))
     if sim.facts.name is not None:
         family = report.get("ami_family")
@@ -171,7 +176,7 @@ def budget(np, index: int) -> str | None:
         label = "every reason" if len(reasons_of) == len(report["reasons"]) and len(reasons_of) > 1 else \
             ", ".join(reasons_of)
         label = "every disruption method" if label == "all" else label
-        table = "\n".join(f"| {a} | {z} | {escape.line(limit)} |" for a, z, limit in rows[:SHOWN_ROWS])
+        table = "\n".join(f"| {a} | {z} | {_cell(escape.line(limit))} |" for a, z, limit in rows[:SHOWN_ROWS])
         more = f"\n\n... and {len(rows) - SHOWN_ROWS} more rows (`karplint budgets` shows all)" \
             if len(rows) > SHOWN_ROWS else ""
         grid = hourly_grid(report, reasons_of[0])
