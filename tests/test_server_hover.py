@@ -295,10 +295,15 @@ def test_the_buffer_not_the_disk_is_read(tree):
     wide = _hover(tree, "nodepool.yaml", NODEPOOL, "kind: NodePool")
     count = re.compile(r"can launch \*\*([\d,]+)\*\*")
     assert int(count.search(narrow).group(1).replace(",", "")) < int(count.search(wide).group(1).replace(",", ""))
-    # another file's change is seen at the next hover (the cache follows the file's state)
+    # another file's change is seen at the next hover of the same project (the cache follows the file's state)
+    project = _project(tree, "nodepool.yaml")
+    display = project.inputs[0].display
+    first = hover_at(project, display, NODEPOOL, *_at(NODEPOOL, "kind: NodePool"))
+    assert "can launch **" in first and "can launch **no**" not in first
     (tree / "nodeclass.yaml").write_text(NODECLASS.replace("Windows2022", "AL2023").replace("windows2022", "al2023"))
-    assert "can launch **no** instance type" in _hover(tree, "nodepool.yaml", NODEPOOL, "kind: NodePool")
-    assert hover_module is not None
+    got = hover_at(project, display, NODEPOOL, *_at(NODEPOOL, "kind: NodePool"))
+    assert "can launch **no** instance type" in got
+    assert len(hover_module._CACHE["files"]) == 2  # (the project's other files; the hovered one is the buffer)
 
 
 def test_untrusted_text_cannot_close_its_block_or_drive_a_terminal(tree):
