@@ -318,3 +318,11 @@ def test_untrusted_text_cannot_close_its_block_or_drive_a_terminal(tree):
     pool = NODEPOOL.replace("name: windows", 'name: "a`b|c"')
     got = _hover(tree, "nodepool.yaml", pool, "kind: NodePool")
     assert got.startswith("**NodePool ``a`b|c``** can launch")
+
+
+def test_zones_only_from_the_requirements(tree):
+    assert "zones" not in _hover(tree, "nodepool.yaml", NODEPOOL, "kind: NodePool")  # (the account's: unknown)
+    text = NODEPOOL.replace('values: ["m", "c"]', 'values: ["m", "c"]\n        - key: topology.kubernetes.io/zone\n'
+                                                  '          operator: In\n          values: ["eu-west-1b", "eu-west-1a"]')
+    got = _hover(tree, "nodepool.yaml", text, "kind: NodePool")
+    assert "| zones | `eu-west-1a`, `eu-west-1b` (from its requirements) |" in got

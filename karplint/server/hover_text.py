@@ -125,8 +125,6 @@ def simulation(report: dict, sim, catalog) -> str:
 
 def _zones(sim) -> str | None:
     """Zones come from the account's subnets, unknown offline: only what the requirements say of them."""
-    from karplint.provisioning.requirements import Requirement  # noqa: F401 - (the type of `get`)
-
     for key in ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id"):
         if not sim.requirements.has(key):
             continue
