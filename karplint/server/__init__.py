@@ -1,0 +1,1 @@
+"""The language server: `karplint server` (the protocol) and what it answers (findings, hovers)."""
