@@ -27,12 +27,13 @@ class ColorChoice(str, Enum):
 
 
 def use_color(choice: "ColorChoice | None", stream) -> bool:
-    """--color always/never decides; else NO_COLOR (any value) turns colour off, FORCE_COLOR (non-empty) on
-    (CI logs that render ANSI), and otherwise colour only on a terminal (pre-commit runs hooks in a pseudo-terminal
-    when its own output is coloured, so the hook's colour follows pre-commit's)."""
+    """--color always/never decides; else NO_COLOR turns colour off (when not empty: no-color.org counts an empty
+    one as unset), FORCE_COLOR (non-empty) on (CI logs that render ANSI), and otherwise colour only on a terminal
+    (pre-commit runs hooks in a pseudo-terminal when its own output is coloured, so the hook's colour follows
+    pre-commit's)."""
     if choice is not None and choice != ColorChoice.auto:
         return choice == ColorChoice.always
-    if "NO_COLOR" in os.environ:
+    if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -59,6 +60,18 @@ def _warn(message: str) -> None:
 def _die(message: str, code: int = 2) -> NoReturn:
     _warn(f"error: {message}")
     raise SystemExit(code)
+
+
+def reader_gone(stream) -> None:
+    """After EPIPE on `stream`: point its descriptor at /dev/null, so that what is still buffered (flushed at
+    exit) goes nowhere instead of ending in Python's "Exception ignored ... BrokenPipeError" (the Python docs'
+    advice, library/signal.html "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 def _split(values: Optional[List[str]]) -> list[str]:
@@ -213,6 +226,11 @@ def check(
             write_output(output, write)
         else:
             render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
+            report_out.flush()  # (here, not at exit: a closed pipe is answered below)
+    except BrokenPipeError:
+        # The reader stopped reading (`karplint check . | head`): quiet, as Unix tools are; the exit status stays
+        # the check's (README "Exit codes").
+        reader_gone(report_out)
     except OSError as exc:
         _die(f"cannot write the report{f' to {output}' if output is not None else ''}: {exc.strerror or exc}")
     if not inputs and not project.found.problems:

@@ -194,7 +194,7 @@ def rules_cmd(
         table.add_column(col, overflow="fold")
     for r in rules:
         table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
-    escape.console(no_color="NO_COLOR" in os.environ).print(table)
+    escape.console(no_color=bool(os.environ.get("NO_COLOR"))).print(table)
 
 
 @app.command()
@@ -253,12 +253,25 @@ def explain(
     console = escape.console(force_terminal=True)
     body = Markdown(text, code_theme="ansi_dark")
     if pager and sys.stdout.isatty() and text.count("\n") + 2 > console.height:
+        os.environ["LESS"] = less_with_colour(os.environ.get("LESS"))
         with console.pager(styles=True):
             console.print(header, style="bold", markup=False)
             console.print(body)
     else:
         console.print(header, style="bold", markup=False)
         console.print(body)
+
+
+def less_with_colour(value: str | None) -> str:
+    """The LESS options for a coloured page: less shows colour codes raw without -R. Unset: git's default, FRX
+    (quit when one screen, colour, leave the screen); set without -R (or -r): the user's options and -R."""
+    if value is None:
+        return "FRX"
+    for word in value.split():
+        if word.lstrip("-").lower() == "raw-control-chars" or (
+                not word.startswith("--") and ("R" in word or "r" in word) and not word.lstrip("-")[:1] in "PjxyzbhkoOT#"):
+            return value
+    return f"{value} -R".strip()
 
 
 @app.command()
