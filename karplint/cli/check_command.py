@@ -191,18 +191,22 @@ def check(
         cache = Cache.for_run(cfg)
         if cache.refused:
             _warn(f"warning: running without the cache: {cache.refused}")
+    from karplint.engine import progress
+
     if fix or diff:  # autofix: the logic lives in karplint/fix/__init__.py
         from karplint.fix import run_fixes
 
-        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
-                                 jobs=jobs or default_jobs(), cache=cache, context=project.context)
+        with progress.showing(progress.for_terminal(sys.stderr, quiet)):
+            report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
+                                     jobs=jobs or default_jobs(), cache=cache, context=project.context)
         if report is None:
             raise SystemExit(code)
         if "-" in paths:
             report_out = sys.stderr  # stdout carries the fixed document
     else:
-        report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
-                           started_ns=started_ns, context=project.context)
+        with progress.showing(progress.for_terminal(sys.stderr, quiet)):  # (a long run on a terminal)
+            report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
+                               started_ns=started_ns, context=project.context)
         if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
             from karplint.readers.helm_rendered import remap
 
