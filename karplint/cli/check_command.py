@@ -107,8 +107,18 @@ def check(
     unsafe_fixes: bool = False,
     diff: bool = False,
     show_fixes: bool = False,
+    watch: bool = False,
 ) -> None:
     """`karplint check` (options and their help: `check` in karplint/cli/typer_app.py). Exits through SystemExit."""
+    if watch:
+        # Not with fixes: a fix written while the user edits the same file could lose the edit.
+        if fix or diff or "-" in (paths or []):
+            _die("--watch cannot be combined with --fix, --diff or stdin (`-`)")
+        from karplint.cli.watch import watch as watch_paths
+
+        once = {**{k: v for k, v in locals().items() if k in _FAST_CHECK_OPTIONS or k == "paths"}, "watch": False}
+        watch_paths(list(paths or ["."]), lambda: check(**once),
+                    ignored=frozenset({os.path.abspath(output)} if output is not None else ()))
     from karplint.config import ConfigError
     from karplint.discover import MissingPath
     from karplint.engine import check as run_check
@@ -342,4 +352,5 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "unsafe_fixes": (("--unsafe-fixes",), "flag"),
     "diff": (("--diff",), "flag"),
     "show_fixes": (("--show-fixes",), "flag"),
+    "watch": (("--watch",), "flag"),
 }

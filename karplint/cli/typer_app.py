@@ -113,6 +113,8 @@ def check(
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes (apply with `patch -p1` "
                               "or `git apply`) and write nothing; exit 1 when there is something to fix."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
+    watch: bool = typer.Option(False, "--watch", help="Check again whenever a file under the paths changes "
+                               "(polled every half second), until Ctrl-C. Not with --fix, --diff or stdin."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
     check_command.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
@@ -121,7 +123,7 @@ def check(
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
               statistics=statistics, color=color, show_settings=show_settings,
               jobs=jobs, no_cache=no_cache,
-              fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
+              fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes, watch=watch)
 
 
 @app.command("simulate")
