@@ -117,7 +117,15 @@ def check(
         from karplint.cli.watch import watch as watch_paths
 
         once = {**{k: v for k, v in locals().items() if k in _FAST_CHECK_OPTIONS or k == "paths"}, "watch": False}
-        watch_paths(list(paths or ["."]), lambda: check(**once),
+        watched = list(paths or ["."])
+        from karplint.config import ConfigError
+        from karplint.project import configure
+
+        try:  # (the configuration file may live above the paths: a change to it counts too)
+            cfg_path = configure(config, watched, stdin_filename).path
+        except ConfigError:
+            cfg_path = None  # (each run reports it)
+        watch_paths(watched + ([cfg_path] if cfg_path else []), lambda: check(**once),
                     ignored=frozenset({os.path.abspath(output)} if output is not None else ()))
     from karplint.config import ConfigError
     from karplint.discover import MissingPath
