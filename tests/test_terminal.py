@@ -206,3 +206,25 @@ def test_watch_refuses_fixes_and_stdin(tree, args):
     proc = run_cli("check", "--watch", *args, cwd=tree, stdin="")
     assert (proc.returncode, proc.stderr) == (
         2, "karplint: error: --watch cannot be combined with --fix, --diff or stdin (`-`)\n")
+
+
+def test_watch_sees_the_configuration_file_above_the_paths(tree, tmp_path_factory):
+    """`karplint check --watch sub` with pyproject.toml beside `sub`: a change to it is a change of the run."""
+    (tree / "sub").mkdir()
+    (tree / "a.yaml").rename(tree / "sub" / "a.yaml")
+    (tree / "pyproject.toml").write_text('[tool.karplint]\nselect = ["KPL705"]\nkarpenter-version = "1.14.1"\n')
+    logs = tmp_path_factory.mktemp("logs")
+    out, err = logs / "out.txt", logs / "err.txt"
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.Popen([sys.executable, "-m", "karplint", "check", "--watch", "-f", "concise", "sub"],
+                                cwd=tree, stdout=o, stderr=e, env=_env(), start_new_session=True)
+    try:
+        _wait_for(err, "(Ctrl-C to stop)\n", proc)
+        assert "KPL705" in out.read_text() and "KPL401" not in out.read_text()
+        (tree / "pyproject.toml").write_text('[tool.karplint]\nselect = ["KPL401"]\nkarpenter-version = "1.14.1"\n')
+        _wait_for(err, "(Ctrl-C to stop)\n", proc, times=2)
+        assert "sub/a.yaml:6:3: KPL401" in out.read_text().split("Found 1 finding (1 info)")[1]
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
