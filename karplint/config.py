@@ -243,4 +243,4 @@ def load_config(explicit: str | None, search_from: Path | None) -> Config:
 
 
 def env_disabled_color() -> bool:
-    return "NO_COLOR" in os.environ
+    return bool(os.environ.get("NO_COLOR"))  # (no-color.org: an empty NO_COLOR counts as unset)

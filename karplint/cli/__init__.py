@@ -87,6 +87,11 @@ def main() -> None:
         run()
     except SystemExit:
         raise
+    except BrokenPipeError:  # another command's output piped into a reader that stopped (`| head`): quiet
+        from karplint.cli.check_command import reader_gone
+
+        reader_gone(sys.stdout)
+        sys.exit(1)
     except KeyboardInterrupt:
         import signal
 

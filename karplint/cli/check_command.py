@@ -29,12 +29,13 @@ class ColorChoice(str, Enum):
 
 
 def use_color(choice: "ColorChoice | None", stream) -> bool:
-    """--color always/never decides; else NO_COLOR (any value) turns colour off, FORCE_COLOR (non-empty) on
-    (CI logs that render ANSI), and otherwise colour only on a terminal (pre-commit runs hooks in a pseudo-terminal
-    when its own output is coloured, so the hook's colour follows pre-commit's)."""
+    """--color always/never decides; else NO_COLOR turns colour off (when not empty: no-color.org counts an empty
+    one as unset), FORCE_COLOR (non-empty) on (CI logs that render ANSI), and otherwise colour only on a terminal
+    (pre-commit runs hooks in a pseudo-terminal when its own output is coloured, so the hook's colour follows
+    pre-commit's)."""
     if choice is not None and choice != ColorChoice.auto:
         return choice == ColorChoice.always
-    if "NO_COLOR" in os.environ:
+    if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
@@ -61,6 +62,18 @@ def _warn(message: str) -> None:
 def _die(message: str, code: int = 2) -> NoReturn:
     _warn(f"error: {message}")
     raise SystemExit(code)
+
+
+def reader_gone(stream) -> None:
+    """After EPIPE on `stream`: point its descriptor at /dev/null, so that what is still buffered (flushed at
+    exit) goes nowhere instead of ending in Python's "Exception ignored ... BrokenPipeError" (the Python docs'
+    advice, library/signal.html "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 def _split(values: Optional[List[str]]) -> list[str]:
@@ -96,8 +109,26 @@ def check(
     unsafe_fixes: bool = False,
     diff: bool = False,
     show_fixes: bool = False,
+    watch: bool = False,
 ) -> None:
     """`karplint check` (options and their help: `check` in karplint/cli/typer_app.py). Exits through SystemExit."""
+    if watch:
+        # Not with fixes: a fix written while the user edits the same file could lose the edit.
+        if fix or diff or "-" in (paths or []):
+            _die("--watch cannot be combined with --fix, --diff or stdin (`-`)")
+        from karplint.cli.watch import watch as watch_paths
+
+        once = {**{k: v for k, v in locals().items() if k in _FAST_CHECK_OPTIONS or k == "paths"}, "watch": False}
+        watched = list(paths or ["."])
+        from karplint.config import ConfigError
+        from karplint.project import configure
+
+        try:  # (the configuration file may live above the paths: a change to it counts too)
+            cfg_path = configure(config, watched, stdin_filename).path
+        except ConfigError:
+            cfg_path = None  # (each run reports it)
+        watch_paths(watched + ([cfg_path] if cfg_path else []), lambda: check(**once),
+                    ignored=frozenset({os.path.abspath(output)} if output is not None else ()))
     from karplint.config import ConfigError
     from karplint.discover import MissingPath
     from karplint.engine import check as run_check
@@ -180,18 +211,22 @@ def check(
         cache = Cache.for_run(cfg)
         if cache.refused:
             _warn(f"warning: running without the cache: {cache.refused}")
+    from karplint.engine import progress
+
     if fix or diff:  # autofix: the logic lives in karplint/fix/__init__.py
         from karplint.fix import run_fixes
 
-        report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
-                                 jobs=jobs or default_jobs(), cache=cache, context=project.context)
+        with progress.showing(progress.for_terminal(sys.stderr, quiet)):
+            report, code = run_fixes(inputs, cfg, extra, unsafe=unsafe_fixes, diff=diff, show=show_fixes,
+                                     jobs=jobs or default_jobs(), cache=cache, context=project.context)
         if report is None:
             raise SystemExit(code)
         if "-" in paths:
             report_out = sys.stderr  # stdout carries the fixed document
     else:
-        report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
-                           started_ns=started_ns, context=project.context)
+        with progress.showing(progress.for_terminal(sys.stderr, quiet)):  # (a long run on a terminal)
+            report = run_check(inputs, cfg, extra_problems=extra, jobs=jobs or default_jobs(), cache=cache,
+                               started_ns=started_ns, context=project.context)
         if report.helm_rendered and report.findings:  # rendered Helm output: findings on the chart's templates
             from karplint.readers.helm_rendered import remap
 
@@ -215,6 +250,11 @@ def check(
             write_output(output, write)
         else:
             render(report, fmt, report_out, color=color, quiet=quiet, statistics=statistics)
+            report_out.flush()  # (here, not at exit: a closed pipe is answered below)
+    except BrokenPipeError:
+        # The reader stopped reading (`karplint check . | head`): quiet, as Unix tools are; the exit status stays
+        # the check's (README "Exit codes").
+        reader_gone(report_out)
     except OSError as exc:
         _die(f"cannot write the report{f' to {output}' if output is not None else ''}: {exc.strerror or exc}")
     if not inputs and not project.found.problems:
@@ -322,4 +362,5 @@ _FAST_CHECK_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "unsafe_fixes": (("--unsafe-fixes",), "flag"),
     "diff": (("--diff",), "flag"),
     "show_fixes": (("--show-fixes",), "flag"),
+    "watch": (("--watch",), "flag"),
 }

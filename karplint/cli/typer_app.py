@@ -113,6 +113,8 @@ def check(
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff of the fixes (apply with `patch -p1` "
                               "or `git apply`) and write nothing; exit 1 when there is something to fix."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix or --diff, list the fixes applied."),
+    watch: bool = typer.Option(False, "--watch", help="Check again whenever a file under the paths changes "
+                               "(polled every half second), until Ctrl-C. Not with --fix, --diff or stdin."),
 ) -> None:
     """Check Kubernetes manifests for Karpenter misconfigurations."""
     check_command.check(paths=paths, output_format=output_format, output=output, select=select, extend_select=extend_select,
@@ -121,7 +123,7 @@ def check(
               force_exclude=force_exclude, follow_links=follow_links, stdin_filename=stdin_filename, quiet=quiet,
               statistics=statistics, color=color, show_settings=show_settings,
               jobs=jobs, no_cache=no_cache,
-              fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes)
+              fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes, watch=watch)
 
 
 @app.command("simulate")
@@ -194,7 +196,7 @@ def rules_cmd(
         table.add_column(col, overflow="fold")
     for r in rules:
         table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
-    escape.console(no_color="NO_COLOR" in os.environ).print(table)
+    escape.console(no_color=bool(os.environ.get("NO_COLOR"))).print(table)
 
 
 @app.command()
@@ -253,12 +255,25 @@ def explain(
     console = escape.console(force_terminal=True)
     body = Markdown(text, code_theme="ansi_dark")
     if pager and sys.stdout.isatty() and text.count("\n") + 2 > console.height:
+        os.environ["LESS"] = less_with_colour(os.environ.get("LESS"))
         with console.pager(styles=True):
             console.print(header, style="bold", markup=False)
             console.print(body)
     else:
         console.print(header, style="bold", markup=False)
         console.print(body)
+
+
+def less_with_colour(value: str | None) -> str:
+    """The LESS options for a coloured page: less shows colour codes raw without -R. Unset: git's default, FRX
+    (quit when one screen, colour, leave the screen); set without -R (or -r): the user's options and -R."""
+    if value is None:
+        return "FRX"
+    for word in value.split():
+        if word.lstrip("-").lower() == "raw-control-chars" or (
+                not word.startswith("--") and ("R" in word or "r" in word) and not word.lstrip("-")[:1] in "PjxyzbhkoOT#"):
+            return value
+    return f"{value} -R".strip()
 
 
 @app.command()

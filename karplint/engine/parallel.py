@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from karplint.config import Config
 from karplint.engine.files import FileOutcome, FileResult, FileSummary, InputFile, read_input
+from karplint.engine import progress
 from karplint.engine.perfile import process_input, run_reads
 from karplint.engine.runstage import scoped_run_stage
 from karplint.rules import Rule
@@ -150,6 +151,9 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
         known = content_keys(inputs, config, cache, started_ns)
     outcomes: list[FileOutcome | None] = [None] * len(inputs)
     todo: list[tuple[int, InputFile, bytes | None, str | None]] = []
+    line = progress.current()  # (None but on a terminal)
+    if line is not None:
+        line.begin(len(inputs))
     for i, item in enumerate(inputs):
         key = known.keys[i] if known is not None else None
         # (bytes read to work out the key are the workers' now, or not needed: not kept for the whole run)
@@ -168,9 +172,11 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
             outcomes[i] = FileOutcome(_problem_summary(raw), None)
             continue
         todo.append((i, item, raw, key))
+    if line is not None:
+        line.advance(len(inputs) - len(todo))
 
     if jobs > 1 and len(todo) >= MIN_PARALLEL_FILES:
-        _run_parallel(todo, config, rules, jobs, outcomes, cache)
+        _run_parallel(todo, config, rules, jobs, outcomes, cache, line)
     else:
         reads = run_reads(rules)
         for i, item, raw, key in todo:
@@ -178,6 +184,8 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
                 got = read_input(item, config)
                 if isinstance(got, FileResult):
                     outcomes[i] = FileOutcome(_problem_summary(got), None)
+                    if line is not None:
+                        line.advance()
                     continue
                 raw = got
             o = process_input(item, raw, config, rules, reads)
@@ -185,10 +193,12 @@ def run_files(inputs: list[InputFile], config: Config, rules: list[Rule], *, job
             if cache is not None and key is not None:
                 cache.put(item.display, key, o.summary, o.documents_blob())
             outcomes[i] = o
+            if line is not None:
+                line.advance()
     return outcomes  # type: ignore[return-value]
 
 
-def _run_parallel(todo, config, rules, jobs, outcomes, cache) -> None:
+def _run_parallel(todo, config, rules, jobs, outcomes, cache, line=None) -> None:
     jobs = min(jobs, max(1, len(todo) // (MIN_PARALLEL_FILES // 2)))
     size = max(8, min(256, len(todo) // (jobs * 8) or 1))
     keys = {i: (item.display, key) for i, item, _raw, key in todo}
@@ -205,6 +215,8 @@ def _run_parallel(todo, config, rules, jobs, outcomes, cache) -> None:
                 if cache is not None and key is not None:
                     cache.put(display, key, summary, docs)
                 outcomes[i] = FileOutcome(summary, docs, key)
+            if line is not None:
+                line.advance(len(batch))
 
 
 # ---------------------------------------------------------------------------------------------- run stage

@@ -15,7 +15,7 @@ def render(report: Report, fmt: str, out: TextIO, *, color: bool = False, show_f
     if statistics:
         from karplint.report.text import render_statistics
 
-        render_statistics(report, out)
+        render_statistics(report, out, fmt=fmt)
     elif fmt == "concise":
         from karplint.report.text import render_concise
 

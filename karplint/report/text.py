@@ -128,25 +128,49 @@ def _render_rich(lines: list[Line], out: TextIO, color: bool) -> None:
 
 
 def render_concise(report: Report, out: TextIO, *, quiet: bool = False) -> None:
-    """`path:line:col: CODE [severity] headline`, one line per finding (then the summary, unless `quiet`)."""
+    """`path:line:col: CODE [severity] headline`, one line per finding, `[*] ` before the headline when `--fix`
+    would fix it (ruff's marker); then the summary, unless `quiet`."""
     for f in report.findings:
-        out.write(f"{escape.name(f.file)}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] "
+        fixable = "[*] " if f.fix is not None and f.fix.safety == "safe" else ""
+        out.write(f"{escape.name(f.file)}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {fixable}"
                   f"{escape.line(f.parts[0])}\n")
     if not quiet:
         summary = [line for line in _lines(report) if line is not None][-1]
         out.write("".join(t for t, _ in summary[1]) + "\n")
 
 
-def render_statistics(report: Report, out: TextIO) -> None:
-    """Findings per rule, most frequent first (ruff's --statistics): count, code, [*] when fixable, slug."""
+def statistics_rows(report: Report) -> list[dict]:
+    """Findings per rule, most frequent first: [{code, slug, count, fixable}], `fixable` when `--fix` fixes at
+    least one of them (the shape of `--statistics -f json`, documented in the README)."""
     by_code: dict[str, list] = {}
     for f in report.findings:
         by_code.setdefault(f.code, []).append(f)
-    rows = sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    width = max((len(str(len(v))) for _, v in rows), default=1)
-    for code, fs in rows:
-        fixable = "[*]" if any(f.fix is not None and f.fix.safety == "safe" for f in fs) else "   "
-        out.write(f"{len(fs):>{width}}\t{code}\t{fixable} {fs[0].slug}\n")
+    return [{"code": code, "slug": fs[0].slug, "count": len(fs),
+             "fixable": any(f.fix is not None and f.fix.safety == "safe" for f in fs)}
+            for code, fs in sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+
+
+def render_statistics(report: Report, out: TextIO, *, fmt: str = "text") -> None:
+    """Findings per rule, most frequent first (ruff's --statistics): count, code, [*] when fixable, slug; then
+    the total (ruff's "Found N errors."), or the summary line when there is none. With `fmt` json: the rows as
+    a JSON list."""
+    rows = statistics_rows(report)
+    if fmt == "json":
+        import json
+
+        out.write(json.dumps(rows, indent=2) + "\n")
+        return
+    width = max((len(str(r["count"])) for r in rows), default=1)
+    for r in rows:
+        out.write(f"{r['count']:>{width}}\t{r['code']}\t{'[*]' if r['fixable'] else '   '} {r['slug']}\n")
+    if not rows:  # (never silent: what was checked, or that nothing was)
+        summary = [line for line in _lines(report) if line is not None][-1]
+        out.write("".join(t for t, _ in summary[1]) + "\n")
+        return
+    n = len(report.findings)
+    fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.safety == "safe")
+    out.write(f"Found {n} finding{'s' if n != 1 else ''}." + (f" [*] {fixable} fixable with `--fix`." if fixable else "")
+              + "\n")
 
 
 def render_text(report: Report, out: TextIO, *, color: bool = False, quiet: bool = False) -> None:
