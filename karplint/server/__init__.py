@@ -1,0 +1,1 @@
+"""The language server: `karplint server` (the protocol) and the workspace it checks (workspace.py)."""

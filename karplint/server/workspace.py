@@ -1,0 +1,166 @@
+"""The files of one editor workspace, checked as `karplint check ROOT` checks them, with the editor's unsaved
+buffers in place of the files on disk.
+
+The language server (karplint/server/) asks it for findings; it holds no protocol. Each check goes through the
+same stages as `karplint check ROOT`: the project of ROOT (configuration, context, release evidence, Kustomize
+patches, charts: `karplint.project`), then `karplint.engine.check`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from karplint.config import Config
+from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, discover
+from karplint.engine import InputFile, check
+from karplint.findings import Finding
+from karplint.project import Project, build, configure, release_evidence
+from karplint.readers.files import read_regular
+from karplint.readers.kustomize import KUSTOMIZATION_FILES
+
+
+class Workspace:
+    """The files of one editor workspace, checked as `karplint check ROOT` checks them, with the editor's unsaved
+    buffers in place of the files on disk."""
+
+    def __init__(self, root: str, *, config_path: str | None = None) -> None:
+        self.root = os.path.abspath(root)
+        self._config_path = config_path
+        self._buffers: dict[str, bytes] = {}  # abspath -> the editor's text, encoded
+        self._texts: dict[str, str] = {}  # abspath -> the editor's text as given
+        self._findings: dict[str, list[Finding]] = {}  # abspath -> findings, every file of the last check
+        self._base_config: Config = configure(config_path, [self.root])
+        self.project: Project = build([self.root], self._base_config)
+        self.config: Config = self.project.config
+        self._display_of: dict[str, str] = {}
+        self._index_files()
+        self._run()
+
+    # ------------------------------------------------------------------------------------------ the interface
+
+    def update(self, path: str, text: str | None) -> dict[str, list[Finding]]:
+        """An editor buffer opened or changed (`text`), or closed (None: the file on disk counts again). Returns,
+        for every open document whose findings may have changed (the edited one and those depending on it), its
+        findings, by absolute path. A closed document is not in it (it is no longer open)."""
+        path = os.path.abspath(path)
+        if text is None:
+            self._buffers.pop(path, None)
+            self._texts.pop(path, None)
+        else:
+            self._texts[path] = text
+            self._buffers[path] = text.encode("utf-8", "surrogateescape")
+        self._admit(path)
+        return self._recheck(path)
+
+    def saved(self, path: str) -> dict[str, list[Finding]]:
+        """The file at `path` changed on disk (saved, created, deleted, or changed by another program)."""
+        path = os.path.abspath(path)
+        self._admit(path, from_disk=True)
+        return self._recheck(path)
+
+    def findings(self, path: str) -> list[Finding]:
+        return list(self._findings.get(os.path.abspath(path), ()))
+
+    def text(self, path: str) -> str:
+        """The current text of `path`: the editor's buffer, else the file on disk ('' when it cannot be read)."""
+        path = os.path.abspath(path)
+        if path in self._texts:
+            return self._texts[path]
+        try:
+            return read_regular(path).decode("utf-8", "surrogateescape")
+        except OSError:
+            return ""
+
+    # ------------------------------------------------------------------------------------------ the files
+
+    def _index_files(self) -> None:
+        self._display_of = {os.path.abspath(i.abspath): i.display for i in self.project.files if i.abspath}
+
+    def _admit(self, path: str, from_disk: bool = False) -> None:
+        """Keep the project's file list true for `path`: a file created (in the editor or on disk) that
+        `check ROOT` would read joins the inputs; a file deleted on disk, with no buffer, leaves them."""
+        known = path in self._display_of
+        exists = os.path.isfile(path)
+        if known:
+            if not exists and path not in self._buffers:
+                self.project.inputs = [i for i in self.project.inputs if i.abspath != path]
+                self.project.context = [i for i in self.project.context if i.abspath != path]
+                del self._display_of[path]
+            elif from_disk:  # (its stat changed: discovery's no longer vouches for its bytes)
+                self.project.inputs = [replace(i, stat=None) if i.abspath == path else i for i in self.project.inputs]
+                self.project.context = [replace(i, stat=None) if i.abspath == path else i
+                                        for i in self.project.context]
+            return
+        if not path.lower().endswith(EXTENSIONS + EMBEDDING_EXTENSIONS + TEMPLATE_EXTENSIONS) or not _inside(path, self.root):
+            return
+        if exists:  # as `check ROOT` would find it (excludes, .gitignore)
+            found = discover([path], exclude=self._base_config.exclude, force_exclude=True,
+                             exclude_root=self._base_config.root)
+            if not found.files:
+                return
+        elif path not in self._buffers:
+            return
+        display = os.path.join(self.root, os.path.relpath(path, self.root))
+        self.project.inputs.append(InputFile(display, path))
+        self._display_of[path] = display
+
+    def _inputs(self, files: list[InputFile]) -> list[InputFile]:
+        return [InputFile(i.display, i.abspath, data=self._buffers[i.abspath]) if i.abspath in self._buffers else i
+                for i in files]
+
+    def _read(self, abspath: str, limit: int | None = None) -> bytes:
+        """What the project stage reads a file with: the editor's buffer, else the disk."""
+        data = self._buffers.get(os.path.abspath(abspath))
+        if data is not None:
+            return data if limit is None else data[:limit + 1]
+        return read_regular(abspath, limit)
+
+    # ------------------------------------------------------------------------------------------ checking
+
+    def _refresh_project(self, path: str) -> None:
+        """The parts of the project's configuration read from `path`'s kind of file, read again: the Kustomize
+        patches (a kustomization), the charts (a chart's values), the release evidence (files the per-file stage
+        does not read it from)."""
+        from karplint.readers.helm_charts import chart_context
+        from karplint.readers.kustomize import patch_files
+
+        files = self._inputs(self.project.files)
+        name = os.path.basename(path)
+        cfg = self.config
+        if name in KUSTOMIZATION_FILES:
+            cfg = replace(cfg, kustomize_patches=patch_files(files, self._read, self._base_config.root))
+        if name in ("values.yaml", "Chart.yaml") or "/templates/" in path:
+            cfg = replace(cfg, charts=chart_context(files, self._read, self._base_config.root))
+        if self._base_config.karpenter_version_source == "default" and not path.lower().endswith(EXTENSIONS):
+            cfg = replace(cfg, release_evidence=release_evidence(files, self.project.pin_files, self._base_config,
+                                                                 self._read))
+        self.config = self.project.config = cfg
+
+    def _recheck(self, path: str) -> dict[str, list[Finding]]:
+        before = self._findings
+        self._refresh_project(path)
+        self._run()
+        out = {}
+        for p in self._buffers:
+            now = self._findings.get(p, [])
+            if p == path or now != before.get(p, []):
+                out[p] = list(now)
+        return out
+
+    def _run(self) -> None:
+        from karplint.discover import boundary
+
+        boundary.forget_roots()  # (a long-lived process: `.git` and links may have changed since the last run)
+        inputs = self._inputs(self.project.inputs)
+        report = check(inputs, self.config, extra_problems=self.project.notices,
+                       context=self._inputs(self.project.context))
+        by_display = {d: p for p, d in self._display_of.items()}
+        found: dict[str, list[Finding]] = {}
+        for f in report.findings:
+            found.setdefault(by_display.get(f.file, os.path.abspath(f.file)), []).append(f)
+        self._findings = found
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
