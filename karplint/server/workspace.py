@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 
 from karplint.config import Config
+from karplint.discover import boundary
 from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, discover
 from karplint.engine import InputFile, check
 from karplint.engine.memo import Memo
@@ -33,6 +34,7 @@ class Workspace:
         self._buffers: dict[str, bytes] = {}  # abspath -> the editor's text, encoded
         self._texts: dict[str, str] = {}  # abspath -> the editor's text as given
         self._findings: dict[str, list[Finding]] = {}  # abspath -> findings, every file of the last check
+        boundary.forget_roots()
         self._base_config: Config = configure(config_path, [self.root])
         self.project: Project = build([self.root], self._base_config)
         self.config: Config = self.project.config
@@ -147,6 +149,9 @@ class Workspace:
         self.config = self.project.config = cfg
 
     def _recheck(self, path: str) -> dict[str, list[Finding]]:
+        # (a long-lived process: a `.git` or a link may have come or gone since the last check; the project roots
+        # found then, memoised for a run, are found again)
+        boundary.forget_roots()
         before = self._findings
         self._refresh_project(path)
         self._run()
@@ -158,9 +163,6 @@ class Workspace:
         return out
 
     def _run(self) -> None:
-        from karplint.discover import boundary
-
-        boundary.forget_roots()  # (a long-lived process: `.git` and links may have changed since the last run)
         inputs = self._inputs(self.project.inputs)
         # Only what changed since the last check is computed again: the per-file stage of the files whose bytes
         # changed, the cross-file rules that read them (the memo's keys are those of the disk cache). Files
