@@ -342,3 +342,21 @@ def test_check_does_not_import_the_language_server(tmp_path):
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert "KPL401" in proc.stdout
     assert proc.stderr.endswith("[]")
+
+
+@pytest.mark.asyncio
+async def test_a_document_outside_the_workspace_folder_is_checked_alone(client: LanguageClient, tmp_path):
+    """The workspace's Cilium install is not the cluster of a file opened from elsewhere (as `check FILE`)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "ws" / "cilium.yaml").write_text(CILIUM)
+    pool = NODEPOOL.replace("    consolidationPolicy: WhenEmpty\n", "")
+    (tmp_path / "ws" / "np.yaml").write_text(pool)
+    (tmp_path / "elsewhere" / "np.yaml").write_text(pool)
+    await start(client, tmp_path / "ws")
+    inside = open_document(client, tmp_path / "ws" / "np.yaml")
+    assert [d.code for d in await published(client, inside)] == ["KPL301"]
+    outside = open_document(client, tmp_path / "elsewhere" / "np.yaml")
+    assert [d.code for d in await published(client, outside)] == []
+    change(client, outside, 2, (10, 9), (10, 12), "lots")  # cpu: 100 -> cpu: lots
+    assert [d.code for d in await published(client, outside)] == ["KPL102"]
