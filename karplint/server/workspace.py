@@ -8,12 +8,16 @@ patches, charts: `karplint.project`), then `karplint.engine.check`.
 
 from __future__ import annotations
 
+import gc
 import os
+import time
 from dataclasses import replace
 
 from karplint.config import Config
+from karplint.discover import boundary
 from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, discover
 from karplint.engine import InputFile, check
+from karplint.engine.memo import Memo
 from karplint.findings import Finding
 from karplint.project import Project, build, configure, release_evidence
 from karplint.readers.files import read_regular
@@ -30,10 +34,12 @@ class Workspace:
         self._buffers: dict[str, bytes] = {}  # abspath -> the editor's text, encoded
         self._texts: dict[str, str] = {}  # abspath -> the editor's text as given
         self._findings: dict[str, list[Finding]] = {}  # abspath -> findings, every file of the last check
+        boundary.forget_roots()
         self._base_config: Config = configure(config_path, [self.root])
         self.project: Project = build([self.root], self._base_config)
         self.config: Config = self.project.config
         self._display_of: dict[str, str] = {}
+        self._memos: dict = {}  # the per-file and cross-file results of earlier checks (karplint/engine/memo.py)
         self._index_files()
         self._run()
 
@@ -87,10 +93,15 @@ class Workspace:
                 self.project.inputs = [i for i in self.project.inputs if i.abspath != path]
                 self.project.context = [i for i in self.project.context if i.abspath != path]
                 del self._display_of[path]
-            elif from_disk:  # (its stat changed: discovery's no longer vouches for its bytes)
-                self.project.inputs = [replace(i, stat=None) if i.abspath == path else i for i in self.project.inputs]
-                self.project.context = [replace(i, stat=None) if i.abspath == path else i
+            elif from_disk:  # (discovery's stat no longer vouches for its bytes: the new one will, once old enough)
+                from karplint.engine.parallel import stat_of
+
+                self.project.inputs = [replace(i, stat=stat_of(replace(i, stat=None))) if i.abspath == path else i
+                                       for i in self.project.inputs]
+                self.project.context = [replace(i, stat=stat_of(replace(i, stat=None))) if i.abspath == path else i
                                         for i in self.project.context]
+                for memo in self._memos.values():
+                    memo.forget(self._display_of[path])
             return
         if not path.lower().endswith(EXTENSIONS + EMBEDDING_EXTENSIONS + TEMPLATE_EXTENSIONS) or not _inside(path, self.root):
             return
@@ -138,6 +149,9 @@ class Workspace:
         self.config = self.project.config = cfg
 
     def _recheck(self, path: str) -> dict[str, list[Finding]]:
+        # (a long-lived process: a `.git` or a link may have come or gone since the last check; the project roots
+        # found then, memoised for a run, are found again)
+        boundary.forget_roots()
         before = self._findings
         self._refresh_project(path)
         self._run()
@@ -149,12 +163,25 @@ class Workspace:
         return out
 
     def _run(self) -> None:
-        from karplint.discover import boundary
-
-        boundary.forget_roots()  # (a long-lived process: `.git` and links may have changed since the last run)
         inputs = self._inputs(self.project.inputs)
-        report = check(inputs, self.config, extra_problems=self.project.notices,
-                       context=self._inputs(self.project.context))
+        # Only what changed since the last check is computed again: the per-file stage of the files whose bytes
+        # changed, the cross-file rules that read them (the memo's keys are those of the disk cache). Files
+        # changed on disk are known from `saved` (the editor's file watcher), not by stat()ing 10,000 files a
+        # keystroke.
+        memo = Memo.for_config(self.config, self._memos)
+        # The memo holds millions of objects (every document the run stage reads, kept between checks): the
+        # cyclic collector would walk them all, over and over, as each check allocates (a third of a keystroke's
+        # time). They are frozen after each check (out of the collector's sight; freed by reference counting as
+        # usual when replaced), and the collector is off during one, as in the run stage.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            report = check(inputs, self.config, extra_problems=self.project.notices, cache=memo,
+                           started_ns=time.time_ns(), context=self._inputs(self.project.context))
+        finally:
+            gc.freeze()
+            if enabled:
+                gc.enable()
         by_display = {d: p for p, d in self._display_of.items()}
         found: dict[str, list[Finding]] = {}
         for f in report.findings:
