@@ -360,3 +360,74 @@ async def test_a_document_outside_the_workspace_folder_is_checked_alone(client: 
     assert [d.code for d in await published(client, outside)] == []
     change(client, outside, 2, (10, 9), (10, 12), "lots")  # cpu: 100 -> cpu: lots
     assert [d.code for d in await published(client, outside)] == ["KPL102"]
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_rule_code_shows_its_documentation(client: LanguageClient, tmp_path):
+    text = NODEPOOL.replace("  disruption:\n", "  disruption:  # karplint: disable=KPL401 -- 😀 staged rollout\n")
+    (tmp_path / "np.yaml").write_text(text)
+    await start(client, tmp_path)
+    uri = open_document(client, tmp_path / "np.yaml")
+    assert await published(client, uri) == []
+    at = text.splitlines()[11].index("KPL401") + 2
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=11, character=at)))
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value.startswith("**KPL401** (consolidate-after-required)")
+    # on the NodePool: what `simulate` knows (h-hover's tests compare it with the command)
+    pool = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=8)))
+    assert pool.contents.value.startswith("**NodePool `default`** can launch")
+
+
+# ---------------------------------------------------------------------------------------------- the parts
+
+def _range(r: types.Range) -> tuple[int, int, int, int]:
+    return r.start.line, r.start.character, r.end.line, r.end.character
+
+
+def test_positions_utf16_crlf_and_byte_order_mark():
+    from karplint.readers.source import Span
+    from karplint.server.positions import TextPositions
+
+    text = "a: 1\r\nb: 😀x\r\n"
+    pos = TextPositions(text)
+    assert _range(pos.span_range(Span(2, 5, 2, 6))) == (1, 5, 1, 6)  # 'x' after the astral character
+    assert _range(pos.span_range(Span(1, 1, 1, 99))) == (0, 0, 0, 4)  # clamped to the line, before its CR
+    assert _range(pos.span_range(Span(2, 4, 1, 1))) == (1, 3, 1, 3)  # an end before the start: a point
+    utf8 = TextPositions(text, types.PositionEncodingKind.Utf8)
+    assert _range(utf8.span_range(Span(2, 5, 2, 6))) == (1, 7, 1, 8)
+    assert _range(TextPositions(text, types.PositionEncodingKind.Utf32).span_range(Span(2, 5, 2, 6))) == (1, 4, 1, 5)
+    # karplint reads past the byte order mark an editor may keep in the buffer
+    bom = TextPositions("\ufeffa: 1\n")
+    assert _range(bom.span_range(Span(1, 1, 1, 2))) == (0, 1, 0, 2)
+    assert _range(bom.offsets_range(3, 4)) == (0, 4, 0, 5)
+
+
+def test_suppression_comment_placement():
+    from karplint.server.suppress import suppression_edit
+
+    text = "kind: NodePool\nspec:\n  disruption:\n    budgets: []\n"
+    at = text.index("  disruption:")
+    assert suppression_edit("np.yaml", text, 3, "KPL401") == (at, at, "  # karplint: disable=KPL401\n")
+    crlf = text.replace("\n", "\r\n")
+    assert suppression_edit("np.yaml", crlf, 3, "KPL401") == (at + 2, at + 2, "  # karplint: disable=KPL401\r\n")
+    # a comment already there gets the code
+    above = "spec:\n  # karplint: disable=KPL402 -- reason\n  disruption: {}\n"
+    at = above.index(" -- reason")
+    assert suppression_edit("np.yaml", above, 3, "KPL401") == (at, at, ",KPL401")
+    assert suppression_edit("np.yaml", above, 3, "KPL402") is None  # (already suppressed)
+    inline = "spec:\n  disruption: {}  # karplint: disable=KPL402\n"
+    assert suppression_edit("np.yaml", inline, 2, "KPL401") == (len(inline) - 1, len(inline) - 1, ",KPL401")
+    # nowhere a comment would change what the user wrote
+    assert suppression_edit("np.json", '{"kind": "NodePool"}\n', 1, "KPL401") is None
+    script = ("spec:\n  userData: |\n    #!/bin/bash\n      /etc/eks/bootstrap.sh c --kubelet-extra-args=x\n"
+              "  role: r\n")
+    assert suppression_edit("nc.yaml", script, 4, "KPL201") is None  # inside the block scalar
+    assert suppression_edit("nc.yaml", script, 3, "KPL201") is None  # (a comment line: it is the script's)
+    at = script.index("  role:")
+    assert suppression_edit("nc.yaml", script, 5, "KPL201") == (at, at, "  # karplint: disable=KPL201\n")
+    doc = "# Title\n\n```yaml\nkind: NodePool\n```\nkind: text\n"
+    at = doc.index("kind: NodePool")
+    assert suppression_edit("README.md", doc, 4, "KPL401") == (at, at, "# karplint: disable=KPL401\n")
+    assert suppression_edit("README.md", doc, 6, "KPL401") is None  # prose: `#` would make a heading

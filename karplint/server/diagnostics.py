@@ -81,7 +81,7 @@ def code_actions(uri: str, version: int | None, path: str, findings: list[Findin
         if f.category == "suppression" or (f.code, f.span.line) in suppressed:
             continue  # (a suppression finding cannot be suppressed: karplint reports it regardless)
         suppressed.add((f.code, f.span.line))
-        edit = suppression_edit(path, positions.text, f.span.line, f.code)
+        edit = suppression_edit(path, positions.karplint_text, f.span.line, f.code)
         if edit is None:
             continue
         start, end, new_text = edit

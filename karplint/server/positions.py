@@ -25,24 +25,29 @@ def _units(text: str, encoding: str) -> int:
 
 
 class TextPositions:
-    """Conversions for one text: karplint spans and offsets to LSP positions and back."""
+    """Conversions for one text (an editor's buffer): karplint spans and offsets to LSP positions.
+
+    karplint reads a file without its byte order mark; an editor may keep it in the buffer (`bom`: 1 then), so
+    karplint's offsets are `bom` characters short of the buffer's."""
 
     def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
         self.text = text
         self.encoding = encoding
-        self._karplint_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.bom = 1 if text.startswith("\ufeff") else 0
+        self.karplint_text = text[self.bom:]  # the text as karplint reads it
+        self._karplint_starts = [0] + [m.end() for m in re.finditer("\n", self.karplint_text)]
         self._lsp_starts = [0] + [m.end() for m in _LSP_BREAK.finditer(text)]
 
     def offset_of_span_point(self, line: int, column: int) -> int:
-        """The character offset of karplint's 1-based (line, column), clamped to the text."""
+        """The buffer offset of karplint's 1-based (line, column), clamped to the text."""
         starts = self._karplint_starts
         if line < 1:
-            return 0
+            return self.bom
         if line > len(starts):
             return len(self.text)
         start = starts[line - 1]
-        line_end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return max(start, min(start + column - 1, line_end))
+        line_end = starts[line] - 1 if line < len(starts) else len(self.karplint_text)
+        return self.bom + max(start, min(start + column - 1, line_end))
 
     def position(self, offset: int) -> types.Position:
         """The LSP position of a character offset."""
@@ -53,22 +58,6 @@ class TextPositions:
             offset -= 1  # (between the two characters of a CRLF: the end of the line)
         return types.Position(line=line, character=_units(self.text[start:offset], self.encoding))
 
-    def offset(self, position: types.Position) -> int:
-        """The character offset of an LSP position; a character past the line's end means its end."""
-        if position.line >= len(self._lsp_starts):
-            return len(self.text)
-        start = self._lsp_starts[position.line]
-        end = self._lsp_starts[position.line + 1] if position.line + 1 < len(self._lsp_starts) else len(self.text)
-        line = _LSP_BREAK.sub("", self.text[start:end])
-        if self.encoding == types.PositionEncodingKind.Utf32:
-            return start + min(position.character, len(line))
-        units = 0
-        for i, ch in enumerate(line):
-            if units >= position.character:
-                return start + i
-            units += _units(ch, self.encoding)
-        return start + len(line)
-
     def span_range(self, span) -> types.Range:
         """The LSP range of a karplint `Span` (an end before the start is the start: a point)."""
         start = self.offset_of_span_point(span.line, span.column)
@@ -76,4 +65,6 @@ class TextPositions:
         return types.Range(start=self.position(start), end=self.position(max(start, end)))
 
     def offsets_range(self, start: int, end: int) -> types.Range:
+        """The LSP range of karplint offsets (a fix `Edit`'s: in the text as karplint reads it)."""
+        start, end = start + self.bom, end + self.bom
         return types.Range(start=self.position(start), end=self.position(max(start, end)))
