@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from datetime import date, datetime, timedelta
 
+from karplint.disruption.report import hourly_grid, nodepool_report
 from karplint.model import Model
 
-DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 WEEKS = (date(2, 1, 1), date(9998, 12, 31))  # --week: datetime's years 1-9999 less the week, and the look-back
 
 
@@ -21,62 +21,6 @@ def _pools(model: Model, name: str | None):
 # pass what is left is reported as too large, not cut short.
 MAX_JSON_ENTRIES = 2_000_000
 MAX_ROWS = 12_000
-
-
-def nodepool_report(np, *, start: datetime, nodes: int | None, allowance: list[int] | None = None) -> dict:
-    """The JSON-ready timeline of one NodePool. `allowance`: [what the run may still report, of, JSON?], decreased;
-    past it the report says "too_large" and holds no timeline."""
-    from karplint.disruption.budgets import MAX_BUDGETS, WEEK, clock, read_budgets, timelines
-
-    v1 = np.version == "v1"
-    disruption = np.get(("spec", "disruption"))
-    budgets = read_budgets(disruption, v1=v1)
-    lines = timelines(budgets, v1=v1, start=start)
-    where = {"nodepool": np.name, "file": np.doc.source.path if np.doc.source else None,
-             "line": np.doc.start.line if np.doc.start else 1, "api_version": np.api_version}
-    if allowance is not None:  # [left, of, JSON: count the budgets each segment lists]
-        size = sum(len(tl.segments) + (sum(9 + len(s.active) for s in tl.segments) if allowance[2] else 0)
-                   for tl in lines.values())
-        if size > allowance[0]:
-            hint = "--nodepool NAME shows it alone" if size <= allowance[1] else "--output-format json shows it"
-            return {**where, "too_large": f"too large: {size:,} {'entries' if allowance[2] else 'rows'}, over the "
-                                          f"{allowance[0]:,} this run may still report (of {allowance[1]:,}); "
-                                          f"not shown ({hint})"}
-        allowance[0] -= size
-    out = {
-        **where,
-        "week_start": start.strftime("%Y-%m-%dT%H:%MZ"),
-        "minutes": WEEK,
-        "weekly": all(t.weekly for t in lines.values()),
-        **({"note": f"{len(budgets)} budgets: only the first {MAX_BUDGETS} are simulated; the CRD allows at most "
-                    f"{MAX_BUDGETS}, so the API server rejects this NodePool"} if len(budgets) > MAX_BUDGETS else {}),
-        "budgets": [{"index": b.index, "nodes": b.nodes, "reasons": list(b.reasons) if b.reasons is not None else None,
-                     "schedule": b.schedule_text, "duration_minutes": b.duration, "error": b.error}
-                    for b in budgets],
-        "reasons": {},
-    }
-    for reason, tl in lines.items():
-        out["reasons"][reason] = {
-            "unlimited_minutes": tl.unlimited_minutes(),
-            "segments": [{"start": clock(s.start, start), "end": clock(s.end, start) if s.end < WEEK else "Sun 24:00", "start_minute": s.start,
-                          "end_minute": s.end, "limit": s.limit(), "budgets": [b.index for b in s.active],
-                          **({"allowed": s.allowed(nodes)} if nodes is not None else {})}
-                         for s in tl.segments],
-        }
-    return out
-
-
-def _grid(report: dict, reason: str) -> list[str]:
-    """Seven lines of 24 hourly cells: `.` unlimited, `0` blocked, `#` limited, `~` mixed within the hour."""
-    segs = report["reasons"][reason]["segments"]
-    kinds: list[set] = [set() for _ in range(7 * 24)]
-    for s in segs:  # (each segment marks the hours it overlaps: linear in segments plus hours)
-        lim = s["limit"]
-        kind = "." if lim == "unlimited" else "0" if lim.startswith("0") else "#"
-        for hour in range(s["start_minute"] // 60, min(7 * 24, (s["end_minute"] + 59) // 60)):
-            kinds[hour].add(kind)
-    return [f"{DAYS[d]} " + "".join(k.pop() if len(k) == 1 else "~" for k in kinds[d * 24:d * 24 + 24])
-            for d in range(7)]
 
 
 def print_report(report: dict, console, nodes: int | None) -> None:
@@ -130,7 +74,7 @@ def print_report(report: dict, console, nodes: int | None) -> None:
                 row.append(_t("unlimited" if allowed is None else str(allowed)))
             table.add_row(*row)
         console.print(table)
-        for line in _grid(report, reason):
+        for line in hourly_grid(report, reason):
             console.print(_t("    " + line))
     console.print(_t("    (hourly: . unlimited, # limited, 0 blocked, ~ changes within the hour)", style="dim"))
     console.print()

@@ -76,7 +76,7 @@ def _json(path: str, raw: bytes):
 
 def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
     """The simulation as plain data (what `--output-format json` prints)."""
-    from karplint.provisioning.simulate import simulate
+    from karplint.provisioning.simulate import pool_report, simulate
     from karplint.rules._simulation import nodeclass_facts_resolver
 
     loaded = _model(paths, config)
@@ -85,30 +85,12 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     catalog = _catalog(instance_types, options.get("instance-types"))
     facts_for = nodeclass_facts_resolver(model)
 
-    from karplint.provisioning.nodepools import explain_empty
-
     # The whole project is simulated (a named workload is judged on every NodePool of its project, as KPL910
     # judges it); what is shown comes from the named files.
     run = simulate(model, catalog, facts_for)
     not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
                       "message": o.message} for o in run.omitted if loaded.shows(o.resource)]
-    pools = []
-    for sim in (s for s in run.pools if loaded.shows(s.nodepool)):
-        entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
-                                 "line": _line(sim.nodepool), "ami_family": sim.facts.ami_family}
-        if sim.unknown:
-            entry["unknown"] = sim.unknown
-        else:
-            entry.update(sim.summary())
-            entry["removed_by"] = {s.text: sim.removed_by(s.key) for s in sim.sources}
-            if sim.min_values_short:
-                entry["min_values_short"] = {k: {"min_values": a, "distinct": b}
-                                             for k, (a, b) in sim.min_values_short.items()}
-            why = explain_empty(sim)
-            if why is not None:
-                entry["emptied_by"] = list(why.keys)
-                entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
-        pools.append(entry)
+    pools = [pool_report(sim) for sim in run.pools if loaded.shows(sim.nodepool)]
     workloads = []
     for w in (w for w in run.workloads if loaded.shows(w.pod.res)):
         res = w.pod.res
@@ -124,11 +106,6 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
         })
     return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
             "workloads": workloads, "problems": problems, "not_simulated": not_simulated}
-
-
-def _line(res) -> int:
-    name = res.get(("metadata", "name"))
-    return res.doc.key_span(("metadata", "name")).line if name is not None else res.doc.span(()).line
 
 
 def _range(pair) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
-from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, simulate_pool
+from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, explain_empty, simulate_pool
 from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
 
@@ -176,3 +176,28 @@ def simulate(model: Model, catalog: Catalog,
     omitted: list[Omitted] = []
     pools = simulate_pools(model, catalog, facts_for, omitted)
     return RunSimulation(pools, simulate_workloads(model, pools, omitted=omitted), omitted)
+
+
+def pool_report(sim: PoolSimulation) -> dict[str, Any]:
+    """One NodePool's simulation as plain data: what `karplint simulate --output-format json` prints for it (and
+    what the editor's hover shows): launchable types, families, sizes, cpu/memory range, architectures, capacity
+    types, what each requirement removes, and why nothing is left when nothing is."""
+    entry: dict[str, Any] = {"name": sim.name, "file": str(sim.nodepool.doc.path),
+                             "line": _name_line(sim.nodepool), "ami_family": sim.facts.ami_family}
+    if sim.unknown:
+        entry["unknown"] = sim.unknown
+        return entry
+    entry.update(sim.summary())
+    entry["removed_by"] = {s.text: sim.removed_by(s.key) for s in sim.sources}
+    if sim.min_values_short:
+        entry["min_values_short"] = {k: {"min_values": a, "distinct": b} for k, (a, b) in sim.min_values_short.items()}
+    why = explain_empty(sim)
+    if why is not None:
+        entry["emptied_by"] = list(why.keys)
+        entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
+    return entry
+
+
+def _name_line(res: Resource) -> int:
+    name = res.get(("metadata", "name"))
+    return res.doc.key_span(("metadata", "name")).line if name is not None else res.doc.span(()).line
