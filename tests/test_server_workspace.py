@@ -192,3 +192,13 @@ def test_a_new_buffer_of_a_file_check_would_read_joins_the_workspace(tmp_path, n
     assert ("KPL301", 7, 5) in _codes(got[np])
     doc = os.path.join(root, name)
     assert ws.update(doc, "# notes\n") == {doc: []}
+
+
+def test_a_loose_document_is_its_own_workspace(tmp_path):
+    # (the server checks a document outside every folder as `karplint check FILE` would: ROOT is the file)
+    path = str(tmp_path / "np.yaml")
+    ws = Workspace(path)
+    got = ws.update(path, NODEPOOL)
+    assert [(f.code, f.file) for f in got[path]] == [("KPL705", path)]
+    (tmp_path / "np.yaml").write_text(NODEPOOL, encoding="utf-8")
+    assert _mine(Workspace(path).findings(path)) == _cli_findings(path, path) == _mine(got[path])
