@@ -294,6 +294,28 @@ def render(
 
 
 @app.command()
+def server(
+    stdio: bool = typer.Option(True, "--stdio", help="Speak LSP on stdin and stdout (the default and only "
+                               "transport; accepted because clients pass it)."),
+    config: Optional[str] = typer.Option(None, "--config",
+                                         help="Configuration file for every workspace (default: each workspace's "
+                                         ".karplint.toml or pyproject.toml, as `check` finds it)."),
+) -> None:
+    """Run the language server (LSP over stdio) for editors: findings as you type, fixes and suppressions as code
+    actions, rule documentation and simulations on hover. See README "Editor"."""
+    if config is not None:
+        from karplint.config import ConfigError, load_config
+
+        try:
+            load_config(config, Path("."))
+        except ConfigError as exc:
+            _die(str(exc))
+    from karplint.server.lsp import serve
+
+    serve(config_path=config)
+
+
+@app.command()
 def budgets(
     paths: List[str] = typer.Argument(..., help="Files or directories holding NodePools; - for stdin."),
     nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),

@@ -54,6 +54,12 @@ class Boundary:
 _roots: dict[tuple[str, str | None], str] = {}
 
 
+def forget_roots() -> None:
+    """Forget the project roots found so far: a long-running process (the language server) calls it before each
+    check, since a `.git` or a link may have come or gone since the last one."""
+    _roots.clear()
+
+
 def _project_of_directory(directory: str, config_root: str | None) -> str:
     """The real path of the project root of `directory` (absolute, as named: its ancestors are the names above it,
     not those of a link's target, so that a directory reached through a link in a repository belongs to that

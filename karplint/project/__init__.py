@@ -113,11 +113,19 @@ def build(paths: list[str], cfg: Config, *, respect_gitignore: bool = True, foll
     run_config = replace(cfg, kustomize_patches=patch_files([*inputs, *context], read_regular, cfg.root),
                          charts=chart_context([*inputs, *context], read_regular, cfg.root))  # (both in the cache's key)
     if cfg.karpenter_version_source == "default":
-        run_config.release_evidence = tuple(_plausible(_pre_check_evidence([*inputs, *context], pin_files, cfg)))
+        run_config.release_evidence = release_evidence([*inputs, *context], pin_files, cfg)
     return Project(run_config, named, inputs, context, roots, discovery_notices(found), found, pin_files)
 
 
-def _pre_check_evidence(files: list[InputFile], pin_files: list[tuple[str, str]], cfg: Config) -> list[Evidence]:
+def release_evidence(files: list[InputFile], pin_files: list[tuple[str, str]], cfg: Config,
+                     read=read_regular) -> tuple[Evidence, ...]:
+    """The plausible release evidence the project stage reads (`_pre_check_evidence`); `read(abspath, limit)`
+    reads a file (an editor's buffer in its place: karplint/server/workspace.py)."""
+    return tuple(_plausible(_pre_check_evidence(files, pin_files, cfg, read)))
+
+
+def _pre_check_evidence(files: list[InputFile], pin_files: list[tuple[str, str]], cfg: Config,
+                        read=read_regular) -> list[Evidence]:
     """Release evidence of the files whose pins the per-file stage does not read: every file but YAML and JSON
     (Terraform, scripts, documents, variables, program code). A YAML file's pins (a Flux HelmRelease, an Argo CD
     Application, the controller image) come from its per-file summary, computed once and cached with it, in the
@@ -129,7 +137,7 @@ def _pre_check_evidence(files: list[InputFile], pin_files: list[tuple[str, str]]
         return []
     from karplint.model.repo_version import collect
 
-    return collect(list(dict.fromkeys(paths)), read_regular, cfg.max_file_size)
+    return collect(list(dict.fromkeys(paths)), read, cfg.max_file_size)
 
 
 def _plausible(evidence: list[Evidence]) -> list[Evidence]:
