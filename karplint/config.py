@@ -51,6 +51,11 @@ class Config:
     # each Helm chart's values.yaml scalars and helm's rendering (`chart_context` in
     # karplint/readers/helm_charts.py), what its templates are read with: found before the check (None: not yet)
     charts: dict | None = None
+    # the display paths whose findings are wanted (an editor's open documents), None: every file's. The cross-file
+    # rules then judge only the resources of these files (`Context.in_focus`), with every file still read as
+    # context: a keystroke's check is not the cost of judging the whole workspace. Not part of the fingerprint
+    # (the per-file stage does not depend on it); the run-stage verdicts are kept per focus (`engine.evaluate`).
+    focus: frozenset | None = None
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 

@@ -335,7 +335,8 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
 
     h = hashlib.blake2b(repr((sorted(config.severity.items()), sorted(config.per_file_ignores.items()),
                               config.root, [(d, p.code, p.message, p.span) for d, p in extra_problems],
-                              list(config.release_evidence))).encode(),
+                              list(config.release_evidence),
+                              sorted(config.focus) if config.focus is not None else None)).encode(),
                         digest_size=20)
     for item, key in zip(inputs, keys):
         h.update(b"\0" + item.display.encode("utf-8", "surrogateescape") + b"\0" + key.encode())
@@ -354,6 +355,11 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     stage = [r for r in rules if r.check is not None and (
         r.scope == "run" or (r.scope == "resource" and r.code in needs_model))]
     digests = _rule_digests(outcomes, [r.code for r in stage]) if cache is not None else {}
+    if config.focus is not None:  # (verdicts on some files only: kept apart from a whole run's)
+        import hashlib
+
+        focus = hashlib.blake2b(repr(sorted(config.focus)).encode(), digest_size=8).hexdigest()
+        digests = {code: f"{d}/{focus}" for code, d in digests.items()}
     by_rule: dict[str, list[Result]] = {}
     for r in stage:
         hit = cache.get_run(r.code, digests[r.code]) if r.code in digests else None

@@ -156,7 +156,7 @@ def _context(model, config: Config) -> Context:
     from karplint.rules import option_defaults
 
     return Context(model, config.karpenter_version, dict(config.cluster), {**option_defaults(), **config.options},
-                   config.karpenter_version_source, config.release_candidates)
+                   config.karpenter_version_source, config.release_candidates, config.focus)
 
 
 class _VersionWatch(Context):
@@ -180,7 +180,7 @@ def _watched_context(model, config: Config) -> _VersionWatch:
 
     return _VersionWatch(model, config.karpenter_version, dict(config.cluster),
                          {**option_defaults(), **config.options}, config.karpenter_version_source,
-                         config.release_candidates)
+                         config.release_candidates, config.focus)
 
 
 _STEPS: dict[tuple, tuple[list[Rule], dict]] = {}

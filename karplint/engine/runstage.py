@@ -33,6 +33,8 @@ def run_stage(outcomes: list[FileOutcome], config: Config, rules: list[Rule]) ->
         if r.scope == "resource":
             for kind in r.kinds:
                 for res in by_kind.get(kind, ()):
+                    if not ctx.in_focus(res):  # (a resource rule reports on its resource's own file)
+                        continue
                     try:
                         got.extend(_resolve(v, r.code, r.code) for v in r.check(res, ctx) or ())
                     except Exception as exc:  # noqa: BLE001

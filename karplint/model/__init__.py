@@ -115,6 +115,8 @@ class Model:
     recorded: list[Resource] = field(default_factory=list)
     # What rules work out about the whole run once and several rules ask for (each under its own key).
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # (len(resources) when built, resources by kind): rules ask for one kind thousands of times per run
+    _by_kind: tuple | None = field(default=None, repr=False, compare=False)
 
     def add(self, docs: Iterable[Document]) -> None:
         for doc in docs:
@@ -127,8 +129,18 @@ class Model:
         self.recorded.extend(res for res in map(as_resource, docs) if res is not None)
 
     def of_kind(self, *kinds: str, group: str | None = None) -> Iterator[Resource]:
-        for res in self.resources:
-            if res.kind in kinds and (group is None or res.group == group):
+        if len(kinds) == 1:
+            index = self._by_kind
+            if index is None or index[0] != len(self.resources):  # (built again when resources were added)
+                by_kind: dict[str, list[Resource]] = {}
+                for res in self.resources:
+                    by_kind.setdefault(res.kind, []).append(res)
+                index = self._by_kind = (len(self.resources), by_kind)
+            found = index[1].get(kinds[0], ())
+        else:
+            found = (res for res in self.resources if res.kind in kinds)
+        for res in found:
+            if group is None or res.group == group:
                 yield res
 
     def nodepools(self) -> Iterator[Resource]:

@@ -73,6 +73,12 @@ class Context:
     options: dict[str, Any]
     version_source: str = "default"  # "default", "config", "cli", or where in the run it was found
     release_candidates: tuple = ()  # the repository's pins when none clearly applies to the file (Config's)
+    focus: frozenset | None = None  # (Config.focus) the files whose findings are wanted; None: all
+
+    def in_focus(self, res: Resource) -> bool:
+        """Whether a cross-file rule judges `res`: its file's findings are wanted (every file's, but in an editor).
+        Only for a rule whose findings on `res` are in `res`'s own file."""
+        return self.focus is None or res.doc.source.path in self.focus
 
     def violation(
         self,

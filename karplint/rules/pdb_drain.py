@@ -163,7 +163,7 @@ def pdb_blocks_every_drain(model, ctx):
         return
     pdbs = [pdb for pdb in model.of_kind("PodDisruptionBudget")  # (policy/v1: a null selector selects no pod)
             if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict)
-            and not has_placeholder_within(pdb.spec)]
+            and not has_placeholder_within(pdb.spec) and ctx.in_focus(pdb)]
     if not pdbs:
         return
     scaled = _scaled(model)

@@ -132,9 +132,11 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     budget = PlacementBudget()
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
+    # (every DaemonSet: they take room on the nodes of every workload judged; the workloads of the focus)
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
-                        if r.kind == "DaemonSet" or (pods_with_node_constraints(r.doc, r) if strict
-                                                     else _may_target(r, all_marks))) if p is not None]
+                        if r.kind == "DaemonSet" or (ctx.in_focus(r) and (
+                            pods_with_node_constraints(r.doc, r) if strict else _may_target(r, all_marks))))
+            if p is not None]
     all_ds = [(d, _dirname(str(d.pod.res.doc.path))) for d in daemons(pods)]
     ds_dirs = {where for _d, where in all_ds}
     ds_for: dict[str, list] = {}  # a NodePool's directory -> the DaemonSets of related directories

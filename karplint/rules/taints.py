@@ -69,7 +69,7 @@ def _missing(model: Model, ctx, want_cni: bool):
         if f.agent.cni != want_cni:
             continue
         for np in model.nodepools():
-            if not _agent_runs_on(f, np) or not isinstance(np.get(TEMPLATE_SPEC), dict):
+            if not ctx.in_focus(np) or not _agent_runs_on(f, np) or not isinstance(np.get(TEMPLATE_SPEC), dict):
                 continue
             keys = {t["key"] for _, t in _taints(np, STARTUP)}
             if f.taint_key in keys or f.taint_key in {t["key"] for _, t in _taints(np, TAINTS)}:
@@ -121,6 +121,8 @@ def _agent_keys(model: Model, ctx) -> dict[str, Agent]:
 def agent_taint_in_taints(model, ctx):
     keys = _agent_keys(model, ctx)
     for np in model.nodepools():
+        if not ctx.in_focus(np):
+            continue
         for i, t in _taints(np, TAINTS):
             agent = keys.get(t["key"])
             if agent is None:

@@ -205,7 +205,9 @@ class Workspace:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            report = check(inputs, self.config, extra_problems=self.project.notices, cache=memo,
+            # The cross-file rules judge the open documents only (Config.focus): their findings are the ones shown.
+            focus = frozenset(self._display_of.get(p, p) for p in self._buffers)
+            report = check(inputs, replace(self.config, focus=focus), extra_problems=self.project.notices, cache=memo,
                            started_ns=time.time_ns(), context=self._inputs(self.project.context))
         finally:
             # Only the configurations of this check stay (an edited chart's values make a new one per keystroke).
