@@ -14,6 +14,11 @@ KNOWN_CNIS = ("cilium", "aws-vpc-cni", "vpc-cni", "calico", "canal", "flannel", 
               "kindnet", "ovn-kubernetes")
 
 
+def _shown(value: str) -> str:
+    """`value` quoted for a message, at most 40 characters of it (a value may be a number of 5,000 digits)."""
+    return repr(value) if len(value) <= 40 else repr(value[:40]) + f"... ({len(value):,} characters)"
+
+
 def _did_you_mean(word: str, known) -> str:
     import difflib
 
@@ -26,12 +31,13 @@ def cluster_value_problem(key: str, value: Any) -> str | None:
     if key == "cni":
         name = value.strip().lower()
         if name not in KNOWN_CNIS:
-            return f"`cluster.cni`: {value!r} is not a CNI karplint knows{_did_you_mean(name, KNOWN_CNIS)}"
+            hint = _did_you_mean(name[:100], KNOWN_CNIS)
+            return f"`cluster.cni`: {_shown(value)} is not a CNI karplint knows{hint}"
     elif key == "kubernetes-version":
         from karplint.userdata.kubelet_flags import parse_minor
 
         if parse_minor(value) is None:
-            return f"`cluster.kubernetes-version`: {value!r} is not a Kubernetes version such as \"1.31\""
+            return f"`cluster.kubernetes-version`: {_shown(value)} is not a Kubernetes version such as \"1.31\""
     elif key == "nodeclasses":
         if not all(isinstance(v, str) and v for v in value):
             return "`cluster.nodeclasses` must be a list of EC2NodeClass names"
@@ -52,7 +58,7 @@ def option_value_problem(name: str, value: Any) -> tuple[str, tuple] | None:
         from karplint.model.durations import parse_go_duration
 
         if parse_go_duration(value) is None:
-            return f"`options.{name}`: {value!r} is not a duration such as \"168h\" or \"90m\"", ()
+            return f"`options.{name}`: {_shown(value)} is not a duration such as \"168h\" or \"90m\"", ()
     elif name in _INTEGER_OPTIONS:
         low, high = _INTEGER_OPTIONS[name]
         if value < low or (high is not None and value > high):
