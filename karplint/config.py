@@ -1,11 +1,13 @@
 """Configuration: `[tool.karplint]` in pyproject.toml or `.karplint.toml`, overridden by CLI flags.
 
-Unknown keys and bad values raise `ConfigError` naming the key and the file (the CLI exits 2).
+Unknown keys and bad values raise `ConfigError` naming the key and the file, and its line when it is read from
+one (the CLI exits 2); values with a closed set or a grammar are checked in karplint/config_values.py.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,11 @@ DEFAULT_MAX_FILE_SIZE = 5 * 1024 * 1024
 
 
 class ConfigError(Exception):
-    pass
+    """`key`: the key path the message is about (from the top of the table), for `load_config` to find its line."""
+
+    def __init__(self, message: str, key: tuple = ()):
+        super().__init__(message)
+        self.key = key
 
 
 @dataclass
@@ -65,7 +71,7 @@ def _str_list(value: Any, key: str, where: str) -> list[str]:
         return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    raise ConfigError(f"{where}: `{key}` must be a list of strings", tuple(key.split(".", 1)))
 
 
 # Keys of [cluster] that rules read: name -> (type, description)
@@ -81,7 +87,11 @@ CLUSTER_KEYS: dict[str, tuple[type, str]] = {
 
 def _check_severity(value: Any, key: str, where: str) -> str:
     if value not in SEVERITIES:
-        raise ConfigError(f"{where}: `{key}` must be one of {', '.join(SEVERITIES)} (got {value!r})")
+        import difflib
+
+        near = difflib.get_close_matches(str(value), SEVERITIES, n=1)
+        raise ConfigError(f"{where}: `{key}` must be one of {', '.join(SEVERITIES)} (got {value!r})"
+                          + (f"; did you mean `{near[0]}`?" if near else ""), tuple(key.split(".", 1)))
     return value
 
 
@@ -97,11 +107,11 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             cfg.extend_select = _str_list(value, key, where)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+                raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]", (key,))
             cfg.per_file_ignores = {g: _str_list(v, f"per-file-ignores.{g}", where) for g, v in value.items()}
         elif key == "severity":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: `severity` must be a table of CODE = \"error|warning|info\"")
+                raise ConfigError(f"{where}: `severity` must be a table of CODE = \"error|warning|info\"", (key,))
             cfg.severity = {c.upper(): _check_severity(v, f"severity.{c}", where) for c, v in value.items()}
         elif key == "fail-on":
             cfg.fail_on = _check_severity(value, key, where)
@@ -111,59 +121,71 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             try:
                 cfg.karpenter_version = Version.parse(str(value))
             except ValueError as exc:
-                raise ConfigError(f"{where}: `karpenter-version`: {exc}") from None
+                raise ConfigError(f"{where}: `karpenter-version`: {exc}", (key,)) from None
             from karplint.model.versions import implausible
 
             why = implausible(cfg.karpenter_version)
             if why:
-                raise ConfigError(f"{where}: `karpenter-version`: {why}")
+                raise ConfigError(f"{where}: `karpenter-version`: {why}", (key,))
             cfg.karpenter_version_source = where
         elif key == "clusters":
             cfg.clusters = _str_list(value, key, where)
         elif key == "project-context":
             if not isinstance(value, bool):
-                raise ConfigError(f"{where}: `project-context` must be true or false")
+                raise ConfigError(f"{where}: `project-context` must be true or false", (key,))
             cfg.project_context = value
         elif key == "fail-on-nothing-checked":
             if not isinstance(value, bool):
-                raise ConfigError(f"{where}: `fail-on-nothing-checked` must be true or false")
+                raise ConfigError(f"{where}: `fail-on-nothing-checked` must be true or false", (key,))
             cfg.fail_on_nothing_checked = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes")
+                raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes", (key,))
             cfg.max_file_size = value
         elif key == "cluster":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: `cluster` must be a table")
+                raise ConfigError(f"{where}: `cluster` must be a table", (key,))
+            from karplint.config_values import cluster_value_problem
+
             for ck, cv in value.items():
                 if ck not in CLUSTER_KEYS:
-                    raise ConfigError(
-                        f"{where}: unknown key `cluster.{ck}` (known: {', '.join(sorted(CLUSTER_KEYS))})")
+                    raise ConfigError(f"{where}: unknown key `cluster.{ck}`{_near(ck, CLUSTER_KEYS)}", (key, ck))
                 typ, _ = CLUSTER_KEYS[ck]
                 if not isinstance(cv, typ):
-                    raise ConfigError(f"{where}: `cluster.{ck}` must be a {typ.__name__}")
+                    raise ConfigError(f"{where}: `cluster.{ck}` must be a {typ.__name__}", (key, ck))
+                problem = cluster_value_problem(ck, cv)
+                if problem:
+                    raise ConfigError(f"{where}: {problem}", (key, ck))
                 cfg.cluster[ck] = cv
         elif key == "options":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: `options` must be a table")
+                raise ConfigError(f"{where}: `options` must be a table", (key,))
+            from karplint.config_values import option_value_problem
             from karplint.rules import option_defaults  # (the rules' code only when options are set)
 
             known_options = option_defaults()
             for ok, ov in value.items():
                 if ok not in known_options:
-                    raise ConfigError(
-                        f"{where}: unknown key `options.{ok}` (known: {', '.join(sorted(known_options)) or 'none'})")
+                    raise ConfigError(f"{where}: unknown key `options.{ok}`{_near(ok, known_options)}", (key, ok))
                 if type(ov) is not type(known_options[ok]):
                     raise ConfigError(
-                        f"{where}: `options.{ok}` must be a {type(known_options[ok]).__name__}")
+                        f"{where}: `options.{ok}` must be a {type(known_options[ok]).__name__}", (key, ok))
+                problem = option_value_problem(ok, ov)
+                if problem:
+                    raise ConfigError(f"{where}: {problem[0]}", (key, ok, *problem[1]))
                 cfg.options[ok] = ov
         else:
-            import difflib
-
-            near = difflib.get_close_matches(str(key), CONFIG_KEYS, n=1)
-            raise ConfigError(f"{where}: unknown configuration key `{key}`"
-                              + (f"; did you mean `{near[0]}`?" if near else f" (known: {', '.join(CONFIG_KEYS)})"))
+            raise ConfigError(f"{where}: unknown configuration key `{key}`{_near(str(key), CONFIG_KEYS)}", (key,))
     return cfg
+
+
+def _near(word: str, known) -> str:
+    """"; did you mean `x`?" for a misspelt key, else the known keys."""
+    import difflib
+
+    known = sorted(known)
+    near = difflib.get_close_matches(word, known, n=1)
+    return f"; did you mean `{near[0]}`?" if near else f" (known: {', '.join(known) or 'none'})"
 
 
 CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
@@ -241,10 +263,32 @@ def load_config(explicit: str | None, search_from: Path | None) -> Config:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: configuration must be a table")
-    cfg = from_mapping(raw, str(path))
+    try:
+        cfg = from_mapping(raw, str(path))
+    except ConfigError as exc:
+        raise _on_its_line(exc, path) from None
     cfg.path = str(path)
     cfg.root = str(path.resolve().parent)
     return cfg
+
+
+def _on_its_line(exc: ConfigError, path: Path) -> ConfigError:
+    """`exc` with the line of the key it is about after the file's name (`file:line: ...`), when found."""
+    prefix = f"{path}: "
+    message = str(exc)
+    if not exc.key or not message.startswith(prefix):
+        return exc
+    from karplint.config_values import line_of
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return exc
+    keys = exc.key
+    if path.name == "pyproject.toml" or re.search(r"^\s*\[\s*tool\.karplint", text, re.M):
+        keys = ("karplint", *keys)  # ([tool.karplint] comes first: a key of another tool's table is not ours)
+    line = line_of(text, keys)
+    return exc if line is None else ConfigError(f"{path}:{line}: {message[len(prefix):]}", exc.key)
 
 
 def env_disabled_color() -> bool:

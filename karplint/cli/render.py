@@ -111,6 +111,12 @@ def render_command(paths: list[str], *, nodeclass: str | None = None, nodepool: 
         except ValueError as exc:
             err.print(f"karplint render: --karpenter-version: {exc}", markup=False)
             return 2
+        from karplint.model.versions import implausible
+
+        why = implausible(version)  # as `check` refuses it: a typo would render for a release that never existed
+        if why:
+            err.print(f"karplint render: --karpenter-version: {escape.name(why)}", markup=False)
+            return 2
     loaded = load_model(paths, err, "render")
     if loaded is None:
         return 2

@@ -47,7 +47,13 @@ def _catalog(instance_types: str | None, config_types: dict | None):
             if len(raw) > 50 * 1024 * 1024:
                 raise SimulateError(f"{instance_types}: larger than 50 MiB")
             data = _json(instance_types, raw)
-            cat = extend(cat, data)
+            try:
+                cat = extend(cat, data)
+            except ExtraTypesError as exc:  # named on its line of the file
+                from karplint.config_values import line_of
+
+                line = line_of(raw.decode("utf-8"), exc.key) if exc.key else None
+                raise SimulateError(f"{instance_types}{f':{line}' if line else ''}: {exc}") from exc
     except ExtraTypesError as exc:
         raise SimulateError(f"{instance_types or 'configuration'}: {exc}") from exc
     except OSError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,6 +17,13 @@ import typer
 from karplint import __version__
 from karplint.cli import check_command
 from karplint.cli.check_command import ColorChoice, Level, OutputFormat, _die, use_color
+
+class DisplayFormat(str, Enum):
+    """The formats of `simulate` and `rules` (check's OutputFormat has report formats they do not write): their
+    --help lists these only, and typer refuses any other."""
+    text = "text"
+    json = "json"
+
 
 app = typer.Typer(
     name="karplint",
@@ -129,8 +137,8 @@ def check(
 @app.command("simulate")
 def simulate_cmd(
     paths: List[str] = typer.Argument(None, help="Files or directories to simulate (default: .)."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
-                                               help="text (tables on a terminal) or json."),
+    output_format: DisplayFormat = typer.Option(DisplayFormat.text, "--output-format", "-f",
+                                                help="text (tables on a terminal) or json."),
     instance_types: Optional[str] = typer.Option(
         None, "--instance-types", help="JSON file of instance types to add to the bundled catalog "
                                        "({name: {labels: {...}, allocatable: {...}}})."),
@@ -141,24 +149,25 @@ def simulate_cmd(
     run on (or why none can)."""
     from karplint.cli.simulate import main as simulate_main
 
-    if output_format not in (OutputFormat.text, OutputFormat.json):
-        _die(f"karplint simulate: --output-format {output_format.value} is not supported here (text or json)")
     raise typer.Exit(simulate_main(list(paths or []), output_format.value, instance_types, config,
                                    use_color(color, sys.stdout)))
 
 
 @app.command("rules")
 def rules_cmd(
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--output-format", "-f",
-                                               help="text (a table) or json."),
+    output_format: DisplayFormat = typer.Option(DisplayFormat.text, "--output-format", "-f",
+                                                help="text (a table) or json."),
     cel_coverage: bool = typer.Option(False, "--cel-coverage",
                                       help="Instead: the CRDs' CEL rules per release and kind, and which ones "
                                            "karplint evaluates (KPL130)."),
     release: Optional[str] = typer.Option(None, "--release",
-                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --cel-coverage: list every rule."),
+                                          help="With --cel-coverage: only this bundled release (e.g. 1.14.1); "
+                                               "a usage error without it."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also each rule's scope (resource, file or run), the kinds it reads and its "
+                                      "options with their defaults; with --cel-coverage: every CEL rule."),
 ) -> None:
-    """List every rule: code, slug, category, default severity, fix and summary."""
+    """List every rule: code, slug, category, default severity, fix and summary (-v: scope, kinds, options)."""
     import json
 
     from karplint.rules import all_rules
@@ -170,55 +179,86 @@ def rules_cmd(
             data = coverage(release)
         except ValueError as exc:
             _die(str(exc))
-        if output_format == OutputFormat.json:
+        if output_format == DisplayFormat.json:
             typer.echo(json.dumps(data, indent=2))
         else:
             print_coverage(data, sys.stdout, verbose=verbose)
         return
 
-    if output_format not in (OutputFormat.text, OutputFormat.json):
-        _die(f"karplint rules: --output-format {output_format.value} is not supported here (text or json)")
+    if release is not None:  # the rules themselves are not per release: the flag would be silently ignored
+        _die("--release needs --cel-coverage (the rules run at every release; `check "
+             "--karpenter-version` chooses the one they judge against)")
     rules = all_rules()
-    if output_format == OutputFormat.json:
+    if output_format == DisplayFormat.json:
         typer.echo(json.dumps([{"code": r.code, "slug": r.slug, "category": r.category, "severity": r.severity,
-                                "fix": r.fix, "summary": r.summary} for r in rules], indent=2))
+                                "fix": r.fix, "summary": r.summary,
+                                **({"scope": _scope(r), "kinds": list(r.kinds), "options": dict(r.options)}
+                                   if verbose else {})} for r in rules], indent=2))
         return
+
+    def row(r) -> tuple[str, ...]:
+        base = (r.code, r.slug, r.category, r.severity, r.fix or "")
+        if verbose:
+            base += (_scope(r), ",".join(r.kinds), ",".join(f"{k}={json.dumps(v)}" for k, v in r.options.items()))
+        return (*base, r.summary)
+
     if not sys.stdout.isatty():  # for grep and cut: one tab-separated line per rule, no wrapping, no padding
         for r in rules:
-            typer.echo("\t".join((r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)))
+            typer.echo("\t".join(row(r)))
         return
     from rich.table import Table
 
     from karplint.report import escape
 
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for col in ("code", "slug", "category", "severity", "fix", "summary"):
+    for col in ("code", "slug", "category", "severity", "fix", *(("scope", "kinds", "options") if verbose else ()),
+                "summary"):
         table.add_column(col, overflow="fold")
     for r in rules:
-        table.add_row(r.code, r.slug, r.category, r.severity, r.fix or "", r.summary)
+        table.add_row(*row(r))
     escape.console(no_color=bool(os.environ.get("NO_COLOR"))).print(table)
+
+
+def _scope(rule) -> str:
+    """What a rule judges at once: a resource, a file, the run; `engine` for the findings the reader or the engine
+    emits (no check of its own)."""
+    return rule.scope if rule.check is not None else "engine"
 
 
 @app.command()
 def clean(
     path: str = typer.Argument(".", help="A file or directory of the project whose cache to remove."),
     config: Optional[str] = typer.Option(None, "--config", help="Configuration file (its directory's cache)."),
+    all_projects: bool = typer.Option(False, "--all",
+                                      help="Remove every project's entries from the cache directory the project "
+                                           "uses (the user cache or KARPLINT_CACHE_DIR are shared)."),
 ) -> None:
-    """Remove karplint's cache for this project (the directory `check` would use; see README "Performance")."""
+    """Remove karplint's cache for this project (the directory `check` would use; see README "Performance"): its
+    .karplint_cache/, or in a shared cache directory the entries of runs with its configuration or in it."""
     from karplint.config import ConfigError, load_config
-    from karplint.engine.cache import clear, default_directory
+    from karplint.engine.cache import clear, default_directory, project_of
+    from karplint.report import escape
 
+    if not os.path.lexists(path):  # a typo must not clean the user cache (no configuration found: defaults)
+        _die(f"{path}: no such file or directory")
     try:
         cfg = load_config(config, Path(path))
     except ConfigError as exc:
         _die(str(exc))
     directory = default_directory(cfg)
-    removed, refused = clear(directory)
+    own = cfg.root is not None and not os.environ.get("KARPLINT_CACHE_DIR")  # the project's .karplint_cache/
+    if all_projects or own:
+        project = None
+    elif cfg.root is not None:
+        project = project_of(cfg)
+    else:  # runs without a configuration file belong to their working directory
+        project = os.path.realpath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    removed, refused = clear(directory, project)
     if refused:
         _die(f"{directory}: {refused}; nothing removed")
-    from karplint.report import escape
-
-    typer.echo(escape.name(f"removed {removed} cache file(s) from {directory}" if removed else f"no cache at {directory}"))
+    whose = f" of {project}" if project else ""
+    typer.echo(escape.name(f"removed {removed} cache file(s){whose} from {directory}" if removed
+                           else f"no cache{whose} at {directory}"))
 
 
 @app.command()
@@ -282,7 +322,8 @@ def render(
     nodeclass: Optional[str] = typer.Option(None, "--nodeclass", help="Only this EC2NodeClass (by name)."),
     nodepool: Optional[str] = typer.Option(None, "--nodepool", help="Only this NodePool (by name)."),
     karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version",
-                                                    help="Karpenter release to render for (default: latest)."),
+                                                    help="Karpenter release to render for (default: the one the "
+                                                    "project pins, as for check; else the newest bundled)."),
 ) -> None:
     """Show the userData Karpenter renders per EC2NodeClass, the kubelet argv, and the taints and labels the node
     registers with."""

@@ -17,6 +17,9 @@ bytes), so files written by different runs never mix wrongly.
   reads (karplint and the configuration are in the file names, so equal digests mean equal verdicts).
 * `.docs`: display path -> (key, pickled documents the run stage reads); loaded only when a cross-file rule
   must run again.
+* `.project`: the project the set belongs to (the configuration's directory, else the working directory), as
+  plain text: in a cache directory several projects share (the user cache, `KARPLINT_CACHE_DIR`), `karplint
+  clean PATH` removes that project's sets only.
 
 Writes go to a temporary file renamed over the old one (atomic: concurrent runs never see a torn file; the
 last writer wins). A file or entry that cannot be read is ignored.
@@ -275,10 +278,12 @@ class _Store:
 
 
 class Cache:
-    def __init__(self, directory: Path, namespace: str, inside: Path | None = None):
-        """`inside`: the project root the directory must stay in (when it is the project's own cache)."""
+    def __init__(self, directory: Path, namespace: str, inside: Path | None = None, project: str | None = None):
+        """`inside`: the project root the directory must stay in (when it is the project's own cache);
+        `project`: the project the set belongs to (written beside it, for `clear`)."""
         self.directory = Path(directory)
         self.inside = inside
+        self.project = project
         self.path = self.directory / f"{namespace}.pack"
         self.refused: str | None = self._refusal()
         secret = None if self.refused else _secret()
@@ -323,7 +328,7 @@ class Cache:
                 inside = Path(config.root)  # the project's own .karplint_cache/ must stay in the project
         code = _code_fingerprint()
         ns = hashlib.blake2b(f"{code}|{_config_fingerprint(config)}|{os.getcwd()}".encode(), digest_size=16).hexdigest()
-        cache = cls(Path(directory), ns, inside)
+        cache = cls(Path(directory), ns, inside, project_of(config))
         cache._code = code
         return cache
 
@@ -332,7 +337,7 @@ class Cache:
         repository: per-file verdicts depend on it)."""
         code = getattr(self, "_code", None) or _code_fingerprint()
         ns = hashlib.blake2b(f"{code}|{_config_fingerprint(config)}|{os.getcwd()}".encode(), digest_size=16).hexdigest()
-        other = type(self)(self.directory, ns, self.inside)
+        other = type(self)(self.directory, ns, self.inside, self.project)
         other._code = code
         return other
 
@@ -422,9 +427,30 @@ class Cache:
             for store in (self._docs, self._pack, self._index):  # the index last: it points into the others
                 store.save(self.directory)
             if wrote:
+                self._tag()
                 _prune(self.directory, keep=self.path.stem)
         except OSError:  # read-only checkout, full disk: run without caching
             return
+
+
+    def _tag(self) -> None:
+        """The set's `.project` file, written when missing (a set's namespace includes the working directory and
+        the configuration, so its project never changes)."""
+        if self.project is None:
+            return
+        name = f"{self.path.stem}.project"
+        try:
+            os.lstat(self.directory / name)
+            return
+        except FileNotFoundError:
+            pass
+        data = self.project.encode("utf-8", "surrogateescape")
+        _write_new(self.directory, name, lambda fh: fh.write(data))
+
+
+def project_of(config) -> str:
+    """The project a run belongs to, for the cache: its configuration's directory, else the working directory."""
+    return os.path.realpath(config.root) if config.root else os.path.realpath(os.getcwd())
 
 
 # A new karplint, configuration or working directory starts a new set of files: the sets not used most recently
@@ -432,6 +458,9 @@ class Cache:
 MAX_NAMESPACES = 8
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 _STALE_TMP_NS = 3600 * 10**9
+
+
+_SET_FILES = ("index", "pack", "docs", "project")  # the files of one set, `{namespace}.{ext}`
 
 
 def _prune(directory: Path, keep: str) -> None:
@@ -455,7 +484,7 @@ def _prune(directory: Path, keep: str) -> None:
         stem, dot, ext = entry.name.rpartition(".")
         if entry.name.startswith(".tmp-") and now - st.st_mtime_ns > _STALE_TMP_NS:
             _unlink(entry.path)
-        elif dot and ext in ("index", "pack", "docs") and len(stem) == 32:
+        elif dot and ext in _SET_FILES and len(stem) == 32:
             sets.setdefault(stem, []).append((st.st_mtime_ns, st.st_size, entry.path))
     order = sorted(sets, key=lambda k: (k == keep, max(m for m, _, _ in sets[k])), reverse=True)
     total = 0
@@ -486,9 +515,11 @@ def _mark_cache_dir(directory: Path) -> None:
             fh.write(text)
 
 
-def clear(directory: Path) -> tuple[int, str | None]:
+def clear(directory: Path, project: str | None = None) -> tuple[int, str | None]:
     """Remove the files karplint keeps in `directory` (never through a link, never anything else), and the
-    directory when that leaves it empty. (number removed, why nothing was removed or None)."""
+    directory when that leaves it empty; with `project` (a real path), only the sets of that project or of a
+    directory inside it, and the directory's markers only when no other set is left. (number removed, why
+    nothing was removed or None)."""
     try:
         st = os.lstat(directory)
     except FileNotFoundError:
@@ -497,16 +528,42 @@ def clear(directory: Path) -> tuple[int, str | None]:
         return 0, exc.strerror
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
         return 0, "not a directory (or a symbolic link)"
-    removed = 0
+    sets: dict[str, list[str]] = {}
+    others: list[str] = []  # the markers and temporary files
     for entry in os.scandir(directory):
+        if not entry.is_file(follow_symlinks=False):
+            continue
         stem, dot, ext = entry.name.rpartition(".")
-        ours = (entry.name in (".gitignore", "CACHEDIR.TAG") or entry.name.startswith(".tmp-")
-                or (dot and ext in ("index", "pack", "docs") and len(stem) == 32))
-        if ours and entry.is_file(follow_symlinks=False):
-            _unlink(entry.path)
+        if dot and ext in _SET_FILES and len(stem) == 32:
+            sets.setdefault(stem, []).append(entry.path)
+        elif entry.name in (".gitignore", "CACHEDIR.TAG") or entry.name.startswith(".tmp-"):
+            others.append(entry.path)
+    doomed = sets if project is None else {stem: paths for stem, paths in sets.items()
+                                           if _belongs(directory / f"{stem}.project", project)}
+    removed = 0
+    for paths in doomed.values():
+        for path in paths:
+            _unlink(path)
             removed += 1
-    try:
-        os.rmdir(directory)
-    except OSError:
-        pass  # something else lives there: left alone
+    if len(doomed) == len(sets):  # nothing of another project left: the directory itself goes
+        for path in others:
+            _unlink(path)
+            removed += 1
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass  # something else lives there: left alone
     return removed, None
+
+
+def _belongs(tag: Path, project: str) -> bool:
+    """Whether the set tagged by the file `tag` is of `project` or a directory inside it (an untagged set, from
+    before tags, belongs to no project: `clean --all` removes it)."""
+    data = _read_regular(tag, 64 * 1024)
+    if not data:
+        return False
+    where = data.decode("utf-8", "surrogateescape")
+    try:
+        return os.path.commonpath([where, project]) == project
+    except ValueError:  # a relative path, another drive: not this project
+        return False

@@ -78,25 +78,69 @@ def labels_from_name(name: str) -> dict[str, str]:
 
 
 class ExtraTypesError(ValueError):
-    pass
+    """A table of extra instance types karplint does not take; `key`: where in it (names from the top), so that
+    the caller can find the line in its file."""
+
+    def __init__(self, message: str, key: tuple = ()):
+        super().__init__(message)
+        self.key = key
+
+
+ENTRY_KEYS = ("labels", "allocatable")
+# Resource names without a domain are Kubernetes' own (k8s.io/api core/v1 ResourceName; extended resources must be
+# domain-prefixed): any other is a misspelling that would leave the type without that resource.
+_CORE_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage", "storage")
+# Labels Karpenter gives instance types or their offerings, besides the bundled catalog's
+# (aws/karpenter-provider-aws pkg/apis/v1/labels.go; kubernetes-sigs/karpenter pkg/apis/v1/labels.go)
+_OFFERING_LABELS = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id", "karpenter.sh/capacity-type",
+                    "node.kubernetes.io/windows-build")
+
+
+def _near(word: str, known) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(word, list(known), n=1, cutoff=0.8)
+    return f"; did you mean `{near[0]}`?" if near else ""
+
+
+def _check_entry(name: str, spec: dict, known_labels: tuple[str, ...]) -> None:
+    """An entry's keys: `labels` and `allocatable` only, core resources spelt as Kubernetes spells them, and no
+    label a letter away from one Karpenter sets (a new label of a later release is taken as it is)."""
+    for key in spec:
+        if key not in ENTRY_KEYS:
+            hint = _near(str(key), ENTRY_KEYS) or f" (known: {', '.join(ENTRY_KEYS)})"
+            raise ExtraTypesError(f"instance type `{name}`: unknown key `{key}`{hint}", (name, key))
+    labels, alloc = spec.get("labels", {}), spec.get("allocatable", {})
+    if not isinstance(labels, dict) or not isinstance(alloc, dict):
+        raise ExtraTypesError(f"instance type `{name}`: `labels` and `allocatable` must be tables",
+                              (name, "labels" if not isinstance(labels, dict) else "allocatable"))
+    for resource in alloc:
+        resource = str(resource)
+        if "/" not in resource and resource not in _CORE_RESOURCES and not resource.startswith("hugepages-"):
+            hint = _near(resource, _CORE_RESOURCES) or " (an extended resource has a domain: nvidia.com/gpu)"
+            raise ExtraTypesError(f"instance type `{name}`: `allocatable` has no resource `{resource}`{hint}",
+                                  (name, "allocatable", resource))
+    for label in labels:
+        label = str(label)
+        if label in known_labels:
+            continue
+        hint = _near(label, known_labels)
+        if hint:
+            raise ExtraTypesError(f"instance type `{name}`: unknown label `{label}`{hint}", (name, "labels", label))
 
 
 def extend(base: Catalog, extra) -> Catalog:
     """`base` plus instance types the bundled catalog does not know yet (config option `instance-types`, or the
     JSON file of `karplint simulate --instance-types`): `{name: {"labels": {...}, "allocatable": {...}}}`.
     Labels derivable from the name are filled in; `kubernetes.io/arch` and `allocatable` cpu/memory/pods should
-    be given (missing resources read as unknown: such a type is never called too small)."""
+    be given (missing resources read as unknown: such a type is never called too small). A misspelt key raises
+    ExtraTypesError (`check_extra_types`)."""
     if not extra:
         return base
-    if not isinstance(extra, dict) or len(extra) > 10_000:
-        raise ExtraTypesError("instance types must be a table of at most 10000 `name = {labels, allocatable}`")
+    check_extra_types(extra, base.labels)
     types = dict(base.types)
     for name, spec in extra.items():
-        if not isinstance(name, str) or not isinstance(spec, dict):
-            raise ExtraTypesError(f"instance type `{name}`: expected a table with `labels` and `allocatable`")
         labels, alloc = spec.get("labels", {}), spec.get("allocatable", {})
-        if not isinstance(labels, dict) or not isinstance(alloc, dict):
-            raise ExtraTypesError(f"instance type `{name}`: `labels` and `allocatable` must be tables")
         merged = labels_from_name(name)
         merged.update({str(k): str(v) for k, v in labels.items()})
         types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()})
@@ -104,3 +148,15 @@ def extend(base: Catalog, extra) -> Catalog:
     for t in types.values():
         keys.update(t.labels)
     return Catalog(types, dict(base.source, extended=str(len(extra))), tuple(sorted(keys)))
+
+
+def check_extra_types(extra, catalog_labels: tuple[str, ...] | None = None) -> None:
+    """Raise ExtraTypesError for a table of extra instance types that `extend` would misread."""
+    if not isinstance(extra, dict) or len(extra) > 10_000:
+        raise ExtraTypesError("instance types must be a table of at most 10000 `name = {labels, allocatable}`")
+    known_labels = tuple(catalog_labels if catalog_labels is not None else load().labels) + _OFFERING_LABELS
+    for name, spec in extra.items():
+        if not isinstance(name, str) or not isinstance(spec, dict):
+            raise ExtraTypesError(f"instance type `{name}`: expected a table with `labels` and `allocatable`",
+                                  (name,))
+        _check_entry(name, spec, known_labels)

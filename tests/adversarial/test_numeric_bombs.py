@@ -218,11 +218,17 @@ def test_a_karpenter_version_option_of_thousands_of_digits_is_a_usage_error(tmp_
 
 
 def test_a_kubernetes_version_of_thousands_of_digits_in_the_configuration_is_no_version(tmp_path):
-    """`[cluster] kubernetes-version` with a minor of 5,000 digits took KPL218 down with an internal error; the
-    kubelet flags of the same userData are still checked (KPL217: a `--max-pods` past every integer type)."""
+    """`[cluster] kubernetes-version` with a minor of 5,000 digits took KPL218 down with an internal error; it is
+    now a configuration error (issue #27: values are checked), quoted short. The kubelet flags of the same userData
+    are still checked (KPL217: a `--max-pods` past every integer type)."""
     nodeclass = _nodeclass("AL2", "al2", "#!/bin/bash\n/etc/eks/bootstrap.sh my-cluster --kubelet-extra-args "
                                          f"'--max-pods={HUGE} --node-status-max-images=5'")
     proj = _project(tmp_path, {"nc.yaml": nodeclass, ".karplint.toml": f'[cluster]\nkubernetes-version = "1.{HUGE}"\n'})
+    out = run_cli("check", ".", "--no-cache", cwd=proj)
+    assert out.returncode == 2 and out.stderr == (
+        f"karplint: error: {proj / '.karplint.toml'}:2: `cluster.kubernetes-version`: '1.{'9' * 38}'... "
+        "(5,002 characters) is not a Kubernetes version such as \"1.31\"\n")
+    (proj / ".karplint.toml").write_text('[cluster]\nkubernetes-version = "1.31"\n')
     code, findings, _ = _check(proj)
     assert code == 1 and ("nc.yaml", "KPL217", 13, 71) in findings and GOOD_FINDING in findings, findings
 

@@ -169,7 +169,8 @@ def test_check_escapes_every_format(tmp_path, fmt):
 
 def test_check_show_settings_and_statistics_escape(tmp_path):
     proj = _project(tmp_path)
-    (proj / ".karplint.toml").write_text(CONFIG + f'exclude = [{_toml(HOSTILE)}]\n')
+    # (a top-level key before the tables: after them it would be a key of the instance type, now refused)
+    (proj / ".karplint.toml").write_text(f'exclude = [{_toml(HOSTILE)}]\n' + CONFIG)
     _ok(run_cli("check", ".", "--show-settings", cwd=proj))
     out = run_cli("check", ".", "--no-cache", "--statistics", cwd=proj)
     assert out.returncode == 1
