@@ -287,6 +287,8 @@ def _annotation_sites(model: Model):
 def invalid_do_not_disrupt_value(model, ctx):
     version, where, _ = target_karpenter(ctx)
     for res, path, site in _annotation_sites(model):
+        if not ctx.in_focus(res):
+            continue
         ann = res.get(path)
         if not isinstance(ann, dict) or DO_NOT_DISRUPT not in ann:
             continue
@@ -327,6 +329,8 @@ def invalid_do_not_disrupt_value(model, ctx):
 def removed_disruption_annotation(model, ctx):
     version, where, _ = target_karpenter(ctx)
     for res, path, site in _annotation_sites(model):
+        if not ctx.in_focus(res):
+            continue
         ann = res.get(path)
         if not isinstance(ann, dict):
             continue

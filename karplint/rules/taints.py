@@ -192,6 +192,8 @@ def unremoved_startup_taint(model, ctx):
         if isinstance(spec, dict) and isinstance(spec.get("tolerations"), list):
             tolerated_by_someone.append([t for t in spec["tolerations"] if isinstance(t, dict) and t.get("key")])
     for np in model.nodepools():
+        if not ctx.in_focus(np):
+            continue
         for i, t in _taints(np, STARTUP):
             key = t["key"]
             if key in keys or is_ephemeral(key) or "${" in key or "{{" in key:
