@@ -431,3 +431,15 @@ def test_suppression_comment_placement():
     at = doc.index("kind: NodePool")
     assert suppression_edit("README.md", doc, 4, "KPL401") == (at, at, "# karplint: disable=KPL401\n")
     assert suppression_edit("README.md", doc, 6, "KPL401") is None  # prose: `#` would make a heading
+
+
+@pytest.mark.asyncio
+async def test_a_new_file_outside_every_folder_is_checked_once_saved(client: LanguageClient, tmp_path):
+    (tmp_path / "ws").mkdir()
+    await start(client, tmp_path / "ws")
+    path = tmp_path / "new.yaml"
+    uri = open_document(client, path, text=NODEPOOL)
+    change(client, uri, 2, (0, 0), (0, 0), "# a pool\n")
+    path.write_text("# a pool\n" + NODEPOOL)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]

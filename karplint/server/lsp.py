@@ -35,7 +35,7 @@ log = logging.getLogger("karplint.server")
 DEBOUNCE_SECONDS = 0.05  # a keystroke burst: one check after the last keystroke (typing is ~5-10 keys a second)
 CONFIG_FILES = (".karplint.toml", "pyproject.toml")
 # what `check` reads (karplint/discover: YAML, JSON, the hosts of embedded YAML, templates) and the configuration
-WATCHED = "**/*.{yaml,yml,json,tf,tftpl,tpl,sh,bash,md,markdown,adoc,asciidoc,toml}"
+WATCHED = "**/*.{yaml,yml,json,tf,tftpl,tpl,sh,bash,md,markdown,adoc,asciidoc,gotmpl,toml}"
 
 
 class KarplintServer(LanguageServer):
@@ -96,6 +96,8 @@ class KarplintServer(LanguageServer):
         if current is None or self.checked.get(uri) == current:
             return None
         path = to_fs_path(uri)
+        if self.root_of(path) == path and not os.path.isfile(path):
+            return None  # a new file outside every folder: checked alone once it is saved (`check FILE` needs it)
         ws = self.workspace_of(path)
         self.uris[path] = uri
         results = ws.update(path, current[1])
@@ -121,6 +123,10 @@ class KarplintServer(LanguageServer):
         """A file changed on disk (saved, or changed by another program)."""
         if os.path.basename(path) in CONFIG_FILES or path == self.config_path:
             return self.reconfigure()
+        unchecked = [uri for uri in self.workspace.text_documents
+                     if uri not in self.checked and uri.startswith("file:") and to_fs_path(uri) == path]
+        if unchecked:  # (a new file outside every folder, saved at last)
+            return self.check_document(unchecked[0])
         root = self.root_of(path)
         ws = self.workspaces.get(root)
         if ws is None:
@@ -202,6 +208,12 @@ def build_server(config_path: str | None = None) -> KarplintServer:
                 id="karplint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                     watchers=[types.FileSystemWatcher(glob_pattern=WATCHED)]))]))
+
+    @ls.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        for waiting in ls.debouncing.values():
+            waiting.cancel()
+        ls.checker.shutdown(wait=False, cancel_futures=True)  # (a check under way still ends before the exit)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders_changed(params: types.DidChangeWorkspaceFoldersParams) -> None:
