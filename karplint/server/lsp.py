@@ -123,7 +123,7 @@ class KarplintServer(LanguageServer):
         """A file changed on disk (saved, or changed by another program)."""
         if os.path.basename(path) in CONFIG_FILES or path == self.config_path:
             return self.reconfigure()
-        unchecked = [uri for uri in self.workspace.text_documents
+        unchecked = [uri for uri in list(self.workspace.text_documents)  # (a copy: the event loop adds to it)
                      if uri not in self.checked and uri.startswith("file:") and to_fs_path(uri) == path]
         if unchecked:  # (a new file outside every folder, saved at last)
             return self.check_document(unchecked[0])
