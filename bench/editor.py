@@ -7,7 +7,9 @@ Generates the tree of bench.py (bench/gen.py), opens a Workspace on it (karplint
 built and every file checked once; timed apart), opens one NodePool in the "editor", then types: each keystroke
 inserts one character into a comment at the end of the NodePool's `metadata.name` line (so that every keystroke
 leaves a valid NodePool whose bytes changed: the per-file stage runs on it, and the cross-file rules that read
-NodePools run again) and measures `Workspace.update` until it returns the findings. Prints p50, p95 and max.
+NodePools run again) and measures `Workspace.update` until it returns the findings; then the same in a Service
+(which no cross-file rule reads). Prints p50, p95 and max, and the CPU time of the process per keystroke (what
+a loaded machine does not inflate).
 With --lsp, the same keystrokes through `karplint server` over stdio (didChange -> publishDiagnostics), when the
 installed karplint has that command.
 """
@@ -46,22 +48,30 @@ def keystrokes(text: str, count: int):
         yield "\n".join(out)
 
 
-def run_direct(tree: Path, target: Path, keys: int) -> dict:
+def run_direct(tree: Path, targets: list[Path], keys: int) -> list[dict]:
+    """Per target: start-up, then `keys` keystrokes timed (wall and CPU of this process), the peak RSS."""
+    import resource
+
     from karplint.server.workspace import Workspace
 
     started = time.perf_counter()
     ws = Workspace(str(tree))
-    opened_at = time.perf_counter()
-    text = target.read_text(encoding="utf-8")
-    ws.update(str(target), text)
-    first = time.perf_counter() - opened_at
-    times = []
-    for version in keystrokes(text, keys):
-        t0 = time.perf_counter()
-        got = ws.update(str(target), version)
-        times.append((time.perf_counter() - t0) * 1000)
-        assert str(target) in got
-    return {"startup_s": opened_at - started, "open_ms": first * 1000, "ms": times}
+    startup = time.perf_counter() - started
+    out = []
+    for target in targets:
+        text = target.read_text(encoding="utf-8")
+        ws.update(str(target), text)
+        times, cpu = [], []
+        for version in keystrokes(text, keys):
+            t0, c0 = time.perf_counter(), time.process_time()
+            got = ws.update(str(target), version)
+            times.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            assert str(target) in got
+        ws.update(str(target), None)
+        out.append({"target": target, "startup_s": startup, "ms": times, "cpu_ms": cpu,
+                    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    return out
 
 
 def run_lsp(tree: Path, target: Path, keys: int) -> dict | None:
@@ -133,9 +143,13 @@ def run_lsp(tree: Path, target: Path, keys: int) -> dict | None:
 
 def summary(label: str, got: dict) -> str:
     ms = got["ms"]
-    return (f"{label}: start-up (project + first check) {got['startup_s']:.1f} s; keystroke -> findings over "
+    line = (f"{label}: start-up (project + first check) {got['startup_s']:.1f} s; keystroke -> findings over "
             f"{len(ms)} keystrokes: p50 {percentile(ms, 50):.0f} ms, p95 {percentile(ms, 95):.0f} ms, "
             f"max {max(ms):.0f} ms")
+    if "cpu_ms" in got:
+        line += (f"; CPU p50 {percentile(got['cpu_ms'], 50):.0f} ms, p95 {percentile(got['cpu_ms'], 95):.0f} ms; "
+                 f"peak RSS {got['rss_mb']:.0f} MB")
+    return line
 
 
 def main() -> None:
@@ -150,8 +164,10 @@ def main() -> None:
         if not args.tree:
             generate(tree, args.n)
         target = sorted(tree.glob("platform/**/nodepool-*.yaml"))[0]
-        print(f"tree: {args.n if not args.tree else '?'} files; editing {target.relative_to(tree)}")
-        print(summary("Workspace.update", run_direct(tree, target, args.keys)), flush=True)
+        service = sorted(tree.glob("teams/**/*-service.yaml"))[0]  # (no cross-file rule reads a Service)
+        print(f"tree: {args.n if not args.tree else '?'} files", flush=True)
+        for got in run_direct(tree, [target, service], args.keys):
+            print(summary(f"Workspace.update, editing {got['target'].relative_to(tree)}", got), flush=True)
         if args.lsp:
             got = run_lsp(tree, target, args.keys)
             print(summary("LSP didChange -> publishDiagnostics", got) if got else

@@ -263,6 +263,14 @@ _NOT_LOOKED_UP = object()
 _by_name = operator.attrgetter("name")
 
 
+def excluded(abspath: str, exclude: list[str] | None = None, exclude_root: str | None = None) -> bool:
+    """Whether `discover` would leave out a file at `abspath` (that may not exist yet: an editor's new buffer) for
+    its exclude patterns (`--force-exclude`'s check, without .gitignore, which needs the file)."""
+    root = exclude_root or os.getcwd()
+    rel = os.path.relpath(abspath, root).replace(os.sep, "/")
+    return _Matcher.of(list(DEFAULT_EXCLUDES) + list(exclude or [])).matches(rel)
+
+
 def discover(
     paths: list[str],
     *,

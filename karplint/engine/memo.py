@@ -32,6 +32,7 @@ class Memo:
         self._summaries: dict[str, tuple] = {}
         self._run: dict[str, tuple] = {}  # rule code -> (digest, verdicts)
         self._report: tuple = ()  # (digest, payload)
+        self.used = False
 
     @classmethod
     def for_config(cls, config, family: dict | None = None) -> "Memo":
@@ -41,6 +42,7 @@ class Memo:
         memo = family.get(fingerprint)
         if memo is None:
             memo = family[fingerprint] = cls(family)
+        memo.used = True  # (the caller may drop the memos a check did not use: `used` False beforehand)
         return memo
 
     def sibling(self, config) -> "Memo":

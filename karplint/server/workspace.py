@@ -3,7 +3,12 @@ buffers in place of the files on disk.
 
 The language server (karplint/server/) asks it for findings; it holds no protocol. Each check goes through the
 same stages as `karplint check ROOT`: the project of ROOT (configuration, context, release evidence, Kustomize
-patches, charts: `karplint.project`), then `karplint.engine.check`.
+patches, charts: `karplint.project`), built once, then `karplint.engine.check` with an in-memory cache
+(karplint/engine/memo.py), so that an edit runs the per-file stage of the edited file only, and the cross-file
+rules that read it.
+
+Files changed on disk are known from `saved` (the editor's didSave and watched-file notifications), not by
+stat()ing every file of the workspace per keystroke. Not thread-safe: one caller at a time.
 """
 
 from __future__ import annotations
@@ -14,14 +19,16 @@ import time
 from dataclasses import replace
 
 from karplint.config import Config
-from karplint.discover import boundary
-from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, discover
+from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, boundary, discover, excluded
 from karplint.engine import InputFile, check
 from karplint.engine.memo import Memo
+from karplint.engine.parallel import stat_of
 from karplint.findings import Finding
 from karplint.project import Project, build, configure, release_evidence
 from karplint.readers.files import read_regular
 from karplint.readers.kustomize import KUSTOMIZATION_FILES
+
+CHECKED_EXTENSIONS = EXTENSIONS + EMBEDDING_EXTENSIONS + TEMPLATE_EXTENSIONS
 
 
 class Workspace:
@@ -30,17 +37,16 @@ class Workspace:
 
     def __init__(self, root: str, *, config_path: str | None = None) -> None:
         self.root = os.path.abspath(root)
-        self._config_path = config_path
         self._buffers: dict[str, bytes] = {}  # abspath -> the editor's text, encoded
         self._texts: dict[str, str] = {}  # abspath -> the editor's text as given
         self._findings: dict[str, list[Finding]] = {}  # abspath -> findings, every file of the last check
+        self._memos: dict = {}  # the per-file and cross-file results of earlier checks (karplint/engine/memo.py)
         boundary.forget_roots()
         self._base_config: Config = configure(config_path, [self.root])
         self.project: Project = build([self.root], self._base_config)
         self.config: Config = self.project.config
-        self._display_of: dict[str, str] = {}
-        self._memos: dict = {}  # the per-file and cross-file results of earlier checks (karplint/engine/memo.py)
-        self._index_files()
+        self._display_of = {i.abspath: i.display for i in self.project.files if i.abspath}  # (abspaths)
+        self._pins = {abspath for _d, abspath in self.project.pin_files}
         self._run()
 
     # ------------------------------------------------------------------------------------------ the interface
@@ -51,19 +57,20 @@ class Workspace:
         findings, by absolute path. A closed document is not in it (it is no longer open)."""
         path = os.path.abspath(path)
         if text is None:
-            self._buffers.pop(path, None)
+            if self._buffers.pop(path, None) is None:
+                return {}
             self._texts.pop(path, None)
         else:
+            if self._texts.get(path) == text:  # (opened as it was, or a change that changed nothing)
+                return {path: self.findings(path)}
             self._texts[path] = text
             self._buffers[path] = text.encode("utf-8", "surrogateescape")
-        self._admit(path)
-        return self._recheck(path)
+        return self._recheck(path, self._admit(path))
 
     def saved(self, path: str) -> dict[str, list[Finding]]:
         """The file at `path` changed on disk (saved, created, deleted, or changed by another program)."""
         path = os.path.abspath(path)
-        self._admit(path, from_disk=True)
-        return self._recheck(path)
+        return self._recheck(path, self._admit(path, from_disk=True))
 
     def findings(self, path: str) -> list[Finding]:
         return list(self._findings.get(os.path.abspath(path), ()))
@@ -80,41 +87,55 @@ class Workspace:
 
     # ------------------------------------------------------------------------------------------ the files
 
-    def _index_files(self) -> None:
-        self._display_of = {os.path.abspath(i.abspath): i.display for i in self.project.files if i.abspath}
-
-    def _admit(self, path: str, from_disk: bool = False) -> None:
-        """Keep the project's file list true for `path`: a file created (in the editor or on disk) that
-        `check ROOT` would read joins the inputs; a file deleted on disk, with no buffer, leaves them."""
-        known = path in self._display_of
+    def _admit(self, path: str, from_disk: bool = False) -> bool:
+        """Keep the project's file lists true for `path`, as `check ROOT` would find it now (a file created in the
+        editor or on disk, deleted, changed); whether `path` is one of the project's files (checked, or read for
+        release evidence)."""
+        known, pin = path in self._display_of, path in self._pins
         exists = os.path.isfile(path)
-        if known:
-            if not exists and path not in self._buffers:
+        if not exists and path not in self._buffers:  # deleted (or closed, never saved)
+            if known:
                 self.project.inputs = [i for i in self.project.inputs if i.abspath != path]
                 self.project.context = [i for i in self.project.context if i.abspath != path]
                 del self._display_of[path]
-            elif from_disk:  # (discovery's stat no longer vouches for its bytes: the new one will, once old enough)
-                from karplint.engine.parallel import stat_of
-
-                self.project.inputs = [replace(i, stat=stat_of(replace(i, stat=None))) if i.abspath == path else i
-                                       for i in self.project.inputs]
-                self.project.context = [replace(i, stat=stat_of(replace(i, stat=None))) if i.abspath == path else i
-                                        for i in self.project.context]
-                for memo in self._memos.values():
-                    memo.forget(self._display_of[path])
-            return
-        if not path.lower().endswith(EXTENSIONS + EMBEDDING_EXTENSIONS + TEMPLATE_EXTENSIONS) or not _inside(path, self.root):
-            return
-        if exists:  # as `check ROOT` would find it (excludes, .gitignore)
-            found = discover([path], exclude=self._base_config.exclude, force_exclude=True,
-                             exclude_root=self._base_config.root)
-            if not found.files:
-                return
-        elif path not in self._buffers:
-            return
+            if pin:
+                self.project.pin_files = [p for p in self.project.pin_files if p[1] != path]
+                self._pins.discard(path)
+            self._forget(path)
+            return known or pin
+        if known or pin:
+            if from_disk:  # (discovery's stat no longer vouches for its bytes: the new one will, once old enough)
+                self.project.inputs = [self._restat(i, path) for i in self.project.inputs]
+                self.project.context = [self._restat(i, path) for i in self.project.context]
+                self._forget(path)
+            return True
+        if not _inside(path, self.root):
+            return False
         display = os.path.join(self.root, os.path.relpath(path, self.root))
+        cfg = self._base_config
+        if exists:  # as `check ROOT` would find it (excludes, .gitignore, chart files)
+            found = discover([path], exclude=cfg.exclude, force_exclude=True, exclude_root=cfg.root)
+            if found.pin_files:
+                self.project.pin_files.append((display, path))
+                self._pins.add(path)
+                return True
+            if not found.files:
+                return False
+        elif not path.lower().endswith(CHECKED_EXTENSIONS) or excluded(path, cfg.exclude, cfg.root):
+            return False
         self.project.inputs.append(InputFile(display, path))
         self._display_of[path] = display
+        return True
+
+    @staticmethod
+    def _restat(item: InputFile, path: str) -> InputFile:
+        return replace(item, stat=stat_of(replace(item, stat=None))) if item.abspath == path else item
+
+    def _forget(self, path: str) -> None:
+        display = self._display_of.get(path)
+        if display is not None:
+            for memo in self._memos.values():
+                memo.forget(display)
 
     def _inputs(self, files: list[InputFile]) -> list[InputFile]:
         return [InputFile(i.display, i.abspath, data=self._buffers[i.abspath]) if i.abspath in self._buffers else i
@@ -132,7 +153,7 @@ class Workspace:
     def _refresh_project(self, path: str) -> None:
         """The parts of the project's configuration read from `path`'s kind of file, read again: the Kustomize
         patches (a kustomization), the charts (a chart's values), the release evidence (files the per-file stage
-        does not read it from)."""
+        does not read it from). Helm renders a chart from the disk: an unsaved template counts once saved."""
         from karplint.readers.helm_charts import chart_context
         from karplint.readers.kustomize import patch_files
 
@@ -141,14 +162,16 @@ class Workspace:
         cfg = self.config
         if name in KUSTOMIZATION_FILES:
             cfg = replace(cfg, kustomize_patches=patch_files(files, self._read, self._base_config.root))
-        if name in ("values.yaml", "Chart.yaml") or "/templates/" in path:
+        if name in ("values.yaml", "Chart.yaml") or f"{os.sep}templates{os.sep}" in path:
             cfg = replace(cfg, charts=chart_context(files, self._read, self._base_config.root))
         if self._base_config.karpenter_version_source == "default" and not path.lower().endswith(EXTENSIONS):
             cfg = replace(cfg, release_evidence=release_evidence(files, self.project.pin_files, self._base_config,
                                                                  self._read))
         self.config = self.project.config = cfg
 
-    def _recheck(self, path: str) -> dict[str, list[Finding]]:
+    def _recheck(self, path: str, relevant: bool) -> dict[str, list[Finding]]:
+        if not relevant:  # (a file the check does not read: nothing of the project changed)
+            return {path: []} if path in self._buffers else {}
         # (a long-lived process: a `.git` or a link may have come or gone since the last check; the project roots
         # found then, memoised for a run, are found again)
         boundary.forget_roots()
@@ -165,9 +188,9 @@ class Workspace:
     def _run(self) -> None:
         inputs = self._inputs(self.project.inputs)
         # Only what changed since the last check is computed again: the per-file stage of the files whose bytes
-        # changed, the cross-file rules that read them (the memo's keys are those of the disk cache). Files
-        # changed on disk are known from `saved` (the editor's file watcher), not by stat()ing 10,000 files a
-        # keystroke.
+        # changed, the cross-file rules that read them (the memo's keys are those of the disk cache).
+        for memo in self._memos.values():
+            memo.used = False
         memo = Memo.for_config(self.config, self._memos)
         # The memo holds millions of objects (every document the run stage reads, kept between checks): the
         # cyclic collector would walk them all, over and over, as each check allocates (a third of a keystroke's
@@ -179,6 +202,10 @@ class Workspace:
             report = check(inputs, self.config, extra_problems=self.project.notices, cache=memo,
                            started_ns=time.time_ns(), context=self._inputs(self.project.context))
         finally:
+            # Only the configurations of this check stay (an edited chart's values make a new one per keystroke).
+            for fingerprint in [k for k, m in self._memos.items() if not m.used]:
+                del self._memos[fingerprint]
+            gc.collect(0)  # (this check's cyclic garbage, before it is frozen: only this check's objects are young)
             gc.freeze()
             if enabled:
                 gc.enable()
