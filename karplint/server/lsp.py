@@ -32,7 +32,7 @@ from karplint.server.positions import TextPositions
 
 log = logging.getLogger("karplint.server")
 
-DEBOUNCE_SECONDS = 0.05  # a keystroke burst: one check after the last keystroke (typing is ~5-10 keys a second)
+DEBOUNCE_SECONDS = 0.025  # a burst of changes (a paste, key repeat at ~30 a second, a multi-cursor edit): one check
 CONFIG_FILES = (".karplint.toml", "pyproject.toml")
 # what `check` reads (karplint/discover: YAML, JSON, the hosts of embedded YAML, templates) and the configuration
 WATCHED = "**/*.{yaml,yml,json,tf,tftpl,tpl,sh,bash,md,markdown,adoc,asciidoc,gotmpl,toml}"
