@@ -154,9 +154,12 @@ async def test_initialize_advertises_what_the_server_does(client: LanguageClient
 
 @pytest.mark.asyncio
 async def test_diagnostics_on_open_change_and_change_back(client: LanguageClient, tmp_path):
-    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    (tmp_path / "blue prints").mkdir()  # (a URI with an escape: file:///.../blue%20prints/np.yaml)
+    path = tmp_path / "blue prints" / "np.yaml"
+    path.write_text(NODEPOOL)
     await start(client, tmp_path)
-    uri = open_document(client, tmp_path / "np.yaml")
+    uri = open_document(client, path)
+    assert "%20" in uri
     diags = await published(client, uri)
     # `check` says: np.yaml:12:3: KPL401 [error] ... (span to 12:13): LSP lines and characters count from 0
     assert shape(diags) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
@@ -176,7 +179,7 @@ async def test_diagnostics_on_open_change_and_change_back(client: LanguageClient
     # and delete it again: it comes back
     change(client, uri, 3, (13, 0), (14, 0), "")
     assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
-    assert (tmp_path / "np.yaml").read_text() == NODEPOOL  # the disk is never written
+    assert path.read_text() == NODEPOOL  # the disk is never written
 
 
 @pytest.mark.asyncio

@@ -21,12 +21,14 @@ import os
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from karplint import __version__
+from karplint.config import ConfigError
 from karplint.server.diagnostics import code_actions, diagnostic
 from karplint.server.positions import TextPositions
 
@@ -72,12 +74,23 @@ class KarplintServer(LanguageServer):
 
     # ---------------------------------------------------------------------------------------------- worker thread
 
+    def open_document(self, uri: str):
+        """pygls' document for `uri`, None when it is not open. (pygls keys its documents by the URI
+        percent-decoded; the client's own spelling of the URI is the document's `uri`, the one to answer with.)"""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_uris(self) -> list[str]:
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]  # (a copy: the loop adds to it)
+
     def _document(self, uri: str):
         """The open document (version, text), or None when it is closed."""
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.open_document(uri)
         if doc is None:
             return None
-        return doc.version, doc.source
+        # The version first: a change applied between the two reads pairs an older version with the newer text,
+        # whose diagnostics `publish` then drops (the pair the other way round would publish wrong ranges).
+        version = doc.version
+        return version, doc.source
 
     def _diagnostics(self, ws, results: dict) -> list[tuple[str, int | None, list[types.Diagnostic]]]:
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
@@ -123,7 +136,7 @@ class KarplintServer(LanguageServer):
         """A file changed on disk (saved, or changed by another program)."""
         if os.path.basename(path) in CONFIG_FILES or path == self.config_path:
             return self.reconfigure()
-        unchecked = [uri for uri in list(self.workspace.text_documents)  # (a copy: the event loop adds to it)
+        unchecked = [uri for uri in self.open_uris()
                      if uri not in self.checked and uri.startswith("file:") and to_fs_path(uri) == path]
         if unchecked:  # (a new file outside every folder, saved at last)
             return self.check_document(unchecked[0])
@@ -138,7 +151,7 @@ class KarplintServer(LanguageServer):
         self.workspaces.clear()
         self.checked.clear()
         out = []
-        for uri in list(self.workspace.text_documents):
+        for uri in self.open_uris():
             if uri.startswith("file:"):
                 out.extend(self.check_document(uri))
         return out
@@ -162,13 +175,13 @@ class KarplintServer(LanguageServer):
             message = f"karplint: {what} failed: {type(exc).__name__}: {exc}"
             log.error("%s\n%s", message, traceback.format_exc())
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
-            if type(exc).__name__ == "ConfigError":
+            if isinstance(exc, ConfigError):  # (the user's to fix: shown, not only logged)
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
             return None
 
     def publish(self, diagnostics) -> None:
         for uri, version, diags in diagnostics or ():
-            doc = self.workspace.text_documents.get(uri)
+            doc = self.open_document(uri)
             if doc is None or doc.version != version:
                 continue  # closed, or changed since: the check of its newer text publishes
             self.text_document_publish_diagnostics(
