@@ -329,6 +329,12 @@ def test_server_with_a_missing_configuration_file_is_a_usage_error(tmp_path):
     assert proc.stderr == f"karplint: error: {tmp_path / 'nope.toml'}: configuration file not found\n"
 
 
+def test_server_accepts_stdio_and_ends_with_its_input():
+    """Clients pass `--stdio`; the client closing the pipe ends the server, which wrote nothing to stdout."""
+    proc = run_cli("server", "--stdio", stdin="")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
 def test_check_does_not_import_the_language_server(tmp_path):
     (tmp_path / "np.yaml").write_text(NODEPOOL)
     probe = textwrap.dedent(f"""
