@@ -440,6 +440,11 @@ def test_suppression_comment_placement():
     at = doc.index("kind: NodePool")
     assert suppression_edit("README.md", doc, 4, "KPL401") == (at, at, "# karplint: disable=KPL401\n")
     assert suppression_edit("README.md", doc, 6, "KPL401") is None  # prose: `#` would make a heading
+    hcl = 'locals {\n  pool = yamldecode(<<-EOT\n    kind: NodePool\n  EOT\n  )\n}\n'
+    at = hcl.index("    kind")
+    assert suppression_edit("main.tf", hcl, 3, "KPL401") == (at, at, "    # karplint: disable=KPL401\n")
+    assert suppression_edit("main.tf", hcl.replace("yamldecode", "jsondecode"), 3, "KPL401") is None
+    assert suppression_edit("main.tf", hcl.replace("kind: NodePool", '{"kind": "NodePool"}'), 3, "KPL401") is None
 
 
 @pytest.mark.asyncio
