@@ -315,6 +315,9 @@ async def test_bad_configuration_is_reported_and_the_server_keeps_serving(client
     uri = open_document(client, tmp_path / "np.yaml")
     shown = await asyncio.wait_for(message, TIMEOUT)
     assert shown.type == types.MessageType.Error and ".karplint.toml" in shown.message
+    change(client, uri, 2, (0, 0), (0, 0), "# typing\n")  # each check fails again: logged, not shown again
+    await asyncio.sleep(1.0)
+    assert len(client.messages) == 1
     # the user repairs the file: the watched-file notification re-reads it and the document is checked
     (tmp_path / ".karplint.toml").write_text("[severity]\n")
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
@@ -457,3 +460,21 @@ async def test_a_new_file_outside_every_folder_is_checked_once_saved(client: Lan
     path.write_text("# a pool\n" + NODEPOOL)
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]
+
+
+@pytest.mark.asyncio
+async def test_terraform_heredoc_fix_lands_in_the_host_file(client: LanguageClient, tmp_path):
+    body = ('resource "kubectl_manifest" "pool" {\n  yaml_body = <<-YAML\n'
+            + "".join(f"    {line}\n" for line in NODEPOOL.splitlines()) + "  YAML\n}\n")
+    (tmp_path / "main.tf").write_text(body)
+    await start(client, tmp_path)
+    uri = open_document(client, tmp_path / "main.tf", language="terraform")
+    (diag,) = await published(client, uri)
+    assert (diag.code, _range(diag.range)) == ("KPL401", (13, 6, 13, 16))  # `check`: main.tf:14:7
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    fixed = apply(body, actions[0].edit, uri, 1)
+    assert fixed.splitlines()[14:16] == ["        consolidationPolicy: WhenEmpty", "        consolidateAfter: 0s"]
+    replace_all(client, uri, 2, fixed)
+    assert await published(client, uri) == []

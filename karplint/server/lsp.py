@@ -50,6 +50,7 @@ class KarplintServer(LanguageServer):
         self.uris: dict[str, str] = {}  # path -> the URI the client opened it by
         self.checked: dict[str, tuple[int | None, str]] = {}  # uri -> (version, text) the Workspace has
         self.debouncing: dict[str, asyncio.Task] = {}  # uri -> a check waiting for the burst to end
+        self.shown: set[str] = set()  # configuration errors shown to the user (each once, until it changes)
 
     # ---------------------------------------------------------------------------------------------- workspaces
 
@@ -150,6 +151,7 @@ class KarplintServer(LanguageServer):
         """The configuration changed: new workspaces, every open document checked again."""
         self.workspaces.clear()
         self.checked.clear()
+        self.shown.clear()
         out = []
         for uri in self.open_uris():
             if uri.startswith("file:"):
@@ -175,7 +177,8 @@ class KarplintServer(LanguageServer):
             message = f"karplint: {what} failed: {type(exc).__name__}: {exc}"
             log.error("%s\n%s", message, traceback.format_exc())
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
-            if isinstance(exc, ConfigError):  # (the user's to fix: shown, not only logged)
+            if isinstance(exc, ConfigError) and message not in self.shown:  # (the user's to fix: shown, once)
+                self.shown.add(message)
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
             return None
 
