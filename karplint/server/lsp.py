@@ -175,7 +175,8 @@ class KarplintServer(LanguageServer):
             return await loop.run_in_executor(self.checker, fn, *args)
         except Exception as exc:  # noqa: BLE001 - a crash in one check must not stop the server
             message = f"karplint: {what} failed: {type(exc).__name__}: {exc}"
-            log.error("%s\n%s", message, traceback.format_exc())
+            # (a configuration error is the user's, in one line; anything else is karplint's, with its traceback)
+            log.error("%s", message if isinstance(exc, ConfigError) else f"{message}\n{traceback.format_exc()}")
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
             if isinstance(exc, ConfigError) and message not in self.shown:  # (the user's to fix: shown, once)
                 self.shown.add(message)
