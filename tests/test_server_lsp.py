@@ -478,3 +478,17 @@ async def test_terraform_heredoc_fix_lands_in_the_host_file(client: LanguageClie
     assert fixed.splitlines()[14:16] == ["        consolidationPolicy: WhenEmpty", "        consolidateAfter: 0s"]
     replace_all(client, uri, 2, fixed)
     assert await published(client, uri) == []
+
+
+@pytest.mark.asyncio
+async def test_a_failing_check_is_logged_and_the_server_keeps_serving(client: LanguageClient, tmp_path):
+    """A workspace folder that is gone: its checks fail (logged to the client, nothing published), the server
+    goes on with the rest."""
+    await start(client, tmp_path / "gone")
+    logged = client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    open_document(client, tmp_path / "gone" / "np.yaml", text=NODEPOOL)
+    message = await asyncio.wait_for(logged, TIMEOUT)
+    assert message.type == types.MessageType.Error and "gone" in message.message
+    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    uri = open_document(client, tmp_path / "np.yaml")
+    assert [d.code for d in await published(client, uri)] == ["KPL401"]
