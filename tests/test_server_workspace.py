@@ -192,3 +192,38 @@ def test_a_new_buffer_of_a_file_check_would_read_joins_the_workspace(tmp_path, n
     assert ("KPL301", 7, 5) in _codes(got[np])
     doc = os.path.join(root, name)
     assert ws.update(doc, "# notes\n") == {doc: []}
+
+
+def test_a_loose_document_is_its_own_workspace(tmp_path):
+    # (the server checks a document outside every folder as `karplint check FILE` would: ROOT is the file)
+    path = str(tmp_path / "np.yaml")
+    ws = Workspace(path)
+    got = ws.update(path, NODEPOOL)
+    assert [(f.code, f.file) for f in got[path]] == [("KPL705", path)]
+    (tmp_path / "np.yaml").write_text(NODEPOOL, encoding="utf-8")
+    assert _mine(Workspace(path).findings(path)) == _cli_findings(path, path) == _mine(got[path])
+
+
+TERRAFORM = """\
+resource "helm_release" "karpenter" {
+  name       = "karpenter"
+  repository = "oci://public.ecr.aws/karpenter"
+  chart      = "karpenter"
+  version    = "0.37.0"
+}
+"""
+
+
+def test_an_unsaved_release_pin_is_the_release_the_workspace_checks_against(tmp_path):
+    # The release a Terraform file pins (read by the project stage, not the per-file stage): a v1 NodePool is not
+    # served by 0.37 (KPL801); the pin raised in the editor, unsaved, clears it; closing brings the disk's back.
+    root = _tree(tmp_path, {"pools/np.yaml": NODEPOOL, "infra/karpenter.tf": TERRAFORM})
+    np, tf = os.path.join(root, "pools", "np.yaml"), os.path.join(root, "infra", "karpenter.tf")
+    ws = Workspace(root)
+    ws.update(np, NODEPOOL)
+    assert ("KPL801", 1, 13) in _codes(ws.findings(np))
+    assert _mine(ws.findings(np)) == _cli_findings(root, np)
+    got = ws.update(tf, TERRAFORM.replace("0.37.0", "1.0.0"))
+    assert "KPL801" not in [c for c, *_ in _codes(got[np])]
+    got = ws.update(tf, None)
+    assert ("KPL801", 1, 13) in _codes(got[np])

@@ -19,7 +19,9 @@ import time
 from dataclasses import replace
 
 from karplint.config import Config
-from karplint.discover import EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, boundary, discover, excluded
+from karplint.discover import (
+    EMBEDDING_EXTENSIONS, EXTENSIONS, TEMPLATE_EXTENSIONS, MissingPath, boundary, discover, excluded,
+)
 from karplint.engine import InputFile, check
 from karplint.engine.memo import Memo
 from karplint.engine.parallel import stat_of
@@ -43,7 +45,10 @@ class Workspace:
         self._memos: dict = {}  # the per-file and cross-file results of earlier checks (karplint/engine/memo.py)
         boundary.forget_roots()
         self._base_config: Config = configure(config_path, [self.root])
-        self.project: Project = build([self.root], self._base_config)
+        try:
+            self.project: Project = build([self.root], self._base_config)
+        except MissingPath:  # (a document not saved yet, outside every folder: its buffer is all there is)
+            self.project = build([], self._base_config)
         self.config: Config = self.project.config
         self._display_of = {i.abspath: i.display for i in self.project.files if i.abspath}  # (abspaths)
         self._pins = {abspath for _d, abspath in self.project.pin_files}
@@ -111,7 +116,8 @@ class Workspace:
             return True
         if not _inside(path, self.root):
             return False
-        display = os.path.join(self.root, os.path.relpath(path, self.root))
+        # (as discovery writes it for `check ROOT`; ROOT may be the file itself: a document outside every folder)
+        display = path if path == self.root else os.path.join(self.root, os.path.relpath(path, self.root))
         cfg = self._base_config
         if exists:  # as `check ROOT` would find it (excludes, .gitignore, chart files)
             found = discover([path], exclude=cfg.exclude, force_exclude=True, exclude_root=cfg.root)
@@ -205,7 +211,9 @@ class Workspace:
             # Only the configurations of this check stay (an edited chart's values make a new one per keystroke).
             for fingerprint in [k for k, m in self._memos.items() if not m.used]:
                 del self._memos[fingerprint]
-            gc.collect(0)  # (this check's cyclic garbage, before it is frozen: only this check's objects are young)
+            # (the cyclic garbage made since the last freeze, this check's included, collected before it would
+            # be frozen: the young generations hold only objects made since then)
+            gc.collect(1)
             gc.freeze()
             if enabled:
                 gc.enable()
