@@ -451,12 +451,15 @@ def test_suppression_comment_placement():
 
 
 @pytest.mark.asyncio
-async def test_a_new_file_outside_every_folder_is_checked_once_saved(client: LanguageClient, tmp_path):
+async def test_a_new_file_outside_every_folder_is_checked_before_and_after_it_is_saved(client: LanguageClient,
+                                                                                      tmp_path):
     (tmp_path / "ws").mkdir()
     await start(client, tmp_path / "ws")
     path = tmp_path / "new.yaml"
-    uri = open_document(client, path, text=NODEPOOL)
+    uri = open_document(client, path, text=NODEPOOL)  # (not on disk)
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
     change(client, uri, 2, (0, 0), (0, 0), "# a pool\n")
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]
     path.write_text("# a pool\n" + NODEPOOL)
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]
@@ -481,14 +484,20 @@ async def test_terraform_heredoc_fix_lands_in_the_host_file(client: LanguageClie
 
 
 @pytest.mark.asyncio
-async def test_a_failing_check_is_logged_and_the_server_keeps_serving(client: LanguageClient, tmp_path):
-    """A workspace folder that is gone: its checks fail (logged to the client, nothing published), the server
-    goes on with the rest."""
-    await start(client, tmp_path / "gone")
+async def test_a_failing_check_is_logged_and_the_other_folders_are_served(client: LanguageClient, tmp_path):
+    """Two workspace folders, one whose configuration cannot be read: its checks fail (logged to the client,
+    nothing published for its document), the other folder's documents are checked as usual."""
+    for name in ("broken", "fine"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "np.yaml").write_text(NODEPOOL)
+    (tmp_path / "broken" / ".karplint.toml").write_text("cni = [\n")
+    await client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        workspace_folders=[types.WorkspaceFolder(uri=(tmp_path / n).as_uri(), name=n) for n in ("broken", "fine")]))
     logged = client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
-    open_document(client, tmp_path / "gone" / "np.yaml", text=NODEPOOL)
+    broken = open_document(client, tmp_path / "broken" / "np.yaml")
     message = await asyncio.wait_for(logged, TIMEOUT)
-    assert message.type == types.MessageType.Error and "gone" in message.message
-    (tmp_path / "np.yaml").write_text(NODEPOOL)
-    uri = open_document(client, tmp_path / "np.yaml")
-    assert [d.code for d in await published(client, uri)] == ["KPL401"]
+    assert message.type == types.MessageType.Error and "broken" in message.message and "ConfigError" in message.message
+    fine = open_document(client, tmp_path / "fine" / "np.yaml")
+    assert [d.code for d in await published(client, fine)] == ["KPL401"]
+    assert broken not in client.diagnostics

@@ -110,8 +110,6 @@ class KarplintServer(LanguageServer):
         if current is None or self.checked.get(uri) == current:
             return None
         path = to_fs_path(uri)
-        if self.root_of(path) == path and not os.path.isfile(path):
-            return None  # a new file outside every folder: checked alone once it is saved (`check FILE` needs it)
         ws = self.workspace_of(path)
         self.uris[path] = uri
         results = ws.update(path, current[1])
@@ -137,10 +135,6 @@ class KarplintServer(LanguageServer):
         """A file changed on disk (saved, or changed by another program)."""
         if os.path.basename(path) in CONFIG_FILES or path == self.config_path:
             return self.reconfigure()
-        unchecked = [uri for uri in self.open_uris()
-                     if uri not in self.checked and uri.startswith("file:") and to_fs_path(uri) == path]
-        if unchecked:  # (a new file outside every folder, saved at last)
-            return self.check_document(unchecked[0])
         root = self.root_of(path)
         ws = self.workspaces.get(root)
         if ws is None:
