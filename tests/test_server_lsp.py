@@ -154,9 +154,12 @@ async def test_initialize_advertises_what_the_server_does(client: LanguageClient
 
 @pytest.mark.asyncio
 async def test_diagnostics_on_open_change_and_change_back(client: LanguageClient, tmp_path):
-    (tmp_path / "np.yaml").write_text(NODEPOOL)
+    (tmp_path / "blue prints").mkdir()  # (a URI with an escape: file:///.../blue%20prints/np.yaml)
+    path = tmp_path / "blue prints" / "np.yaml"
+    path.write_text(NODEPOOL)
     await start(client, tmp_path)
-    uri = open_document(client, tmp_path / "np.yaml")
+    uri = open_document(client, path)
+    assert "%20" in uri
     diags = await published(client, uri)
     # `check` says: np.yaml:12:3: KPL401 [error] ... (span to 12:13): LSP lines and characters count from 0
     assert shape(diags) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
@@ -176,7 +179,7 @@ async def test_diagnostics_on_open_change_and_change_back(client: LanguageClient
     # and delete it again: it comes back
     change(client, uri, 3, (13, 0), (14, 0), "")
     assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
-    assert (tmp_path / "np.yaml").read_text() == NODEPOOL  # the disk is never written
+    assert path.read_text() == NODEPOOL  # the disk is never written
 
 
 @pytest.mark.asyncio
@@ -312,6 +315,9 @@ async def test_bad_configuration_is_reported_and_the_server_keeps_serving(client
     uri = open_document(client, tmp_path / "np.yaml")
     shown = await asyncio.wait_for(message, TIMEOUT)
     assert shown.type == types.MessageType.Error and ".karplint.toml" in shown.message
+    change(client, uri, 2, (0, 0), (0, 0), "# typing\n")  # each check fails again: logged, not shown again
+    await asyncio.sleep(1.0)
+    assert len(client.messages) == 1
     # the user repairs the file: the watched-file notification re-reads it and the document is checked
     (tmp_path / ".karplint.toml").write_text("[severity]\n")
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
@@ -324,6 +330,12 @@ def test_server_with_a_missing_configuration_file_is_a_usage_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == f"karplint: error: {tmp_path / 'nope.toml'}: configuration file not found\n"
+
+
+def test_server_accepts_stdio_and_ends_with_its_input():
+    """Clients pass `--stdio`; the client closing the pipe ends the server, which wrote nothing to stdout."""
+    proc = run_cli("server", "--stdio", stdin="")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
 
 
 def test_check_does_not_import_the_language_server(tmp_path):
@@ -431,3 +443,61 @@ def test_suppression_comment_placement():
     at = doc.index("kind: NodePool")
     assert suppression_edit("README.md", doc, 4, "KPL401") == (at, at, "# karplint: disable=KPL401\n")
     assert suppression_edit("README.md", doc, 6, "KPL401") is None  # prose: `#` would make a heading
+    hcl = 'locals {\n  pool = yamldecode(<<-EOT\n    kind: NodePool\n  EOT\n  )\n}\n'
+    at = hcl.index("    kind")
+    assert suppression_edit("main.tf", hcl, 3, "KPL401") == (at, at, "    # karplint: disable=KPL401\n")
+    assert suppression_edit("main.tf", hcl.replace("yamldecode", "jsondecode"), 3, "KPL401") is None
+    assert suppression_edit("main.tf", hcl.replace("kind: NodePool", '{"kind": "NodePool"}'), 3, "KPL401") is None
+
+
+@pytest.mark.asyncio
+async def test_a_new_file_outside_every_folder_is_checked_before_and_after_it_is_saved(client: LanguageClient,
+                                                                                      tmp_path):
+    (tmp_path / "ws").mkdir()
+    await start(client, tmp_path / "ws")
+    path = tmp_path / "new.yaml"
+    uri = open_document(client, path, text=NODEPOOL)  # (not on disk)
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 11, 2, 11, 12)]
+    change(client, uri, 2, (0, 0), (0, 0), "# a pool\n")
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]
+    path.write_text("# a pool\n" + NODEPOOL)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert shape(await published(client, uri)) == [("KPL401", types.DiagnosticSeverity.Error, 12, 2, 12, 12)]
+
+
+@pytest.mark.asyncio
+async def test_terraform_heredoc_fix_lands_in_the_host_file(client: LanguageClient, tmp_path):
+    body = ('resource "kubectl_manifest" "pool" {\n  yaml_body = <<-YAML\n'
+            + "".join(f"    {line}\n" for line in NODEPOOL.splitlines()) + "  YAML\n}\n")
+    (tmp_path / "main.tf").write_text(body)
+    await start(client, tmp_path)
+    uri = open_document(client, tmp_path / "main.tf", language="terraform")
+    (diag,) = await published(client, uri)
+    assert (diag.code, _range(diag.range)) == ("KPL401", (13, 6, 13, 16))  # `check`: main.tf:14:7
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    fixed = apply(body, actions[0].edit, uri, 1)
+    assert fixed.splitlines()[14:16] == ["        consolidationPolicy: WhenEmpty", "        consolidateAfter: 0s"]
+    replace_all(client, uri, 2, fixed)
+    assert await published(client, uri) == []
+
+
+@pytest.mark.asyncio
+async def test_a_failing_check_is_logged_and_the_other_folders_are_served(client: LanguageClient, tmp_path):
+    """Two workspace folders, one whose configuration cannot be read: its checks fail (logged to the client,
+    nothing published for its document), the other folder's documents are checked as usual."""
+    for name in ("broken", "fine"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "np.yaml").write_text(NODEPOOL)
+    (tmp_path / "broken" / ".karplint.toml").write_text("cni = [\n")
+    await client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        workspace_folders=[types.WorkspaceFolder(uri=(tmp_path / n).as_uri(), name=n) for n in ("broken", "fine")]))
+    logged = client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    broken = open_document(client, tmp_path / "broken" / "np.yaml")
+    message = await asyncio.wait_for(logged, TIMEOUT)
+    assert message.type == types.MessageType.Error and "broken" in message.message and "ConfigError" in message.message
+    fine = open_document(client, tmp_path / "fine" / "np.yaml")
+    assert [d.code for d in await published(client, fine)] == ["KPL401"]
+    assert broken not in client.diagnostics

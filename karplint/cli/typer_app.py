@@ -336,8 +336,8 @@ def render(
 
 @app.command()
 def server(
-    stdio: bool = typer.Option(True, "--stdio", help="Speak LSP on stdin and stdout (the default and only "
-                               "transport; accepted because clients pass it)."),
+    stdio: bool = typer.Option(False, "--stdio", help="Speak LSP on stdin and stdout, as the server always does "
+                               "(accepted because clients pass it)."),
     config: Optional[str] = typer.Option(None, "--config",
                                          help="Configuration file for every workspace (default: each workspace's "
                                          ".karplint.toml or pyproject.toml, as `check` finds it)."),

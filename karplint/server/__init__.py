@@ -7,5 +7,6 @@
     positions.py    karplint's code-point lines and columns to LSP positions (UTF-16 code units by default)
     workspace.py    the files of one editor workspace, checked as `karplint check ROOT` checks them, with the
                     editor's unsaved buffers in place of the disk
-    hover.py        what a hover shows (rule documentation, a NodePool's simulation, a budget's week, userData)
+    hover.py        what a hover shows (rule documentation, a NodePool's simulation, a budget's week, userData);
+                    hover_text.py writes it as Markdown
 """

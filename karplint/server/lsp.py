@@ -21,21 +21,23 @@ import os
 import sys
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from karplint import __version__
+from karplint.config import ConfigError
 from karplint.server.diagnostics import code_actions, diagnostic
 from karplint.server.positions import TextPositions
 
 log = logging.getLogger("karplint.server")
 
-DEBOUNCE_SECONDS = 0.05  # a keystroke burst: one check after the last keystroke (typing is ~5-10 keys a second)
+DEBOUNCE_SECONDS = 0.025  # a burst of changes (a paste, key repeat at ~30 a second, a multi-cursor edit): one check
 CONFIG_FILES = (".karplint.toml", "pyproject.toml")
 # what `check` reads (karplint/discover: YAML, JSON, the hosts of embedded YAML, templates) and the configuration
-WATCHED = "**/*.{yaml,yml,json,tf,tftpl,tpl,sh,bash,md,markdown,adoc,asciidoc,toml}"
+WATCHED = "**/*.{yaml,yml,json,tf,tftpl,tpl,sh,bash,md,markdown,adoc,asciidoc,gotmpl,toml}"
 
 
 class KarplintServer(LanguageServer):
@@ -48,6 +50,7 @@ class KarplintServer(LanguageServer):
         self.uris: dict[str, str] = {}  # path -> the URI the client opened it by
         self.checked: dict[str, tuple[int | None, str]] = {}  # uri -> (version, text) the Workspace has
         self.debouncing: dict[str, asyncio.Task] = {}  # uri -> a check waiting for the burst to end
+        self.shown: set[str] = set()  # configuration errors shown to the user (each once, until it changes)
 
     # ---------------------------------------------------------------------------------------------- workspaces
 
@@ -72,12 +75,23 @@ class KarplintServer(LanguageServer):
 
     # ---------------------------------------------------------------------------------------------- worker thread
 
+    def open_document(self, uri: str):
+        """pygls' document for `uri`, None when it is not open. (pygls keys its documents by the URI
+        percent-decoded; the client's own spelling of the URI is the document's `uri`, the one to answer with.)"""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_uris(self) -> list[str]:
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]  # (a copy: the loop adds to it)
+
     def _document(self, uri: str):
         """The open document (version, text), or None when it is closed."""
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.open_document(uri)
         if doc is None:
             return None
-        return doc.version, doc.source
+        # The version first: a change applied between the two reads pairs an older version with the newer text,
+        # whose diagnostics `publish` then drops (the pair the other way round would publish wrong ranges).
+        version = doc.version
+        return version, doc.source
 
     def _diagnostics(self, ws, results: dict) -> list[tuple[str, int | None, list[types.Diagnostic]]]:
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
@@ -131,8 +145,9 @@ class KarplintServer(LanguageServer):
         """The configuration changed: new workspaces, every open document checked again."""
         self.workspaces.clear()
         self.checked.clear()
+        self.shown.clear()
         out = []
-        for uri in list(self.workspace.text_documents):
+        for uri in self.open_uris():
             if uri.startswith("file:"):
                 out.extend(self.check_document(uri))
         return out
@@ -154,15 +169,17 @@ class KarplintServer(LanguageServer):
             return await loop.run_in_executor(self.checker, fn, *args)
         except Exception as exc:  # noqa: BLE001 - a crash in one check must not stop the server
             message = f"karplint: {what} failed: {type(exc).__name__}: {exc}"
-            log.error("%s\n%s", message, traceback.format_exc())
+            # (a configuration error is the user's, in one line; anything else is karplint's, with its traceback)
+            log.error("%s", message if isinstance(exc, ConfigError) else f"{message}\n{traceback.format_exc()}")
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
-            if type(exc).__name__ == "ConfigError":
+            if isinstance(exc, ConfigError) and message not in self.shown:  # (the user's to fix: shown, once)
+                self.shown.add(message)
                 self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
             return None
 
     def publish(self, diagnostics) -> None:
         for uri, version, diags in diagnostics or ():
-            doc = self.workspace.text_documents.get(uri)
+            doc = self.open_document(uri)
             if doc is None or doc.version != version:
                 continue  # closed, or changed since: the check of its newer text publishes
             self.text_document_publish_diagnostics(
@@ -202,6 +219,12 @@ def build_server(config_path: str | None = None) -> KarplintServer:
                 id="karplint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(
                     watchers=[types.FileSystemWatcher(glob_pattern=WATCHED)]))]))
+
+    @ls.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        for waiting in ls.debouncing.values():
+            waiting.cancel()
+        ls.checker.shutdown(wait=False, cancel_futures=True)  # (a check under way still ends before the exit)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders_changed(params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -8,8 +8,8 @@ The comment goes on its own line above, at the line's indentation, so that the l
 It is a `#` comment, which YAML, Terraform (HCL and the YAML of its heredocs) and shell read as a comment. No
 comment is offered where one would change what the user wrote: JSON (no comments), a line inside a YAML block
 scalar (`userData: |`: the comment would become part of the script), a blank or comment line (the comment would
-apply to the next line instead), and a Markdown or AsciiDoc line outside the YAML block it belongs to (there `#`
-is a heading).
+apply to the next line instead), a Markdown or AsciiDoc line outside the YAML block it belongs to (there `#` is a
+heading), and YAML written as JSON inside another file (a Terraform heredoc for `jsondecode`).
 """
 
 from __future__ import annotations
@@ -46,15 +46,23 @@ def _in_block_scalar(lines: list[str], index: int) -> bool:
     return False
 
 
-def _region_holds(path: str, text: str, line: int) -> bool:
-    """For a documentation host (Markdown, AsciiDoc): whether 1-based `line` is in one of its YAML regions."""
+def _comment_allowed_in_host(path: str, lines: list[str], line: int) -> bool:
+    """For YAML inside another file: whether 1-based `line` may take a `#` comment line. In Markdown and AsciiDoc
+    only inside a YAML block; nowhere in a block of JSON (a heredoc for Terraform's `jsondecode`, a bare fence of
+    JSON): JSON has no comments. Terraform and shell lines outside their heredocs are `#`-commented code."""
     from karplint.readers import embedded
     from karplint.readers.source import SourceFile
 
     kind = embedded.host_kind(path)
-    if kind not in ("markdown", "asciidoc"):
+    if kind is None:
         return True
-    return any(r.first <= line < r.end for r in embedded.regions(SourceFile(path, text), kind))
+    region = next((r for r in embedded.regions(SourceFile(path, "\n".join(lines)), kind) if r.first <= line < r.end),
+                  None)
+    if region is None:
+        return kind not in ("markdown", "asciidoc")
+    opening = lines[region.first - 2] if region.first >= 2 else ""
+    first = next((x.strip() for x in lines[region.first - 1:region.end - 1] if x.strip()), "")
+    return "json" not in opening.lower() and not first.startswith(("{", "["))
 
 
 def suppression_edit(path: str, text: str, line: int, code: str) -> tuple[int, int, str] | None:
@@ -90,7 +98,7 @@ def suppression_edit(path: str, text: str, line: int, code: str) -> tuple[int, i
         return at, at, f",{code}"
     if index > 0 and _in_block_scalar(lines, index):
         return None
-    if not _region_holds(path, text, line):
+    if not _comment_allowed_in_host(path, lines, line):
         return None
     newline = "\r\n" if lines[index].endswith("\r") else "\n"
     indent = target[:_indent(target)]
