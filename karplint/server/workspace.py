@@ -41,7 +41,9 @@ class Workspace:
         self.root = os.path.abspath(root)
         self._buffers: dict[str, bytes] = {}  # abspath -> the editor's text, encoded
         self._texts: dict[str, str] = {}  # abspath -> the editor's text as given
-        self._findings: dict[str, list[Finding]] = {}  # abspath -> findings, every file of the last check
+        # abspath -> findings of the last check: the open documents' (every file's per-file findings too)
+        self._findings: dict[str, list[Finding]] = {}
+        self._everything: dict[str, list[Finding]] | None = None  # every file's, when asked since the last change
         self._memos: dict = {}  # the per-file and cross-file results of earlier checks (karplint/engine/memo.py)
         boundary.forget_roots()
         self._base_config: Config = configure(config_path, [self.root])
@@ -78,7 +80,14 @@ class Workspace:
         return self._recheck(path, self._admit(path, from_disk=True))
 
     def findings(self, path: str) -> list[Finding]:
-        return list(self._findings.get(os.path.abspath(path), ()))
+        path = os.path.abspath(path)
+        if path not in self._buffers:
+            # The cross-file rules judged the open documents only (`_run`): another file's verdicts are worked
+            # out when asked, over the whole workspace, once per change.
+            if self._everything is None:
+                self._everything = self._check(None)
+            return list(self._everything.get(path, ()))
+        return list(self._findings.get(path, ()))
 
     def text(self, path: str) -> str:
         """The current text of `path`: the editor's buffer, else the file on disk ('' when it cannot be read)."""
@@ -192,6 +201,12 @@ class Workspace:
         return out
 
     def _run(self) -> None:
+        # The cross-file rules judge the open documents only (Config.focus): a keystroke's check costs what the
+        # editor shows, not a verdict on every file of the workspace.
+        self._findings = self._check(frozenset(self._display_of.get(p, p) for p in self._buffers))
+        self._everything = None
+
+    def _check(self, focus: frozenset | None) -> dict[str, list[Finding]]:
         inputs = self._inputs(self.project.inputs)
         # Only what changed since the last check is computed again: the per-file stage of the files whose bytes
         # changed, the cross-file rules that read them (the memo's keys are those of the disk cache).
@@ -205,8 +220,6 @@ class Workspace:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            # The cross-file rules judge the open documents only (Config.focus): their findings are the ones shown.
-            focus = frozenset(self._display_of.get(p, p) for p in self._buffers)
             report = check(inputs, replace(self.config, focus=focus), extra_problems=self.project.notices, cache=memo,
                            started_ns=time.time_ns(), context=self._inputs(self.project.context))
         finally:
@@ -223,7 +236,7 @@ class Workspace:
         found: dict[str, list[Finding]] = {}
         for f in report.findings:
             found.setdefault(by_display.get(f.file, os.path.abspath(f.file)), []).append(f)
-        self._findings = found
+        return found
 
 
 def _inside(path: str, root: str) -> bool:
