@@ -30,7 +30,9 @@ def _model(paths: list[str], config):
 
     try:
         return load(paths or ["."], config, cluster_state=True)
-    except (MissingPath, ConfigError) as exc:
+    except MissingPath as exc:  # (as `check` says it)
+        raise SimulateError(f"{exc.args[0]}: no such file or directory") from exc
+    except ConfigError as exc:
         raise SimulateError(str(exc)) from exc
 
 
@@ -123,7 +125,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
                                 "cannot_tell": w.counts.get(None, 0)},
         })
     return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
-            "workloads": workloads, "problems": problems, "not_simulated": not_simulated}
+            "workloads": workloads, "problems": problems, "not_simulated": not_simulated,
+            "files_read": len(loaded.named)}
 
 
 def _line(res) -> int:
@@ -271,9 +274,24 @@ def main(paths: list[str], output_format: str, instance_types: str | None, confi
     except SimulateError as exc:
         sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
         return 2
+    nothing = not data["nodepools"] and not data["workloads"]
     if output_format == "json":
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    elif nothing:  # the problems alone, not empty tables
+        for p in data["problems"]:
+            sys.stderr.write(f"karplint simulate: warning: {escape.line(p)}\n")
     else:
         render_text(data, sys.stdout, color)
+    if nothing:
+        # Never empty tables and a pass: nothing was simulated. The exit code is check's for a run that checked
+        # no Karpenter object (0; 1 with `fail-on-nothing-checked = true`).
+        where = escape.line(", ".join(paths or ["."]))
+        sys.stderr.write(f"karplint simulate: no NodePool or workload to simulate in {where} "
+                         f"({_files(data['files_read'])} read)\n")
+        return 1 if cfg.fail_on_nothing_checked else 0
     return 0
+
+
+def _files(n: int) -> str:
+    return f"{n:,} file" + ("" if n == 1 else "s")
 
