@@ -221,11 +221,15 @@ def check(
         from karplint.model.repo_version import MAX_VERSIONS_LISTED
 
         listed, rest = report.karpenter_versions[:MAX_VERSIONS_LISTED], report.karpenter_versions[MAX_VERSIONS_LISTED:]
+        from karplint.wording import counted
+
+        unclear = report.files - sum(n for *_x, n in report.karpenter_versions)
         _warn("warning: several Karpenter versions are deployed by the checked files: " + "; ".join(
-            f"{v} ({where}, {n} file(s))" for v, where, n in listed)
-            + (f"; {len(rest):,} more version(s) ({sum(n for *_x, n in rest):,} file(s)) in the JSON report" if rest else "")
-            + f"; each file is checked against the one nearest to it, {report.files - sum(n for *_x, n in report.karpenter_versions)} "
-            f"file(s) with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
+            f"{v} ({where}, {counted(n, 'file')})" for v, where, n in listed)
+            + (f"; {counted(len(rest), 'more version')} ({counted(sum(n for *_x, n in rest), 'file')}) in the JSON "
+               "report" if rest else "")
+            + f"; each file is checked against the one nearest to it, {counted(unclear, 'file')} "
+            f"with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
