@@ -7,6 +7,7 @@ import json
 from datetime import date, datetime, timedelta
 
 from karplint.model import Model
+from karplint.wording import counted
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 WEEKS = (date(2, 1, 1), date(9998, 12, 31))  # --week: datetime's years 1-9999 less the week, and the look-back
@@ -177,7 +178,7 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
         for r in reports:
             print_report(r, console, nodes)
     if too_large:
-        err.print(f"karplint budgets: {too_large} NodePool(s) too large to show in one run; not shown (KPL004)",
+        err.print(f"karplint budgets: {counted(too_large, 'NodePool')} too large to show in one run; not shown (KPL004)",
                   markup=False)
         return 1
     return 0

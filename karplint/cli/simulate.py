@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from karplint.report import escape
+from karplint.wording import counted
 
 
 class SimulateError(Exception):
@@ -164,7 +165,7 @@ def render_text(data: dict, out, color: bool) -> None:
                       + (f"; {e(ex['instance_type'])} passes without {e(', '.join(ex['passes_without']))}"
                          if ex.get("instance_type") else "") + "\n")
         for k, mv in (p.get("min_values_short") or {}).items():
-            out.write(f"    minValues {mv['min_values']} on {e(k)}: only {mv['distinct']} distinct value(s)\n")
+            out.write(f"    minValues {mv['min_values']} on {e(k)}: only {counted(mv['distinct'], 'distinct value')}\n")
     out.write("\nWorkloads\n")
     for w in data["workloads"]:
         verdict = {True: "ok", False: "NO NODEPOOL", None: "cannot tell"}[w["hostable"]]
@@ -287,11 +288,7 @@ def main(paths: list[str], output_format: str, instance_types: str | None, confi
         # no Karpenter object (0; 1 with `fail-on-nothing-checked = true`).
         where = escape.line(", ".join(paths or ["."]))
         sys.stderr.write(f"karplint simulate: no NodePool or workload to simulate in {where} "
-                         f"({_files(data['files_read'])} read)\n")
+                         f"({counted(data['files_read'], 'file')} read)\n")
         return 1 if cfg.fail_on_nothing_checked else 0
     return 0
-
-
-def _files(n: int) -> str:
-    return f"{n:,} file" + ("" if n == 1 else "s")
 

@@ -153,7 +153,7 @@ def test_budgets_command_reports_what_passes_its_allowance_as_too_large(tmp_path
     proc = run_cli("budgets", "pools.yaml", "--output-format", "json", cwd=tmp_path)
     assert time.monotonic() - started < 10
     assert proc.returncode == 1
-    assert proc.stderr == "karplint budgets: 11 NodePool(s) too large to show in one run; not shown (KPL004)\n"
+    assert proc.stderr == "karplint budgets: 11 NodePools too large to show in one run; not shown (KPL004)\n"
     import json
 
     reports = json.loads(proc.stdout)["nodepools"]
