@@ -21,7 +21,9 @@ def severity_rank(sev: str) -> int:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace text[start:end] (character offsets in the decoded file) with `replacement`."""
+    """Replace text[start:end] with `replacement`: offsets in Unicode code points of the whole file's decoded text
+    (the host file of an embedded document; no byte-order mark; line endings as written), as the README's JSON
+    output documents."""
 
     start: int
     end: int

@@ -136,7 +136,7 @@ def test_stdin_named_by_stdin_filename_is_judged_as_that_file(repo):
 def test_show_settings_of_a_directory_names_the_pin_elsewhere(repo):
     proc = run_cli("check", "--show-settings", "karpenter", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert ('karpenter version: 0.37.0 (read from helm_release "karpenter" at infra/karpenter.tf:6; 2 file(s))\n'
+    assert ('karpenter version: 0.37.0 (read from helm_release "karpenter" at infra/karpenter.tf:6; 2 files)\n'
             in proc.stdout)
 
 

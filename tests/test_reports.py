@@ -153,7 +153,7 @@ def test_text_report_without_rich_is_the_rich_one(files):
     report = lint_report(files)
     text = _render(report, "text")
     assert text == _by_rich(list(_lines(report)))
-    assert text.endswith("file(s).\n" if files is BAD else "NodeClaim.\n")  # (clean: no Karpenter object checked)
+    assert text.endswith(" in 2 files.\n" if files is BAD else "NodeClaim.\n")  # (clean: no Karpenter object checked)
 
 
 def test_sarif_security_rules_carry_security_severity(sarif_schema):

@@ -36,7 +36,7 @@ def test_terraform_helm_release_version_is_used_and_named(tree: Path):
     text = run_cli("check", "clusters/prod", "--no-cache", "--output-format", "concise", cwd=tree)
     assert text.stdout.splitlines()[-1].endswith(f'Checked against Karpenter 1.1.0 from helm_release "karpenter" at {PROD_TF}:9.')
     settings = run_cli("check", "clusters/prod", "--show-settings", cwd=tree)
-    assert f'karpenter version: 1.1.0 (read from helm_release "karpenter" at {PROD_TF}:9; 2 file(s))' in settings.stdout  # the .tf file is an input too
+    assert f'karpenter version: 1.1.0 (read from helm_release "karpenter" at {PROD_TF}:9; 2 files)' in settings.stdout  # the .tf file is an input too
 
 
 def test_an_explicit_version_wins(tree: Path):

@@ -50,7 +50,7 @@ def test_nothing_checked_is_said_in_every_summary(tmp_path: Path):
     (tmp_path / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: s}\n")
     text = run_cli("check", ".", "--no-cache", cwd=tmp_path)
     assert text.returncode == 0
-    assert text.stdout == ("No Karpenter object checked: 1 file(s), 1 resource(s), none of them a Karpenter "
+    assert text.stdout == ("No Karpenter object checked: 1 file, 1 resource, none of them a Karpenter "
                            "NodePool, EC2NodeClass or NodeClaim.\n")
     concise = run_cli("check", ".", "--no-cache", "--output-format", "concise", cwd=tmp_path)
     assert concise.stdout.startswith("No Karpenter object checked")
@@ -58,7 +58,7 @@ def test_nothing_checked_is_said_in_every_summary(tmp_path: Path):
     code, report, _ = run_json("check", ".", "--no-cache", "--select", "KPL001", cwd=tmp_path)
     assert report["summary"]["nothing_checked"] is False and report["summary"]["karpenter_resources"] == 1
     text = run_cli("check", ".", "--no-cache", "--select", "KPL001", cwd=tmp_path)
-    assert text.stdout == "All checks passed: 2 file(s), 2 resource(s) (1 Karpenter).\n"
+    assert text.stdout == "All checks passed: 2 files, 2 resources (1 Karpenter).\n"
 
 
 def test_fail_on_nothing_checked_is_opt_in(tmp_path: Path):

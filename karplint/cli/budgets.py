@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 
 from karplint.disruption.report import hourly_grid, nodepool_report
 from karplint.model import Model
+from karplint.wording import counted
 
 WEEKS = (date(2, 1, 1), date(9998, 12, 31))  # --week: datetime's years 1-9999 less the week, and the look-back
 
@@ -121,7 +122,7 @@ def budgets_command(paths: list[str], *, nodepool: str | None = None, nodes: int
         for r in reports:
             print_report(r, console, nodes)
     if too_large:
-        err.print(f"karplint budgets: {too_large} NodePool(s) too large to show in one run; not shown (KPL004)",
+        err.print(f"karplint budgets: {counted(too_large, 'NodePool')} too large to show in one run; not shown (KPL004)",
                   markup=False)
         return 1
     return 0

@@ -258,17 +258,37 @@ def check(
     except OSError as exc:
         _die(f"cannot write the report{f' to {output}' if output is not None else ''}: {exc.strerror or exc}")
     if not inputs and not project.found.problems:
-        sys.stderr.write("karplint: warning: no YAML or JSON files found to check\n")
+        _warn(f"warning: {_nothing_to_check(paths, project.found)}")
     if len(report.karpenter_versions) > 1 and not quiet:
         from karplint.model.repo_version import MAX_VERSIONS_LISTED
 
         listed, rest = report.karpenter_versions[:MAX_VERSIONS_LISTED], report.karpenter_versions[MAX_VERSIONS_LISTED:]
+        from karplint.wording import counted
+
+        unclear = report.files - sum(n for *_x, n in report.karpenter_versions)
         _warn("warning: several Karpenter versions are deployed by the checked files: " + "; ".join(
-            f"{v} ({where}, {n} file(s))" for v, where, n in listed)
-            + (f"; {len(rest):,} more version(s) ({sum(n for *_x, n in rest):,} file(s)) in the JSON report" if rest else "")
-            + f"; each file is checked against the one nearest to it, {report.files - sum(n for *_x, n in report.karpenter_versions)} "
-            f"file(s) with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
+            f"{v} ({where}, {counted(n, 'file')})" for v, where, n in listed)
+            + (f"; {counted(len(rest), 'more version')} ({counted(sum(n for *_x, n in rest), 'file')}) in the JSON "
+               "report" if rest else "")
+            + f"; each file is checked against the one nearest to it, {counted(unclear, 'file')} "
+            f"with no clear one against {cfg.karpenter_version} (set `karpenter-version` or `clusters` to decide)")
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
+
+
+def _nothing_to_check(paths: list[str], found) -> str:
+    """What a run that found no file to check says: which kinds it checks, and what it read instead (program code
+    scanned for Karpenter objects, files read only for the Karpenter release)."""
+    from karplint.wording import counted
+
+    read = [counted(len(found.code_files), "program-code file") + " scanned for Karpenter objects (KPL016)"
+            if found.code_files else "",
+            counted(len(found.pin_files), "other file") + " read only for the Karpenter release they pin"
+            if found.pin_files else ""]
+    read = [r for r in read if r]
+    where = ", ".join(paths) if len(paths) <= 3 else counted(len(paths), "path")  # (pre-commit names every file)
+    return (f"no file to check in {where}: karplint checks YAML and JSON files, Go templates, and the "
+            "manifests inside Terraform, shell, Markdown and AsciiDoc files"
+            + (f"; {' and '.join(read)}" if read else ""))
 
 
 def _show_settings(cfg, no_cache: bool, paths: list[str] = (), respect_gitignore: bool = True,

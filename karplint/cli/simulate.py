@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from karplint.report import escape
+from karplint.wording import counted
 
 
 class SimulateError(Exception):
@@ -30,7 +31,9 @@ def _model(paths: list[str], config):
 
     try:
         return load(paths or ["."], config, cluster_state=True)
-    except (MissingPath, ConfigError) as exc:
+    except MissingPath as exc:  # (as `check` says it)
+        raise SimulateError(f"{exc.args[0]}: no such file or directory") from exc
+    except ConfigError as exc:
         raise SimulateError(str(exc)) from exc
 
 
@@ -111,7 +114,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
                                 "cannot_tell": w.counts.get(None, 0)},
         })
     return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
-            "workloads": workloads, "problems": problems, "not_simulated": not_simulated}
+            "workloads": workloads, "problems": problems, "not_simulated": not_simulated,
+            "files_read": len(loaded.named)}
 
 
 def _range(pair) -> str:
@@ -144,7 +148,7 @@ def render_text(data: dict, out, color: bool) -> None:
                       + (f"; {e(ex['instance_type'])} passes without {e(', '.join(ex['passes_without']))}"
                          if ex.get("instance_type") else "") + "\n")
         for k, mv in (p.get("min_values_short") or {}).items():
-            out.write(f"    minValues {mv['min_values']} on {e(k)}: only {mv['distinct']} distinct value(s)\n")
+            out.write(f"    minValues {mv['min_values']} on {e(k)}: only {counted(mv['distinct'], 'distinct value')}\n")
     out.write("\nWorkloads\n")
     for w in data["workloads"]:
         verdict = {True: "ok", False: "NO NODEPOOL", None: "cannot tell"}[w["hostable"]]
@@ -254,9 +258,20 @@ def main(paths: list[str], output_format: str, instance_types: str | None, confi
     except SimulateError as exc:
         sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
         return 2
+    nothing = not data["nodepools"] and not data["workloads"]
     if output_format == "json":
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+    elif nothing:  # the problems alone, not empty tables
+        for p in data["problems"]:
+            sys.stderr.write(f"karplint simulate: warning: {escape.line(p)}\n")
     else:
         render_text(data, sys.stdout, color)
+    if nothing:
+        # Never empty tables and a pass: nothing was simulated. The exit code is check's for a run that checked
+        # no Karpenter object (0; 1 with `fail-on-nothing-checked = true`).
+        where = escape.line(", ".join(paths or ["."]))
+        sys.stderr.write(f"karplint simulate: no NodePool or workload to simulate in {where} "
+                         f"({counted(data['files_read'], 'file')} read)\n")
+        return 1 if cfg.fail_on_nothing_checked else 0
     return 0
 

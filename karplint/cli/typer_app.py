@@ -17,6 +17,7 @@ import typer
 from karplint import __version__
 from karplint.cli import check_command
 from karplint.cli.check_command import ColorChoice, Level, OutputFormat, _die, use_color
+from karplint.model.versions import LATEST
 
 class DisplayFormat(str, Enum):
     """The formats of `simulate` and `rules` (check's OutputFormat has report formats they do not write): their
@@ -89,7 +90,9 @@ def check(
                                             help="Lowest severity that makes the exit code 1 (default: warning)."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings are reported."),
     karpenter_version: Optional[str] = typer.Option(
-        None, "--karpenter-version", help="Karpenter release the manifests target (default: 1.14.1)."),
+        None, "--karpenter-version", help="Karpenter release the manifests target. Default: `karpenter-version` "
+        "of the configuration; else the release the repository deploys (its Helm chart, Terraform or GitOps pin), "
+        f"file by file; else the newest bundled release ({LATEST})."),
     config: Optional[str] = typer.Option(None, "--config", help="Configuration file (.karplint.toml or pyproject.toml)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Glob of paths to skip (repeatable)."),
     no_respect_gitignore: bool = typer.Option(False, "--no-respect-gitignore", help="Also check files ignored by git."),

@@ -193,7 +193,8 @@ def check(inputs: list[InputFile], config: Config, *, extra_problems: list[tuple
         run_config = whole.config  # (the one release read, when the project deploys one)
         if len(versions) == 1 and versions[0][2]:  # one release for the reported files, among several
             run_config = _version_config(config, versions[0][0])
-        return Report(findings, len(inputs), resources, run_config, Sources(inputs), resources_by_file={
+        return Report(findings, _files_counted([i.display for i in inputs], extra_problems), resources, run_config,
+                      Sources(inputs), resources_by_file={
             d: n for d, n in whole.resources_by_file.items() if d not in hidden}, karpenter_by_file={
             d: n for d, n in whole.karpenter_by_file.items() if d not in hidden}, helm_rendered=whole.helm_rendered,
             karpenter_versions=versions)
@@ -343,6 +344,12 @@ def _report_digest(inputs: list[InputFile], keys: list[str], config: Config, ext
     return h.hexdigest()
 
 
+def _files_counted(read: list[str], extra_problems: Iterable[tuple[str, Problem]]) -> int:
+    """The files of a run: those read, and those only scanned whose notice is a finding (program code defining a
+    Karpenter object: KPL016), which a summary would otherwise count as none (\"3 findings in 0 files\")."""
+    return len(read) + len({display for display, _p in extra_problems} - set(read))
+
+
 def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Iterable[tuple[str, Problem]] = (),
              cache=None, sources: Sources | None = None, jobs: int = 1) -> Report:
     rules = selected_rules(config)
@@ -407,7 +414,8 @@ def evaluate(outcomes: list[FileOutcome], config: Config, *, extra_problems: Ite
     findings = [f for f in findings if f.code in selected and not _ignored_for_file(f.code, f.file, config)]
     findings = _apply_suppressions(findings, [o.summary for o in outcomes], finding_doc, config, selected)
     findings.sort(key=Finding.sort_key)
-    return Report(findings, len(outcomes), sum(o.summary.resources for o in outcomes), config,
+    return Report(findings, _files_counted([o.summary.display for o in outcomes], extra_problems),
+                  sum(o.summary.resources for o in outcomes), config,
                   sources if sources is not None else Sources(),
                   resources_by_file={o.summary.display: o.summary.resources for o in outcomes},
                   karpenter_by_file={o.summary.display: o.summary.karpenter for o in outcomes if o.summary.karpenter},

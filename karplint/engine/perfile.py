@@ -135,8 +135,11 @@ def _internal(r: Rule, exc: BaseException, doc: Document, res: Resource | None) 
     return _resolve(v, REGISTRY["KPL006"].code, r.code)
 
 
-def _annotation_codes(res: Resource) -> tuple[str, ...]:
+def _annotation_codes(res: Resource) -> tuple[tuple[str, ...], tuple]:
+    """The codes of the resource's `karplint.io/ignore` annotations, and the path of the first of them (where
+    KPL090 and KPL091 point: the annotation's key, not `metadata:`)."""
     codes: tuple[str, ...] = ()
+    first: tuple = ()
     paths = [("metadata", "annotations"), ("spec", "template", "metadata", "annotations")]
     if res.pod_template:
         paths.append(res.pod_template[0] + ("annotations",))
@@ -144,7 +147,8 @@ def _annotation_codes(res: Resource) -> tuple[str, ...]:
         ann = res.get(path)
         if isinstance(ann, dict) and isinstance(ann.get(ANNOTATION), str):
             codes += split_codes(ann[ANNOTATION])
-    return codes
+            first = first or path + (ANNOTATION,)
+    return codes, first
 
 
 def _host_span(doc: Document, span: Span) -> Span:
@@ -309,11 +313,10 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                        and not (patch and x.code == "KPL008")]  # (a JSON 6902 patch is a list of operations)
     summary.needs_model = frozenset(needs_model)
     for _doc, res in resources:
-        codes = _annotation_codes(res) if res is not None else ()
+        codes, where = _annotation_codes(res) if res is not None else ((), ())
         if codes:
             summary.annotations.append(
-                (_doc_key(res.doc), Suppression(codes, _host_span(res.doc, res.doc.key_span(("metadata",))),
-                                                "annotation")))
+                (_doc_key(res.doc), Suppression(codes, _host_span(res.doc, res.doc.key_span(where)), "annotation")))
     run_docs: list[Document] = []
     run_rules: set[str] = set()
     if reads and not patch:  # (a patch is not an object of the cluster: cross-file rules do not see it)

@@ -38,6 +38,7 @@ from karplint.findings import Edit, Finding, Fix
 from karplint.readers.loader import Problem, _yaml, _yaml_text
 from karplint.readers.source import SourceFile
 from karplint.safe_write import interrupts_deferred, replace_file
+from karplint.wording import counted
 
 MAX_PASSES = 10
 UNFIXABLE_INPUT = {"KPL001", "KPL002", "KPL003", "KPL004", "KPL006"}
@@ -410,16 +411,17 @@ def _summary(outcome: FixOutcome) -> str:
 
     remaining = len(outcome.report.findings)
     if not outcome.fixed:
-        return f"no fixes applied, {remaining} finding(s) remaining"
+        return f"no fixes applied, {counted(remaining, 'finding')} remaining"
     by_code: Counter = Counter()
     for ff in outcome.changed:
         for (code, _desc), n in ff.applied.items():
             by_code[code] += n
     codes = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(by_code.items()))
     new = outcome.uncovered()
-    text = f"{outcome.fixed} finding(s) fixed in {len(outcome.changed)} file(s) ({codes}), {remaining} remaining"
+    text = (f"{counted(outcome.fixed, 'finding')} fixed in {counted(len(outcome.changed), 'file')} ({codes}), "
+            f"{remaining:,} remaining")
     if new:
-        text += (f"; the fixes uncovered {len(new)} new finding(s): "
+        text += (f"; the fixes uncovered {counted(len(new), 'new finding')}: "
                  + ", ".join(f"{f.file}:{f.span.line} {f.code}" for f in new[:5]) + (", ..." if len(new) > 5 else ""))
     return text
 
@@ -455,7 +457,7 @@ def run_fixes(inputs: list[InputFile], config: Config, extra_problems, *, unsafe
         if show:
             show_fixes(outcome, stderr)
         n = outcome.fixed
-        stderr.write(f"karplint: would fix {n} finding(s) in {len(outcome.changed)} file(s)\n" if n
+        stderr.write(f"karplint: would fix {counted(n, 'finding')} in {counted(len(outcome.changed), 'file')}\n" if n
                      else "karplint: nothing to fix\n")
         return None, 1 if patch else 0
     write_fixes(outcome, config)

@@ -34,6 +34,7 @@ from karplint.project.notices import discovery_notices
 from karplint.readers.files import InputFile, read_regular
 from karplint.readers.foreign import is_test_code
 from karplint.readers.loader import Problem
+from karplint.wording import counted
 
 if TYPE_CHECKING:  # (repo_version compiles its patterns on import: only runs that read evidence need it)
     from karplint.model.repo_version import Evidence
@@ -77,7 +78,7 @@ class Project:
         firsts: dict[str, Evidence] = {}
         for e in evidence:
             firsts.setdefault(e.version, e)
-        return [f"{v} (read from {e.where}; {counts.get(v, 0)} file(s))" for v, e in firsts.items()]
+        return [f"{v} (read from {e.where}; {counted(counts.get(v, 0), 'file')})" for v, e in firsts.items()]
 
 
 def configure(explicit: str | None, paths: list[str], stdin_filename: str | None = None) -> Config:

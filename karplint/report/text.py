@@ -11,6 +11,7 @@ from typing import Iterator, Optional, TextIO
 
 from karplint.engine import Report
 from karplint.report import escape
+from karplint.wording import counted
 
 STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -69,20 +70,22 @@ def _lines(report: Report, quiet: bool = False) -> Iterator[Line]:
 
         listed, rest = report.karpenter_versions[:MAX_VERSIONS_LISTED], report.karpenter_versions[MAX_VERSIONS_LISTED:]
         target = [(" Checked against " + "; ".join(
-            f"Karpenter {v} from {escape.line(where)}" + (f" ({k} file(s))" if len(report.karpenter_versions) > 1 else "")
-            for v, where, k in listed) + (f"; {len(rest):,} more version(s)" if rest else "") + ".", "dim")]
+            f"Karpenter {v} from {escape.line(where)}"
+            + (f" ({counted(k, 'file')})" if len(report.karpenter_versions) > 1 else "")
+            for v, where, k in listed) + (f"; {counted(len(rest), 'more version')}" if rest else "") + ".", "dim")]
     if n == 0 and report.nothing_checked():
         # Never a silent pass: a run that checked no Karpenter object says so (the exit code stays 0 unless
         # `fail-on-nothing-checked = true`).
-        yield ("", [(f"No Karpenter object checked: {report.files} file(s), {report.resources} resource(s), none of "
+        yield ("", [(f"No Karpenter object checked: {counted(report.files, 'file')}, "
+                     f"{counted(report.resources, 'resource')}, none of "
                      "them a Karpenter NodePool, EC2NodeClass or NodeClaim.", "yellow"), *target])
     elif n == 0:
-        yield ("", [(f"All checks passed: {report.files} file(s), {report.resources} resource(s) "
-                     f"({report.karpenter_resources} Karpenter).", "green"), *target])
+        yield ("", [(f"All checks passed: {counted(report.files, 'file')}, {counted(report.resources, 'resource')} "
+                     f"({report.karpenter_resources:,} Karpenter).", "green"), *target])
     else:
-        parts = [f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}" for s in ("error", "warning", "info") if counts[s]]
+        parts = [counted(counts[s], s) for s in ("error", "warning", "info") if counts[s]]
         summary: list[tuple[str, Optional[str]]] = [
-            (f"Found {n} finding{'s' if n != 1 else ''} ({', '.join(parts)}) in {report.files} file(s).", "bold")]
+            (f"Found {counted(n, 'finding')} ({', '.join(parts)}) in {counted(report.files, 'file')}.", "bold")]
         fixable = sum(1 for f in report.findings if f.fix is not None and f.fix.safety == "safe")
         unsafe = sum(1 for f in report.findings if f.fix is not None and f.fix.safety == "unsafe")
         if fixable:

@@ -38,7 +38,7 @@ def test_fix_then_idempotent(tmp_path, run_fix_cli):
     make_tree(tmp_path)
     p = run_fix_cli("check", *SEL, "--fix", ".", cwd=tmp_path)
     assert p.returncode == 1, p.stderr  # the unsafe KPL992 findings remain
-    assert b"8 finding(s) fixed in 4 file(s) (KPL991 x4, KPL994 x4), 4 remaining" in p.stderr
+    assert b"8 findings fixed in 4 files (KPL991 x4, KPL994 x4), 4 remaining" in p.stderr
     assert p.stdout.count(b"KPL992") == 4 and b"KPL991" not in p.stdout
     after = snapshot(tmp_path)
     assert b"WhenEmptyOrUnderutilized   # old name\r\n  template:" in after["sub/crlf.yaml"]
@@ -161,5 +161,5 @@ def test_fix_summary_names_what_was_fixed_and_what_the_fixes_uncovered(tmp_path)
         shutil.copy(f, tmp_path / f.name)
     proc = run_cli("check", ".", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
     summary = proc.stderr.strip().splitlines()[-1]
-    assert summary.startswith("karplint: 5 finding(s) fixed in 3 file(s) (KPL201, KPL301 x2, KPL401, KPL811), ")
-    assert "the fixes uncovered 2 new finding(s): nodepools.yaml:17 KPL411, workloads.yaml:13 KPL410" in summary
+    assert summary.startswith("karplint: 5 findings fixed in 3 files (KPL201, KPL301 x2, KPL401, KPL811), ")
+    assert "the fixes uncovered 2 new findings: nodepools.yaml:17 KPL411, workloads.yaml:13 KPL410" in summary

@@ -56,7 +56,6 @@ EXPECTED = {
     ('nodepool_disruption_static.yaml', None): [
         ('KPL130', 'error', 5, 1, "spec: 'weight' is not supported on static NodePools"),
         ('KPL130', 'error', 5, 1, "spec: only 'limits.nodes' is supported on static NodePools"),
-        ('KPL130', 'error', 22, 5, "spec.disruption.budgets: 'schedule' must be set with 'duration'"),
     ],
     ('nodepool_eval_error.yaml', None): [
         ('KPL130', 'error', 13, 7, "spec.template.spec.requirements: no such key: values evaluating rule: requirements with operator 'In' must have a value defined"),
