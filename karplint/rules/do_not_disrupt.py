@@ -149,7 +149,7 @@ def do_not_disrupt_without_tgp(model, ctx):
     pools_for: dict[str, list[Resource]] = {}  # by scheduling signature: most pods share theirs
     budget = PlacementBudget()
     for pod in _pods(model):
-        if not _protected(pod) or not ctx.in_focus(pod.res):
+        if not ctx.in_focus(pod.res) or not _protected(pod):
             continue
         hits = pools_for.get(pod.signature)
         if hits is None:
