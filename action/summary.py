@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import re
 
+
+def counted(n: int, noun: str) -> str:
+    """"1 finding", "2 findings": karplint.wording's, written again here because the installed karplint may be
+    an older release than these scripts."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 ANNOTATIONS_PER_LEVEL = 10  # GitHub: per step, for each of error, warning and notice
 MAX_ROWS = 1000
 MAX_MESSAGE = 300  # characters of a finding's headline in a cell
@@ -46,7 +53,7 @@ def beyond_annotations(findings: list[dict]) -> list[dict]:
 
 def _findings_table(hidden: list[dict]) -> list[str]:
     rows = sorted(hidden, key=lambda f: (f.get("file", ""), f.get("line", 0), f.get("column", 0), f.get("code", "")))
-    lines = ["", f"### {len(rows)} finding(s) not shown as annotations", "",
+    lines = ["", f"### {counted(len(rows), 'finding')} not shown as annotations", "",
              f"GitHub shows {ANNOTATIONS_PER_LEVEL} annotations of each level per step; these are the others, "
              "by file.", "", "| file | line | code | severity | message |", "|---|---:|---|---|---|"]
     size = 0
@@ -70,7 +77,8 @@ def render(doc: dict) -> str:
     s = doc["summary"]
     slugs = {f["code"]: f["slug"] for f in doc["findings"]}
     lines = ["## karplint", "",
-             f"{s['findings']} finding(s) in {s['files']} file(s), {s['resources']} resource(s); "
+             f"{counted(s['findings'], 'finding')} in {counted(s['files'], 'file')}, "
+             f"{counted(s['resources'], 'resource')}; "
              f"Karpenter {cell(s['karpenter_version'])}; fail-on {s['fail_on']}: "
              f"**{'failed' if s['failed'] else 'passed'}**", ""]
     if s["by_code"]:

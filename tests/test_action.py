@@ -46,7 +46,7 @@ def test_check_step(tmp_path):
     outputs = dict(ln.split("=", 1) for ln in (tmp_path / "output").read_text().splitlines())
     assert outputs == {"findings": "2", "errors": "2", "warnings": "0", "completed": "true", "sarif-file": str(sarif)}
     summary = (tmp_path / "summary.md").read_text()
-    assert "2 finding(s) in 2 file(s)" in summary and "| KPL801 removed-api-version | 2 |" in summary
+    assert "2 findings in 2 files" in summary and "| KPL801 removed-api-version | 2 |" in summary
     report = json.loads(sarif.read_text())
     jsonschema.validate(report, json.loads((need_shared() / "sarif" / "sarif-schema-2.1.0.json").read_text()))
     assert len(report["runs"][0]["results"]) == 2
@@ -346,7 +346,7 @@ def test_summary_lists_every_finding_beyond_githubs_ten_annotations_per_level(tm
     assert proc.returncode == 1, proc.stderr
     assert len(_annotated_files(proc)) == 12  # printed; GitHub shows the first 10
     summary = (tmp_path / "summary.md").read_text()
-    table = summary[summary.index("### 2 finding(s) not shown as annotations"):].splitlines()
+    table = summary[summary.index("### 2 findings not shown as annotations"):].splitlines()
     assert table[4:6] == ["| file | line | code | severity | message |", "|---|---:|---|---|---|"]
     rows = table[6:]
     assert [r.split(" | ")[:4] for r in rows] == [

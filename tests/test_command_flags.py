@@ -120,7 +120,7 @@ def test_clean_in_one_project_keeps_the_others_entries(tmp_path, shared):
                  if n.endswith(".project") and (cache / n).read_text() == os.path.realpath(tmp_path / "b"))
     out = run_cli("clean", cwd=tmp_path / "a", env=env)
     assert out.returncode == 0, out.stderr
-    assert out.stdout == f"removed 4 cache file(s) of {os.path.realpath(tmp_path / 'a')} from {cache}\n"
+    assert out.stdout == f"removed 4 cache files of {os.path.realpath(tmp_path / 'a')} from {cache}\n"
     assert [n for n in _cache_files(cache) if n.endswith((".pack", ".index", ".docs", ".project"))] == \
         sorted(f"{b_set}.{ext}" for ext in ("docs", "index", "pack", "project"))
     out = run_cli("clean", "--all", cwd=tmp_path / "a", env=env)

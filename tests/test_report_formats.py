@@ -167,13 +167,13 @@ def test_junit_clean_run_is_one_passing_testcase(tmp_path):
     root = _junit(proc.stdout)
     assert (root.get("tests"), root.get("failures")) == ("1", "0")
     case = root.find("testsuite/testcase")
-    assert case.get("name") == "No findings: 1 file(s), 1 resource(s) checked" and len(case) == 0
+    assert case.get("name") == "No findings: 1 file, 1 resource checked" and len(case) == 0
 
 
 def test_junit_never_presents_a_run_that_checked_nothing_as_a_pass():
     report = lint_report({"s.yaml": CLEAN})
     case = _junit(_render(report, "junit")).find("testsuite/testcase")
-    assert case.get("name").startswith("No Karpenter object checked: 1 file(s), 1 resource(s)")
+    assert case.get("name").startswith("No Karpenter object checked: 1 file, 1 resource")
     assert case.find("failure") is None  # (exit 0 too)
     report = lint_report({"s.yaml": CLEAN}, config={"fail-on-nothing-checked": True})
     assert report.failed()

@@ -93,7 +93,7 @@ def test_statistics_end_with_a_total_line(tree):
     (tree / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
     (tree / "b.yaml").unlink()
     clean = run_cli("check", ".", "--no-cache", *SELECT, "--statistics", cwd=tree)
-    assert clean.returncode == 0 and clean.stdout.startswith("No Karpenter object checked: 1 file(s)")
+    assert clean.returncode == 0 and clean.stdout.startswith("No Karpenter object checked: 1 file, ")
 
 
 def test_concise_marks_fixable_findings(tree):

@@ -241,6 +241,7 @@ def clean(
     from karplint.config import ConfigError, load_config
     from karplint.engine.cache import clear, default_directory, project_of
     from karplint.report import escape
+    from karplint.wording import counted
 
     if not os.path.lexists(path):  # a typo must not clean the user cache (no configuration found: defaults)
         _die(f"{path}: no such file or directory")
@@ -260,7 +261,7 @@ def clean(
     if refused:
         _die(f"{directory}: {refused}; nothing removed")
     whose = f" of {project}" if project else ""
-    typer.echo(escape.name(f"removed {removed} cache file(s){whose} from {directory}" if removed
+    typer.echo(escape.name(f"removed {counted(removed, 'cache file')}{whose} from {directory}" if removed
                            else f"no cache{whose} at {directory}"))
 
 

@@ -20,6 +20,7 @@ import re
 from karplint.engine import Report
 from karplint.findings import severity_rank
 from karplint.report import escape
+from karplint.wording import counted
 
 # What XML 1.0 cannot hold even as a character reference, once `escape.text` has made control characters and
 # lone surrogates visible.
@@ -71,10 +72,11 @@ def render_junit(report: Report) -> str:
     nothing_checked_fails = report.failed() and not failing  # fail-on-nothing-checked
     if not report.findings or nothing_checked_fails:
         if report.nothing_checked():
-            name = (f"No Karpenter object checked: {report.files} file(s), {report.resources} resource(s), none of "
+            name = (f"No Karpenter object checked: {counted(report.files, 'file')}, "
+                    f"{counted(report.resources, 'resource')}, none of "
                     "them a Karpenter NodePool, EC2NodeClass or NodeClaim")
         else:
-            name = f"No findings: {report.files} file(s), {report.resources} resource(s) checked"
+            name = f"No findings: {counted(report.files, 'file')}, {counted(report.resources, 'resource')} checked"
         case = f"        <testcase name={_attr(name)} classname=\"karplint\""
         if nothing_checked_fails:
             failing += 1

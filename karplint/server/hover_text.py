@@ -9,6 +9,7 @@ whose backtick runs are longer than any in the text, with control characters sho
 from __future__ import annotations
 
 from karplint.report import escape
+from karplint.wording import counted
 
 SHOWN_NAMES = 12  # families, sizes, labels listed before "+N"
 SHOWN_ROWS = 12  # rows of a budget's timeline table
@@ -103,7 +104,7 @@ def simulation(report: dict, sim, catalog) -> str:
                     + ", ".join(code(k) for k in ex["passes_without"]))
         lines.append(f"- {why}")
     for key, mv in (report.get("min_values_short") or {}).items():
-        lines.append(f"- minValues {mv['min_values']} on {code(key)}: only {mv['distinct']} distinct value(s)")
+        lines.append(f"- minValues {mv['min_values']} on {code(key)}: only {counted(mv['distinct'], 'distinct value')}")
     if n:
         rows = [("families", _names(report["families"])), ("sizes", _names(report["sizes"])),
                 ("cpu", _range(report["cpu"])), ("memory", _range(report["memory"])),
