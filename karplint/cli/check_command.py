@@ -35,7 +35,9 @@ def use_color(choice: "ColorChoice | None", stream) -> bool:
     pre-commit's)."""
     if choice is not None and choice != ColorChoice.auto:
         return choice == ColorChoice.always
-    if os.environ.get("NO_COLOR"):
+    from karplint.config import env_disabled_color
+
+    if env_disabled_color():
         return False
     if os.environ.get("FORCE_COLOR"):
         return True

@@ -219,7 +219,9 @@ def rules_cmd(
         table.add_column(col, overflow="fold")
     for r in rules:
         table.add_row(*row(r))
-    escape.console(no_color=bool(os.environ.get("NO_COLOR"))).print(table)
+    from karplint.config import env_disabled_color
+
+    escape.console(no_color=env_disabled_color()).print(table)
 
 
 def _scope(rule) -> str:

@@ -302,9 +302,7 @@ def build_server(config_path: str | None = None) -> KarplintServer:
             if fresh is None:
                 return None
             ws, path, _version, text = fresh
-            display = next((i.display for i in ws.project.files if i.abspath and os.path.abspath(i.abspath) == path),
-                           path)
-            return hover_at(ws.project, display, text, params.position.line, params.position.character)
+            return hover_at(ws.project, ws.display(path), text, params.position.line, params.position.character)
 
         value = await ls.in_worker(f"hover in {uri}", markdown)
         if not value:

@@ -89,6 +89,10 @@ class Workspace:
             return list(self._everything.get(path, ()))
         return list(self._findings.get(path, ()))
 
+    def display(self, path: str) -> str:
+        """`path` as the project's files name it (check's display path), else as given."""
+        return self._display_of.get(os.path.abspath(path), path)
+
     def text(self, path: str) -> str:
         """The current text of `path`: the editor's buffer, else the file on disk ('' when it cannot be read)."""
         path = os.path.abspath(path)
