@@ -385,3 +385,72 @@ def test_working_tree_index_and_temporary_directory_untouched(tmp_path, repo):
     assert (git(repo, "status", "--porcelain"), git(repo, "worktree", "list", "--porcelain"),
             git(repo, "stash", "list")) == before
     assert os.listdir(tmp_path / "scratch") == []
+
+
+def test_git_environment_of_a_hook_is_ignored(tmp_path, repo, monkeypatch):
+    """GIT_DIR / GIT_WORK_TREE / GIT_INDEX_FILE set by an outer git command (a hook) do not point load_sides at
+    another repository or index."""
+    other = make_repo(tmp_path / "other", files={"k8s/nodepool.yaml": NODEPOOL.format(name="other")})
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    index = (other / ".git" / "index").read_bytes()
+    write(repo, "k8s/nodepool.yaml", NODEPOOL.format(name="edited"))
+    base, head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert (pools(base), pools(head)) == ([("k8s/nodepool.yaml", "general")], [("k8s/nodepool.yaml", "edited")])
+    assert (other / ".git" / "index").read_bytes() == index
+
+
+def test_submodule_read_on_the_base_side(tmp_path):
+    """An initialised submodule's files are read on both sides (the base from the submodule's commit at the
+    base); one whose base commit is not in its repository is a listed problem, not pools silently added."""
+    sub = make_repo(tmp_path / "sub", files={"np.yaml": NODEPOOL.format(name="in-sub")})
+    repo = make_repo(tmp_path / "r")
+    git(repo, "submodule", "add", "-q", str(sub), "vendor/sub")
+    commit(repo, "submodule")
+    write(repo / "vendor" / "sub", "np.yaml", NODEPOOL.format(name="in-sub-edited"))
+    base, head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert pools(base) == [("k8s/nodepool.yaml", "general"), ("vendor/sub/np.yaml", "in-sub")]
+    assert pools(head) == [("k8s/nodepool.yaml", "general"), ("vendor/sub/np.yaml", "in-sub-edited")]
+    assert base.loaded.problems == []
+    git(repo / "vendor" / "sub", "commit", "-q", "-am", "in the submodule only")
+    git(repo, "add", "vendor/sub")
+    commit(repo, "moved the submodule")
+    git(repo / "vendor" / "sub", "reset", "-q", "--hard", "HEAD~1")
+    git(repo / "vendor" / "sub", "reflog", "expire", "--expire=now", "--all")
+    git(repo / "vendor" / "sub", "gc", "-q", "--prune=now")
+    moved = git(repo, "rev-parse", "HEAD:vendor/sub")
+    base, _head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert base.loaded.problems == [
+        f"vendor/sub:1:1: submodule commit {moved[:7]} is not in its local repository (`git submodule update "
+        "--init`); its files are not read on this side"]
+
+
+def test_only_files_a_check_may_read_are_written_for_the_base():
+    """The base revision's program code and binaries are not written out; what discovery takes by name, the
+    .gitignore and configuration files, a Helm chart's every file and symbolic links are."""
+    from karplint.diff.sides import _wanted
+
+    entries = [(b"100644", p) for p in (
+        b"src/main.c", b"src/app.py", b"img/logo.png", b"README", b"k8s/np.yaml", b"k8s/NP.YML", b"infra/main.tf",
+        b"docs/setup.md", b".gitignore", b"sub/.gitignore", b".karplint.toml", b"pyproject.toml", b"Makefile",
+        b"charts/karpenter/Chart.yaml", b"charts/karpenter/charts/dep-1.0.0.tgz", b"charts/karpenter/.helmignore",
+        b"charts/karpenter/templates/_helpers.tpl", b"charts/karpenter/files/x.bin", b"chartsy/other.bin")]
+    entries += [(b"120000", b"k8s/link"), (b"160000", b"vendor/sub")]
+    assert _wanted(entries) == [
+        b"src/app.py", b"k8s/np.yaml", b"k8s/NP.YML", b"infra/main.tf", b"docs/setup.md", b".gitignore",
+        b"sub/.gitignore", b".karplint.toml", b"pyproject.toml", b"Makefile", b"charts/karpenter/Chart.yaml",
+        b"charts/karpenter/charts/dep-1.0.0.tgz", b"charts/karpenter/.helmignore",
+        b"charts/karpenter/templates/_helpers.tpl", b"charts/karpenter/files/x.bin", b"k8s/link"]
+
+
+def test_symbolic_link_in_the_base_tree(tmp_path):
+    """A link inside the repository reads the same on both sides (no dangling link on the base: its target is
+    written too)."""
+    repo = make_repo(tmp_path / "r", files={"pools/general.yaml": NODEPOOL.format(name="general")})
+    (repo / "k8s").mkdir()
+    os.symlink("../pools", repo / "k8s" / "pools")
+    commit(repo)
+    base, head = load_sides(base="HEAD", paths=["k8s"], cwd=str(repo))
+    assert pools(base) == pools(head) == [("k8s/pools/general.yaml", "general")]
+    assert base.loaded.problems == head.loaded.problems == []

@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from karplint.config import CONFIG_FILES
+from karplint.discover import read_by_name
 from karplint.engine.load import Loaded, load
 
 GIT_TIMEOUT = 60  # seconds for a query (rev-parse, merge-base)
@@ -77,11 +79,12 @@ def _git_env(extra: dict | None = None) -> dict:
 
 
 def _git(args: list[str], cwd: str, *, timeout: float = GIT_TIMEOUT, env: dict | None = None,
-         ) -> subprocess.CompletedProcess:
-    """git ARGS in `cwd` (never through a shell): the completed process, output as bytes."""
+         data: bytes | None = None) -> subprocess.CompletedProcess:
+    """git ARGS in `cwd` (never through a shell), `data` on its standard input: the completed process, output as
+    bytes."""
     try:
         return subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, env=_git_env(env),
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+                              input=data if data is not None else b"", capture_output=True, timeout=timeout)
     except FileNotFoundError:
         raise DiffUsageError("git is not installed (or not on the PATH): compare two paths with --old/--new "
                              "instead") from None
@@ -154,18 +157,62 @@ def _base_commit(base: str | None, top: str) -> tuple[str, str]:
     return sha, f"{name} (merge base {sha[:7]})"
 
 
-def _check_out(sha: str, top: str, tree: str, index: str) -> None:
-    """The files of commit `sha` written under `tree` through the temporary index `index` (the user's index and
-    working tree untouched; filters such as LFS's smudge do not download)."""
+def _check_out(sha: str, top: str, tree: str, index: str, depth: int = 0) -> list[tuple[str, str]]:
+    """The files of commit `sha` that a check may read (`_wanted`) written under `tree` through the temporary
+    index `index` (the user's index and working tree untouched; filters such as LFS's smudge do not download),
+    with its submodules' files when their commits are in the submodule's repository (as a checkout with
+    initialised submodules has them). Returns (path below `tree`, commit) of the initialised submodules whose
+    commit could not be read."""
     env = {"GIT_INDEX_FILE": index}
     os.makedirs(tree, exist_ok=True)
-    for args in (["read-tree", sha], ["checkout-index", "--all", "--force", f"--prefix={tree}{os.sep}"]):
-        proc = _git(args, top, timeout=CHECKOUT_TIMEOUT, env=env)
-        if proc.returncode != 0:
-            raise DiffUsageError(f"cannot read commit {sha[:7]} (`git {args[0]}`: {_err(proc)})")
+    proc = _git(["read-tree", sha], top, timeout=CHECKOUT_TIMEOUT, env=env)
+    if proc.returncode == 0:
+        proc = _git(["ls-files", "--stage", "-z"], top, timeout=CHECKOUT_TIMEOUT, env=env)
+    if proc.returncode == 0:
+        entries = [entry.partition(b"\t") for entry in proc.stdout.split(b"\0") if entry]
+        names = _wanted([(meta[:6], name) for meta, _tab, name in entries])
+        proc = _git(["checkout-index", "--force", "-z", "--stdin", f"--prefix={tree}{os.sep}"], top,
+                    timeout=CHECKOUT_TIMEOUT, env=env, data=b"".join(n + b"\0" for n in names))
+    if proc.returncode != 0:
+        raise DiffUsageError(f"cannot read commit {sha[:7]} (`git {proc.args[3]}`: {_err(proc)})")
     # the repository root, for the project boundary and the .gitignore chain (karplint/discover/), as in the
     # working tree; nothing runs git there
     os.makedirs(os.path.join(tree, ".git"), exist_ok=True)
+    missing = []
+    links = [(meta, name) for meta, _tab, name in entries if meta.startswith(b"160000 ")]  # (submodules' commits)
+    for number, (meta, name) in enumerate(links):
+        path, commit = os.fsdecode(name), meta.split()[1].decode()
+        sub = os.path.join(top, path)
+        if not os.path.lexists(os.path.join(sub, ".git")):
+            continue  # (not initialised: empty in the working tree too)
+        if depth < 8 and _commit(commit, sub):
+            missing += [(os.path.join(path, p), c) for p, c in
+                        _check_out(commit, sub, os.path.join(tree, path), f"{index}.{number}", depth + 1)]
+        else:
+            missing.append((path, commit))
+    return missing
+
+
+_CHART_FILES = (b"Chart.yaml", b"Chart.yml", b"chart.yaml", b"chart.yml")
+_READ_BY_NAME = frozenset(n.encode() for n in (".gitignore", *CONFIG_FILES))
+
+
+def _wanted(entries: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """The paths of (mode, path) index entries a check of the tree may read: what discovery takes by name, the
+    .gitignore and configuration files, every file of a Helm chart (helm renders it whole: its dependencies,
+    `.Files.Get`), and symbolic links (their targets are judged by discovery, as in the working tree). A
+    repository of program code with a few manifests then writes a few files, not the whole tree."""
+    charts = tuple(path[:-len(name)] for _mode, path in entries for name in _CHART_FILES
+                   if path == name or path.endswith(b"/" + name))
+    out = []
+    for mode, path in entries:
+        if mode == b"160000":
+            continue  # (a submodule: read from its own repository)
+        name = path.rpartition(b"/")[2]
+        if (mode == b"120000" or name in _READ_BY_NAME or read_by_name(os.fsdecode(name))
+                or (charts and path.startswith(charts))):
+            out.append(path)
+    return out
 
 
 def _git_sides(base: str | None, scope: list[str], cwd: str, config: str | None,
@@ -190,7 +237,7 @@ def _git_sides(base: str | None, scope: list[str], cwd: str, config: str | None,
     tmp = tempfile.mkdtemp(prefix="karplint-diff-")
     try:
         tree = os.path.join(tmp, "tree")
-        _check_out(sha, top, tree, os.path.join(tmp, "index"))
+        unread = _check_out(sha, top, tree, os.path.join(tmp, "index"))
         there = os.path.normpath(os.path.join(tree, inner))
         os.makedirs(there, exist_ok=True)  # (the working directory may be new since the base)
         in_head = [p for p in names if os.path.lexists(os.path.join(here, p))]
@@ -203,6 +250,10 @@ def _git_sides(base: str | None, scope: list[str], cwd: str, config: str | None,
         head = _load_side(in_head, here, head_cfg, parsed, "working tree")
         base_cfg = _config(config, in_base or ["."], there, karpenter_version, (tree, top, head_cfg))
         based = _load_side(in_base, there, base_cfg, parsed, label, tree)
+        based.problems.extend(
+            f"{os.path.relpath(os.path.join(top, path), here)}:1:1: submodule commit {commit[:7]} is not in its "
+            "local repository (`git submodule update --init`); its files are not read on this side"
+            for path, commit in unread)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return Side(label, sha, based, here), Side("working tree", None, head, here)

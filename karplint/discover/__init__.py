@@ -224,6 +224,14 @@ class _GitIgnore:
         return False
 
 
+def read_by_name(name: str) -> bool:
+    """Whether a walk takes a file of this name (to check, or for release evidence only): the name test of
+    `discover`'s walk (`karplint diff` writes only these files of the base revision, and the files the project
+    stage reads by name: .gitignore, configuration, Helm charts)."""
+    return (name.endswith(_ALL_EXTENSIONS) or name.lower().endswith(_ALL_EXTENSIONS)
+            or name.endswith(_SIDE_EXTENSIONS) or name in PIN_NAMES)
+
+
 def _chart_root(abspath: str) -> str | None:
     """The Helm chart directory when `abspath` is under `<chart>/templates/`."""
     if "templates" not in abspath:
