@@ -454,3 +454,68 @@ def test_symbolic_link_in_the_base_tree(tmp_path):
     base, head = load_sides(base="HEAD", paths=["k8s"], cwd=str(repo))
     assert pools(base) == pools(head) == [("k8s/pools/general.yaml", "general")]
     assert base.loaded.problems == head.loaded.problems == []
+
+
+@pytest.fixture
+def ram(tmp_path, monkeypatch):
+    """A stand-in RAM directory, chosen because the user set no temporary directory; [the directories given to
+    mkdtemp]."""
+    import karplint.diff.sides as sides
+
+    directory = tmp_path / "ram"
+    directory.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sides, "RAM_DIRECTORY", str(directory))
+    monkeypatch.setattr(sides, "RAM_MIN_FREE", 0)
+    asked = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def mkdtemp(prefix=None, dir=None):
+        asked.append(dir)
+        return real_mkdtemp(prefix=prefix, dir=dir if dir is not None else str(tmp_path / "scratch"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    return directory, asked
+
+
+def test_base_tree_written_in_ram_when_no_temporary_directory_is_chosen(repo, ram, monkeypatch):
+    directory, asked = ram
+    write(repo, "k8s/nodepool.yaml", NODEPOOL.format(name="edited"))
+    base, head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert (pools(base), pools(head)) == ([("k8s/nodepool.yaml", "general")], [("k8s/nodepool.yaml", "edited")])
+    assert asked == [str(directory)] and os.listdir(directory) == []
+    monkeypatch.setenv("TMPDIR", str(directory.parent / "scratch"))  # the user's choice wins
+    asked.clear()
+    load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert asked == [None]
+
+
+def test_base_tree_falls_back_to_the_temporary_directory(repo, ram, monkeypatch, tmp_path):
+    """The RAM directory full (writing fails) or unusable: the ordinary temporary directory is used instead."""
+    import karplint.diff.sides as sides
+
+    directory, asked = ram
+    real_wait = sides._CheckOut.wait
+    failures = []
+
+    def wait(self):
+        if not failures:
+            failures.append(self.tree)
+            raise sides._WriteFailed("no space left")
+        return real_wait(self)
+
+    monkeypatch.setattr(sides._CheckOut, "wait", wait)
+    base, _head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert pools(base) == [("k8s/nodepool.yaml", "general")]
+    assert asked == [str(directory), None] and failures[0].startswith(str(directory))
+    assert os.listdir(directory) == os.listdir(tmp_path / "scratch") == []
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    not_a_directory.chmod(0o755)
+    monkeypatch.setattr(sides, "RAM_DIRECTORY", str(not_a_directory))
+    asked.clear()
+    base, _head = load_sides(base="HEAD", paths=[], cwd=str(repo))
+    assert pools(base) == [("k8s/nodepool.yaml", "general")]
+    assert asked == [str(not_a_directory), None]
