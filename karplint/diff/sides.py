@@ -2,9 +2,9 @@
 exactly as `check` reads a project (karplint/engine/load.py: configuration found on that side, discovery, the
 project's other files as context, release evidence).
 
-The base revision is checked out into a temporary directory through a temporary index (`git read-tree` +
-`git checkout-index`): the user's working tree, index and worktree list are never touched, and the directory is
-always removed. A `.git` directory is made at its top so that the project boundary and the `.gitignore` files
+The base revision's files that a check may read are written into a temporary directory (in RAM when possible)
+through a temporary index (`git read-tree` + `git checkout-index`, while the working tree is read): the user's
+working tree, index and worktree list are never touched, and the directory is always removed. A `.git` directory is made at its top so that the project boundary and the `.gitignore` files
 apply as they do in the repository. Each side is loaded from the same directory relative to the repository root
 (the working directory, mirrored), with the same relative scope paths, so a file has the same display path on
 both sides and in every message. Files with the same display path and bytes on both sides are parsed once (the
