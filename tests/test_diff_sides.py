@@ -519,3 +519,19 @@ def test_base_tree_falls_back_to_the_temporary_directory(repo, ram, monkeypatch,
     base, _head = load_sides(base="HEAD", paths=[], cwd=str(repo))
     assert pools(base) == [("k8s/nodepool.yaml", "general")]
     assert asked == [str(not_a_directory), None]
+
+
+def test_bench_diff_smoke(tmp_path, capsys, monkeypatch):
+    """bench/diff.py in CI size: it builds the repository, finds the one edited NodePool, and reports the ratios."""
+    import importlib.util
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    monkeypatch.syspath_prepend(str(bench))
+    spec = importlib.util.spec_from_file_location("bench_diff", bench / "diff.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["-n", "120", "--reps", "1", "--workdir", str(tmp_path / "work")]) == 0
+    out = capsys.readouterr().out
+    assert "diff / cold check: wall " in out
+    if "diff timed: load_sides" in out:  # (once `karplint diff` is merged, the command is timed instead)
+        assert "(pairing: NodePool/" in out and "changed)" in out
