@@ -202,6 +202,7 @@ def test_scope_paths_and_a_scope_only_on_one_side(tmp_path):
     base, head = load_sides(base="HEAD", paths=["old"], cwd=str(repo))
     assert pools(base) == [("old/c.yaml", "c")]
     assert (pools(head), head.loaded.named, head.loaded.problems) == ([], set(), [])
+    assert head.loaded.karpenter_version("old/c.yaml") is None  # (an empty side still answers)
 
 
 def test_working_directory_in_a_subdirectory(tmp_path):
