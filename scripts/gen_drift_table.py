@@ -219,6 +219,11 @@ def core_rev_for(aws: Git, core: Git, tag: str) -> str:
     return core.sha(pseudo.group(1) if pseudo else version)
 
 
+# What every Hash() passes to hashstructure at every release (checked): list order does not matter, nor does a
+# field set to its zero value or nil rather than left out.
+HASH_OPTIONS = {"SlicesAsSets", "IgnoreZeroValue", "ZeroNil"}
+
+
 def hash_roots(pkg: GoPackage, kind: str, where: str) -> tuple[str, int, str, list]:
     """Which part of the object Hash() hashes, and its HashOptions, checked against what the table assumes."""
     for path, text in pkg.sources.items():
@@ -231,7 +236,7 @@ def hash_roots(pkg: GoPackage, kind: str, where: str) -> tuple[str, int, str, li
         if not hashed:
             raise UpstreamChanged(f"{where} {path}:{line}: {kind}.Hash() hashes something unexpected")
         options = set(re.findall(r"(\w+):\s*true", body))
-        if options != {"SlicesAsSets", "IgnoreZeroValue", "ZeroNil"}:
+        if options != HASH_OPTIONS:
             raise UpstreamChanged(f"{where} {path}:{line}: {kind}.Hash() options changed: {sorted(options)}")
         extra = []
         for offset, text_line in enumerate(m.group(1).split("\n")):
@@ -258,6 +263,16 @@ def drift_reasons(git: Git, rev: str, path: str, where: str) -> None:
         if reason not in KNOWN_REASONS:
             raise UpstreamChanged(f"{where} {path}: drift reason {reason} is new: map the fields its check reads "
                                   "in DYNAMIC_CHECKS and add it to KNOWN_REASONS")
+
+
+def hash_version(pkg: GoPackage, kind: str, repo_key: str) -> dict | None:
+    """The hash version constant: areStaticFieldsDrifted compares hashes only when a node's hash version equals
+    the object's, so a change that lands with an upgrade across a version bump drifts nothing by hash."""
+    for path, text in pkg.sources.items():
+        m = re.search(rf'^const {kind}HashVersion = "(\w+)"', text, re.M)
+        if m:
+            return {"version": m.group(1), "repo": repo_key, "file": path, "line": text.count("\n", 0, m.start()) + 1}
+    return None  # older releases have no version: every hash compares
 
 
 def drift_gate(core: Git, core_sha: str, aws: Git, aws_sha: str) -> dict | None:
@@ -316,7 +331,7 @@ def release_rows(core: Git, aws: Git, tag: str) -> dict:
     where_core, where_aws = f"{CORE_REPO}@{core_sha[:7]}", f"{AWS_REPO}@{tag}"
     drift_reasons(core, core_sha, CORE_DRIFT, where_core)
     drift_reasons(aws, aws_sha, AWS_DRIFT, where_aws)
-    result = {"api": api, "commits": {"core": core_sha, "aws": aws_sha}, "kinds": {},
+    result = {"api": api, "commits": {"core": core_sha, "aws": aws_sha}, "kinds": {}, "hash_versions": {},
               "drift_gate": drift_gate(core, core_sha, aws, aws_sha)}
     for kind, git, sha, where in ((NODEPOOL, core, core_sha, where_core), (NODECLASS, aws, aws_sha, where_aws)):
         pkg = GoPackage(git, sha, f"pkg/apis/{api}")
@@ -325,6 +340,7 @@ def release_rows(core: Git, aws: Git, tag: str) -> dict:
         if hashed != expected:
             raise UpstreamChanged(f"{where} {hash_file}:{hash_line}: {kind}.Hash() hashes in.{hashed}, "
                                   f"not in.{expected}")
+        result["hash_versions"][kind] = hash_version(pkg, kind, "core" if git is core else "aws")
         hashed_path = ".".join(part[0].lower() + part[1:] for part in hashed.split("."))
         repo_key = "core" if git is core else "aws"
         rows: dict[str, dict] = {}
@@ -381,9 +397,10 @@ def compact(per_release: dict[str, dict]) -> dict:
     doc = {
         "generated_by": "scripts/gen_drift_table.py",
         "repos": {"core": CORE_REPO, "aws": AWS_REPO},
+        "hash_options": sorted(HASH_OPTIONS),
         "releases": [{"release": r, "api": per_release[r]["api"],
                       "core": per_release[r]["commits"]["core"], "aws": per_release[r]["commits"]["aws"],
-                      "drift_gate": per_release[r]["drift_gate"]}
+                      "drift_gate": per_release[r]["drift_gate"], "hash_versions": per_release[r]["hash_versions"]}
                      for r in releases],
         "tables": {},
     }

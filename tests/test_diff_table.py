@@ -282,6 +282,24 @@ def test_drift_gate_off_by_default_in_0_32_only():
     assert drift_table.drift_gate("1.0.0") is None and drift_table.drift_gate(None) is None
 
 
+def test_v1_object_on_a_0_37_release_is_judged_by_the_v1beta1_types():
+    # 0.33.6-0.37.x serve v1 for the upgrade path but hash their own v1beta1 types
+    assert rule(NC, "spec.tags", "0.37.8") == rule(NC, "spec.tags", "0.37.8", "karpenter.k8s.aws/v1beta1")
+    assert rule(NP, "spec.template.spec.expireAfter", "0.37.8").how == "unknown"
+
+
+def test_hash_versions_per_release():
+    # NodePoolHashVersion / EC2NodeClassHashVersion constants (6e7eab7 nodepool.go L334, bde0065 ec2nodeclass.go
+    # L595); areStaticFieldsDrifted compares hashes only between equal versions
+    assert drift_table.hash_version(NP, NEWEST) == {
+        "version": "v3", "source": "kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go@6e7eab7#L334"}
+    assert drift_table.hash_version(NC, None)["version"] == "v5"
+    assert drift_table.hash_version(NC, "1.0.2")["version"] == "v3"
+    assert drift_table.hash_version(NC, "1.1.0")["version"] == "v4"
+    assert drift_table.hash_version(NP, "0.34.0") is None  # no constant yet: every hash compares
+    assert drift_table.hash_options() == ["IgnoreZeroValue", "SlicesAsSets", "ZeroNil"]
+
+
 # --- the docs ------------------------------------------------------------------------------------------------
 
 def test_docs_section_is_what_the_committed_table_renders():
@@ -433,6 +451,7 @@ def test_generator_walks_the_hashed_roots_and_honours_the_tags():
         "spec.subnetSelectorTerms[].id": ("dynamic:subnets", 5), "spec.amiFamily": ("hash", 16),
         "spec.ipPrefixCount": ("ignored", 7), "spec.tags": ("hash", 8)}
     assert rows["commits"] == {"core": "c" * 40, "aws": "a" * 40} and rows["drift_gate"] is None
+    assert rows["hash_versions"] == {NP: None, NC: None}
 
 
 @pytest.mark.parametrize("change, message", [

@@ -29,6 +29,7 @@ class FieldRule:
 
 _doc: dict | None = None
 _columns: dict = {}  # (table name, release) -> {path: resolved row}
+_column_of: dict = {}  # str(release) -> the release entry of its column
 
 
 def _load() -> dict:
@@ -44,6 +45,7 @@ def reload(doc: dict | None = None) -> None:
     global _doc
     _doc = doc
     _columns.clear()
+    _column_of.clear()
 
 
 def table_releases() -> list[str]:
@@ -56,9 +58,12 @@ def _column(release: "Version | str | None") -> dict | None:
     entries = _load()["releases"]
     if release is None:
         return entries[-1]
-    target = Version.parse(release)
-    at_or_before = [e for e in entries if Version.parse(e["release"]) <= target]
-    return at_or_before[-1] if at_or_before else None
+    key = str(release)
+    if key not in _column_of:
+        target = Version.parse(release)
+        at_or_before = [e for e in entries if Version.parse(e["release"]) <= target]
+        _column_of[key] = at_or_before[-1] if at_or_before else None
+    return _column_of[key]
 
 
 def _rows_at(table_name: str, column: str) -> dict:
@@ -168,6 +173,27 @@ def drift_gate(release: "Version | None") -> dict | None:
     return {"default": gate["default"], "gate": cite(gate["gate"]), "chart": cite(gate["chart"])}
 
 
+def hash_options() -> list[str]:
+    """The hashstructure options of every Hash() (the generator checks they never change): SlicesAsSets (a list
+    reordered hashes the same), IgnoreZeroValue and ZeroNil (a field set to its zero value or null hashes as if
+    left out)."""
+    return list(_load()["hash_options"])
+
+
+def hash_version(kind: str, release: "Version | None") -> dict | None:
+    """{"version": "v3", "source": citation} of `kind`'s hash version constant at `release`; None when the release
+    has none. Static drift compares hashes only between equal hash versions: a change applied together with an
+    upgrade across a version bump re-hashes the nodes instead of drifting them (areStaticFieldsDrifted)."""
+    column = _column(release)
+    found = column and (column.get("hash_versions") or {}).get(kind)
+    if not found:
+        return None
+    doc = _load()
+    sha = column[found["repo"]][:7]
+    return {"version": found["version"],
+            "source": f"{doc['repos'][found['repo']]} {found['file']}@{sha}#L{found['line']}"}
+
+
 # --- the table in docs/diff.md -------------------------------------------------------------------------------
 
 def _link(source: str, links: dict) -> str:
@@ -204,7 +230,9 @@ def render_docs() -> str:
            "kubelet: the kubelet compatibility hash of 1.0). **no**: a change drifts no node (`hash:\"ignore\"`, "
            "or outside what `Hash()` hashes: NodePool hashes only `spec.template`). Blank: the release has no such "
            "field. The hash is taken with `SlicesAsSets`, `IgnoreZeroValue` and `ZeroNil`: reordering a list, or "
-           "setting a field to its zero value where it was unset, changes nothing. Each cell cites the upstream "
+           "setting a field to its zero value where it was unset, changes nothing. Nodes launched under another hash "
+           "version (`NodePoolHashVersion`, `EC2NodeClassHashVersion`) are re-hashed, not drifted, after an upgrade "
+           "that changes it. Each cell cites the upstream "
            "line that decides it at the first release of its column.", ""]
     gated = [e["release"] for e in doc["releases"] if e.get("drift_gate") and not e["drift_gate"]["default"]]
     if gated:
