@@ -212,6 +212,17 @@ def test_nodepool_behaviour_fields_do_not_drift(path, release):
         path, False, "ignored", f"kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go@{line}")
 
 
+def test_documented_behavioural_fields_never_drift_at_any_release():
+    # aws/karpenter-provider-aws website/content/en/docs/concepts/disruption.md@bde0065 L151-159 "Behavioral
+    # Fields ... are not considered for Drift": spec.weight, spec.limits, spec.disruption.*
+    for release in table_releases():
+        api = "karpenter.sh/" + ("v1beta1" if release.startswith("0.") else "v1")
+        for path in _doc()["tables"][f"NodePool {api}"]:
+            if path.startswith(("spec.weight", "spec.limits", "spec.disruption")):
+                found = field_rule(NP, api, path, release)
+                assert found.how in ("ignored", "unknown"), (release, path, found)
+
+
 def test_nodepool_budget_subfields_do_not_drift():
     found = field_rule(NP, NP_V1, ("spec", "disruption", "budgets", 0, "nodes"), NEWEST)
     assert (found.path, found.drifts, found.how) == ("spec.disruption.budgets[].nodes", False, "ignored")

@@ -232,7 +232,9 @@ def render_docs() -> str:
            "field. The hash is taken with `SlicesAsSets`, `IgnoreZeroValue` and `ZeroNil`: reordering a list, or "
            "setting a field to its zero value where it was unset, changes nothing. Nodes launched under another hash "
            "version (`NodePoolHashVersion`, `EC2NodeClassHashVersion`) are re-hashed, not drifted, after an upgrade "
-           "that changes it. Each cell cites the upstream "
+           "that changes it. `spec.amiFamily` of a v1 EC2NodeClass is tagged `hash:\"ignore\"` but `Hash()` hashes "
+           "the family it resolves to (the alias's when there is one): only a change of that family drifts. "
+           "Each cell cites the upstream "
            "line that decides it at the first release of its column.", ""]
     gated = [e["release"] for e in doc["releases"] if e.get("drift_gate") and not e["drift_gate"]["default"]]
     if gated:
