@@ -236,9 +236,10 @@ def render_docs() -> str:
            "the family it resolves to (the alias's when there is one): only a change of that family drifts. "
            "Each cell cites the upstream "
            "line that decides it at the first release of its column.", ""]
-    gated = [e["release"] for e in doc["releases"] if e.get("drift_gate") and not e["drift_gate"]["default"]]
-    if gated:
-        out += [f"Releases {', '.join(gated)}: drift is behind the `Drift` feature gate, off by default "
+    gated = [e.get("drift_gate") is not None and not e["drift_gate"]["default"] for e in doc["releases"]]
+    if any(gated):
+        spans = _spans([r for r, off in zip(order, gated) if off], order)
+        out += [f"Releases {', '.join(spans)}: drift is behind the `Drift` feature gate, off by default "
                 "(`settings.featureGates.drift`); without it no node drifts.", ""]
     links: dict[str, str] = {}
     for name, rows in doc["tables"].items():
@@ -270,6 +271,17 @@ def render_docs() -> str:
     out += [f"[{label}]: {url}" for url, label in links.items()]
     out += ["", DOCS_END]
     return "\n".join(out)
+
+
+def _spans(releases: list[str], order: list[str]) -> list[str]:
+    """Consecutive releases of `order` as "first–last" spans."""
+    spans: list[list[str]] = []
+    for r in releases:
+        if spans and order.index(spans[-1][1]) == order.index(r) - 1:
+            spans[-1][1] = r
+        else:
+            spans.append([r, r])
+    return [a if a == b else f"{a}–{b}" for a, b in spans]
 
 
 def _row_how(ranges: list, release: str, order: list) -> str | None:
