@@ -484,19 +484,24 @@ def main(argv=None) -> int:
         return 1
     text = render_json(compact(per_release, tags))
     stale = []
-    if Path(args.output).read_text() != text if Path(args.output).exists() else True:
+    output = Path(args.output)
+    if not output.exists() or output.read_text(encoding="utf-8") != text:
         stale.append(args.output)
         if not args.check:
-            Path(args.output).write_text(text)
+            output.write_text(text, encoding="utf-8")
     if args.docs:
         from karplint.diff import drift_table
         drift_table.reload(json.loads(text))
-        before = Path(args.docs).read_text()
-        after = drift_table.replace_docs_section(before)
+        before = Path(args.docs).read_text(encoding="utf-8")
+        try:
+            after = drift_table.replace_docs_section(before)
+        except ValueError as err:
+            print(f"gen_drift_table: {args.docs}: {err}", file=sys.stderr)
+            return 1
         if before != after:
             stale.append(args.docs)
             if not args.check:
-                Path(args.docs).write_text(after)
+                Path(args.docs).write_text(after, encoding="utf-8")
     if args.check and stale:
         print("gen_drift_table: out of date: " + ", ".join(stale), file=sys.stderr)
         return 1

@@ -489,6 +489,14 @@ def test_generator_reads_the_core_commit_of_a_pseudo_version():
     assert gen.core_rev_for(aws, core, "v1.14.1") == "d" * 40 and asked == ["6e7eab7a0f48"]
 
 
+def test_generator_without_repositories_says_so(tmp_path, capsys):
+    gen = _generator()
+    missing = str(tmp_path / "missing")
+    assert gen.main(["--core", missing, "--aws", missing, "--output", str(tmp_path / "out.json")]) == 1
+    assert "gen_drift_table: " in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()
+
+
 MIRRORS = (Path("/work/.mirror/kubernetes-sigs+karpenter/repo"), Path("/work/.mirror/aws+karpenter-provider-aws/repo"))
 
 
