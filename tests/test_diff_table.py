@@ -108,7 +108,9 @@ def test_every_row_at_every_release_is_cited_with_the_commit_of_that_release():
 # --- facts from Karpenter's own tests ------------------------------------------------------------------------
 
 # ec2nodeclass_hash_test.go "should change hash when static fields are updated" (5bdf9c3 L128-152, bde0065
-# L135-163), "should change hash blockDeviceMapping volumeSize is updated" and "...when instanceProfile is updated".
+# L135-163), "should change hash blockDeviceMapping volumeSize is updated" and "...when instanceProfile is updated";
+# the same fields in pkg/cloudprovider/suite_test.go "should return drifted if a statically drifted
+# EC2NodeClass.Spec field is updated" (bde0065 L1113-1146).
 EC2NODECLASS_HASHED = [
     "spec.userData", "spec.tags", "spec.context", "spec.detailedMonitoring", "spec.instanceStorePolicy",
     "spec.associatePublicIPAddress", "spec.metadataOptions.httpEndpoint", "spec.metadataOptions.httpProtocolIPv6",
@@ -123,8 +125,9 @@ EC2NODECLASS_HASHED = [
 # bde0065 L106-109 / L160-163 add these at v1.14.1
 EC2NODECLASS_HASHED_NEWEST = ["spec.connectionTracking.tcpEstablishedTimeout", "spec.connectionTracking.udpTimeout",
                               "spec.connectionTracking.udpStreamTimeout", "spec.cpuOptions.nestedVirtualization"]
-# "should not change hash when behavior/dynamic fields are updated" (5bdf9c3 L182, bde0065 L193), and the drift
-# checks of pkg/cloudprovider/drift.go that decide them instead
+# "should not change hash when behavior/dynamic fields are updated" (5bdf9c3 L182, bde0065 L193) and suite_test.go
+# "should not return drifted if dynamic fields are updated" (bde0065 L1159-1179); pkg/cloudprovider/drift.go's
+# checks decide them instead
 EC2NODECLASS_DYNAMIC = {"spec.subnetSelectorTerms": "dynamic:subnets",
                         "spec.securityGroupSelectorTerms": "dynamic:securityGroups",
                         "spec.amiSelectorTerms": "dynamic:ami"}
@@ -236,6 +239,15 @@ def test_nodepool_requirements_are_dynamic(release):
     assert found.path.startswith("spec.template.spec.requirements")
     assert (found.drifts, found.how) == (True, "dynamic:requirements")
     assert found.source.startswith("kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.go@")
+
+
+@pytest.mark.parametrize("path", EC2NODECLASS_HASHED + ["spec.amiFamily"])
+def test_v1beta1_ec2nodeclass_static_fields_drift_by_hash(path):
+    # pkg/apis/v1beta1/ec2nodeclass_hash_test.go@3278dab (v0.37.8) L127-162: the same fields, AMIFamily included
+    found = field_rule(NC, "karpenter.k8s.aws/v1beta1", tuple(int(p) if p.isdigit() else p
+                                                           for p in path.replace("[]", ".0").split(".")), "0.37.8")
+    assert (found.path, found.how) == (path, "hash")
+    assert found.source.startswith("aws/karpenter-provider-aws pkg/apis/v1beta1/ec2nodeclass.go@3278dab#L")
 
 
 def test_v1beta1_nodepool_expire_after_is_behaviour_and_kubelet_is_hashed():
