@@ -6,7 +6,11 @@ The facts below are translated from Karpenter's own tests, cited by repository, 
   hash when behavior/dynamic fields are updated") at v1.0.0 (5bdf9c3) and v1.14.1 (bde0065);
 - kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift_test.go ("should detect drift on changes
   to the static fields") and pkg/controllers/nodepool/hash/suite_test.go ("should not update the drift hash when
-  NodePool behavior field is updated") at v1.0.0 (92547d1) and 6e7eab7 (the core commit provider v1.14.1 pins).
+  NodePool behavior field is updated") at v1.0.0 (92547d1) and 6e7eab7 (the core commit provider v1.14.1 pins);
+- aws/karpenter-provider-aws pkg/cloudprovider/suite_test.go ("should return drifted if a statically drifted
+  EC2NodeClass.Spec field is updated", "should not return drifted if dynamic fields are updated") at bde0065, and
+  pkg/apis/v1beta1/ec2nodeclass_hash_test.go at v0.37.8 (3278dab);
+- the "Behavioral Fields" list of website/content/en/docs/concepts/disruption.md at bde0065.
 None of these tests needs the upstream mirrors; the last one regenerates the table when they are present.
 """
 
