@@ -234,7 +234,7 @@ def render_docs() -> str:
            "**dynamic: …**: left out of the hash; a runtime check decides which nodes drift (requirements: nodes "
            "whose labels no longer satisfy them; ami/subnets/securityGroups/capacityReservations/placementGroup: "
            "nodes whose AMI, subnet, security groups, reservation or placement group are no longer selected; "
-           "kubelet: the kubelet compatibility hash of 1.0). **no**: a change drifts no node (`hash:\"ignore\"`, "
+           "kubelet, 1.0.x only: a hash of the kubelet settings compared with the one each node recorded, so in effect every node). **no**: a change drifts no node (`hash:\"ignore\"`, "
            "or outside what `Hash()` hashes: NodePool hashes only `spec.template`). Blank: the release has no such "
            "field. The hash is taken with `SlicesAsSets`, `IgnoreZeroValue` and `ZeroNil`: reordering a list, or "
            "setting a field to its zero value where it was unset, changes nothing. Nodes launched under another hash "
