@@ -214,7 +214,8 @@ def core_rev_for(aws: Git, core: Git, tag: str) -> str:
     gomod = aws.show(tag, "go.mod")
     if re.search(r"^replace\s.*(sigs\.k8s\.io/karpenter|aws/karpenter-core)\s", gomod, re.M):
         raise UpstreamChanged(f"{AWS_REPO} {tag}: go.mod replaces the core module; resolve it by hand")
-    m = re.search(r"^\s*(?:require\s+)?(?:sigs\.k8s\.io/karpenter|github\.com/aws/karpenter-core)\s+(v\S+)", gomod, re.M)
+    m = re.search(r"^\s*(?:require\s+)?(?:sigs\.k8s\.io/karpenter|github\.com/aws/karpenter-core)\s+(v\S+)",
+                  gomod, re.M)
     if not m:
         raise UpstreamChanged(f"{AWS_REPO} {tag}: go.mod names no karpenter core module")
     version = m.group(1)

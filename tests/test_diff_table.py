@@ -349,7 +349,8 @@ def test_docs_rows_cover_every_field():
 def test_replace_docs_section_keeps_the_rest():
     text = f"# t\n\nbefore\n{drift_table.DOCS_BEGIN}\nold\n{drift_table.DOCS_END}\nafter\n"
     out = drift_table.replace_docs_section(text)
-    assert out.startswith("# t\n\nbefore\n" + drift_table.DOCS_BEGIN) and out.endswith(drift_table.DOCS_END + "\nafter\n")
+    assert out.startswith("# t\n\nbefore\n" + drift_table.DOCS_BEGIN)
+    assert out.endswith(drift_table.DOCS_END + "\nafter\n")
     assert "\nold\n" not in out
     with pytest.raises(ValueError):
         drift_table.replace_docs_section("no markers")
@@ -528,8 +529,8 @@ def test_committed_table_is_what_the_generator_reads_at_these_releases(tag):
         for path, row in rows.items():
             found = field_rule(kind, api, path, release)
             sha = fresh["commits"][row["repo"]][:7]
-            assert (found.how, found.source) == (row["how"], f"{gen.CORE_REPO if row['repo'] == 'core' else gen.AWS_REPO}"
-                                                 f" {row['file']}@{sha}#L{row['line']}"), (path, found)
+            repo = gen.CORE_REPO if row["repo"] == "core" else gen.AWS_REPO
+            assert (found.how, found.source) == (row["how"], f"{repo} {row['file']}@{sha}#L{row['line']}"), path
         assert drift_table.hash_version(kind, release) == (fresh["hash_versions"][kind] and {
             "version": fresh["hash_versions"][kind]["version"],
             "source": drift_table.hash_version(kind, release)["source"]})
