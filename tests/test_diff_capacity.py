@@ -253,3 +253,101 @@ def test_a_templated_side_is_unknown_never_guessed(catalog):
     assert got["summary"] == "instance types cannot be told (after: a requirement is templated)"
     # templated on both sides and the same: nothing changed about it
     assert _change(_pool(requirements=templated, extra="  weight: 1\n"), _pool(requirements=templated), catalog) is None
+
+
+def test_a_removed_pool_leaves_its_workload_without_a_nodepool(catalog):
+    label = "\n        accelerator: nvidia"
+    base = _pool(name="gpu", labels=label, extra="  limits:\n    nvidia.com/gpu: 8\n") + WORKLOAD
+    got = _change(base, WORKLOAD, catalog, name="gpu")
+    assert (got["types_before"], got["types_after"]) == (8, None)
+    assert got["limits"] == {"before": {"nvidia.com/gpu": 8}, "after": None, "changes": [],
+                             "source": got["limits"]["source"]}
+    assert got["workloads"]["unschedulable"] == [{
+        "workload": "Deployment/ml/trainer", "file": "k8s/pools.yaml", "line": 4,
+        "why": "NodePool `gpu`, which could host it, is removed; no NodePool is left"}]
+    assert got["summary"] == "NodePool removed: its 8 instance types no longer launched by it; 1 workload no longer " \
+                             "schedulable"
+
+
+def test_a_workload_that_changed_itself_is_named_with_a_behavioural_pool_change(catalog):
+    moved = WORKLOAD.replace("accelerator: nvidia", "accelerator: tpu")
+    label = "\n        accelerator: nvidia"
+    got = _change(_pool(name="gpu", labels=label, extra="  weight: 1\n") + WORKLOAD,
+                  _pool(name="gpu", labels=label, extra="  weight: 2\n") + moved, catalog, name="gpu")
+    assert got["types_before"] == got["types_after"] == 8 and got["gained_count"] == got["lost_count"] == 0
+    assert got["workloads"]["unschedulable"][0]["why"] == (
+        "NodePool `gpu` no longer can: incompatible requirements, key accelerator, accelerator In [tpu] not in "
+        "accelerator In [nvidia] (its own node selection, tolerations or requests changed too)")
+
+
+def test_a_pool_that_hosts_as_before_asks_only_the_changed_workloads(catalog, monkeypatch):
+    import karplint.diff.capacity as capacity
+
+    asked = []
+    real = capacity.host
+    monkeypatch.setattr(capacity, "host", lambda pod, *a, **k: asked.append(pod.res.name) or real(pod, *a, **k))
+    other = WORKLOAD.replace("name: trainer", "name: other")
+    base = _pool(name="gpu", extra="  weight: 1\n") + WORKLOAD + other
+    head = _pool(name="gpu", extra="  weight: 2\n") + WORKLOAD.replace("cpu: \"1\"", "cpu: \"2\"") + other
+    assert _change(base, head, catalog, name="gpu") is None
+    assert asked == ["trainer", "trainer"]  # (its base and head pods on the pool; `other` is not asked)
+
+
+def test_a_spent_budget_says_what_was_not_checked(catalog, monkeypatch):
+    import karplint.diff.capacity as capacity
+    from karplint.provisioning.placement import PlacementBudget
+
+    monkeypatch.setattr(capacity, "PlacementBudget", lambda: PlacementBudget(1))
+    label = "\n        accelerator: nvidia"
+    got = _change(_pool(name="gpu", labels=label) + WORKLOAD, _pool(name="gpu") + WORKLOAD, catalog, name="gpu")
+    assert got["workloads"] == {"unschedulable": [], "schedulable": [], "unknown": (
+        "not every workload was checked: too large (over karplint's budget of 1 pod-NodePool verdicts per rule and "
+        "run)")}
+    assert got["summary"] == ("workloads: not every workload was checked: too large (over karplint's budget of 1 "
+                              "pod-NodePool verdicts per rule and run)")
+
+
+def test_a_static_pool_is_not_simulated(catalog):
+    label = "\n        accelerator: nvidia"
+    static = _pool(name="fixed", extra="  replicas: 3\n")
+    got = _change(static + _pool(name="gpu", labels=label) + WORKLOAD,
+                  static + _pool(name="gpu", requirements=_families("m5"), labels=label) + WORKLOAD, catalog, name="gpu")
+    assert (got["types_before"], got["types_after"]) == (8, 2)
+    assert got["workloads"] == {"unschedulable": [], "schedulable": [], "unknown": (
+        "the base side has NodePools karplint does not simulate (static, or past a budget): whether a workload has "
+        "a NodePool there cannot be told")}
+    got = _change(_pool(name="fixed", extra="  replicas: 3\n"), _pool(name="fixed", extra="  replicas: 4\n"), catalog,
+                  name="fixed")
+    assert got is None  # (its instance type is the cloud provider's choice, on both sides: nothing to compare)
+
+
+def test_host_any_type_gives_the_full_verdict(catalog):
+    from karplint.provisioning.simulate import simulate_pools
+    from karplint.provisioning.workloads import daemons, host, read_pod
+
+    daemonset = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  template:
+    spec:
+      containers: [{name: a, image: a, resources: {requests: {cpu: "{{ .cpu }}"}}}]
+---
+"""
+    big = WORKLOAD.replace("name: trainer", "name: big").replace('cpu: "1"', 'cpu: "30"')
+    model = _model(_pool(name="gpu", labels="\n        accelerator: nvidia") + WORKLOAD + big)
+    pods = [read_pod(r) for r in model.workloads()]
+    fast_pool, full_pool = simulate_pools(model, catalog)[0], simulate_pools(model, catalog)[0]  # (two memos)
+    for pod in pods:
+        fast, full = host(pod, fast_pool, [], any_type=True), host(pod, full_pool, [])
+        assert (fast.ok, fast.stage, fast.reason) == (full.ok, full.stage, full.reason)
+    assert [host(p, fast_pool, [], any_type=True).ok for p in pods] == [True, False]
+    assert host(pods[0], fast_pool, [], any_type=True).types == ["c5.large"]
+    assert len(host(pods[0], full_pool, []).types) == 8
+    # a DaemonSet whose requests cannot be read: "cannot tell", as the full search says, although a type fits
+    with_ds = _model(_pool(name="gpu", labels="\n        accelerator: nvidia") + WORKLOAD + daemonset)
+    pools = simulate_pools(with_ds, catalog)
+    pods = [read_pod(r) for r in with_ds.workloads()]
+    ds = daemons(pods)
+    full, fast = host(pods[0], pools[0], ds), host(pods[0], pools[0], ds, any_type=True)
+    assert full.ok is None and (fast.ok, fast.reason) == (None, full.reason)

@@ -35,7 +35,7 @@ from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import (ARCH, FAMILY, PoolSimulation, allocatable, explain_empty,
                                              simulate_pool)
 from karplint.provisioning.placement import PlacementBudget
-from karplint.provisioning.simulate import MAX_WORKLOADS, Omitted, simulate_pools
+from karplint.provisioning.simulate import Omitted, simulate_pools
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
 from karplint.wording import counted
 
@@ -48,7 +48,7 @@ LIMITS_DOC = "aws/karpenter-provider-aws website/content/en/docs/concepts/nodepo
 # What the template says that decides which instance types the pool can launch (nodepools.simulate_pool reads it).
 _TYPE_INPUTS = (("spec", "template", "spec", "requirements"), ("spec", "template", "metadata", "labels"),
                 ("spec", "template", "spec", "kubelet"), ("spec", "template", "spec", "nodeClassRef"),
-                ("spec", "replicas"), ("metadata", "name"))
+                ("metadata", "name"))
 
 
 # ----------------------------------------------------------------------------------------------- one side
@@ -77,7 +77,8 @@ class _Side:
     @property
     def pods(self) -> list[Pod]:
         if self._pods is None:
-            found = [r for r in list(self.model.workloads())[:MAX_WORKLOADS] if not r.doc.documentation_example]
+            # (every workload: the work is bounded by the placement budget, which counts the verdicts asked)
+            found = [r for r in self.model.workloads() if not r.doc.documentation_example]
             self._pods = [p for p in map(read_pod, found) if p is not None]
             self._daemons = daemons(self._pods)
         return self._pods
@@ -112,7 +113,7 @@ class _Side:
         for sim in self.sims:
             if not budget.take(1):
                 return None, None
-            v = host(pod, sim, self.daemons)
+            v = host(pod, sim, self.daemons, any_type=True)
             if v.ok is True:
                 self.hosts[key] = (True, None)
                 return True, None
@@ -156,7 +157,7 @@ def _inputs(side: _Side | None, np: Resource | None) -> tuple | None:
     """What decides the pool's instance types, comparable across sides."""
     if np is None or side is None:
         return None
-    return tuple(repr(np.get(p)) for p in _TYPE_INPUTS) + (side.facts_for(np),)
+    return tuple(repr(np.get(p)) for p in _TYPE_INPUTS) + (np.get(("spec", "replicas")) is None, side.facts_for(np))
 
 
 def _types(pair, base: _Side | None, head: _Side, catalog: Catalog) -> dict | None:
@@ -371,6 +372,9 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
             return {"unschedulable": [], "schedulable": [],
                     "unknown": f"the {which} side has NodePools karplint does not simulate (static, or past a "
                                "budget): whether a workload has a NodePool there cannot be told"}
+    # A pool that hosts exactly as before (same requirements, taints, types, node class facts and DaemonSets)
+    # gives an unchanged workload the same verdict: only the workloads that changed themselves are asked.
+    same = old_sim is not None and new_sim is not None and _hosting(old_sim, base) == _hosting(new_sim, head)
     budget = _budget(base, head)
     verdicts: dict[tuple, bool | None] = {}  # (side, placement key) -> the pool's verdict, asked once per pair
 
@@ -379,12 +383,12 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
             return False  # (no such pool on that side)
         key = (side is head, pod.placement_key)
         if key not in verdicts:
-            verdicts[key] = host(pod, sim, side.daemons).ok if budget.take(1) else None
+            verdicts[key] = host(pod, sim, side.daemons, any_type=True).ok if budget.take(1) else None
         return verdicts[key]
 
     lost, gained = [], []
     for old, new in _paired(base, head):
-        if old.unknown or new.unknown:
+        if old.unknown or new.unknown or (same and old.placement_key == new.placement_key):
             continue
         was, now = hosts(old_sim, base, old), hosts(new_sim, head, new)
         if budget.left < 0:
@@ -394,7 +398,7 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
         if was is True and now is False:
             hostable, closest = head.hostable(new, budget)
             if hostable is False:
-                why = (f"NodePool `{pair.name}` no longer can: {host(new, new_sim, head.daemons).reason}"
+                why = (f"NodePool `{pair.name}` no longer can: {host(new, new_sim, head.daemons, any_type=True).reason}"
                        if new_sim is not None else f"NodePool `{pair.name}`, which could host it, is removed")
                 if closest is None:
                     why += "; no NodePool is left"
@@ -414,6 +418,14 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
     elif not lost and not gained:
         return None
     return out
+
+
+def _hosting(sim: PoolSimulation, side: _Side) -> tuple:
+    """What `workloads.host` reads of a NodePool and its side, comparable across sides."""
+    return (frozenset((k, r.complement, r.values, r.gte, r.lte, r.min_values)
+                      for k, r in sim.requirements.by_key.items()),
+            repr(sim.taints), [t.name for t in sim.types], sim.facts,
+            [(d.pod.placement_key, d.name) for d in side.daemons])
 
 
 def _entry(res: Resource, why: str) -> dict:
