@@ -226,7 +226,7 @@ def _capacity_floor(it, resource: str, unknown: frozenset) -> Fraction | None:
     """A lower bound of the instance type's capacity of `resource` (what `filterByRemainingResources` compares):
     the vCPU count for cpu, else the catalog's allocatable (capacity minus overhead); None when unknown."""
     if resource == "nodes":
-        return Fraction(1)
+        return None  # (not an instance type's capacity: only `nodes: 0` stops the pool, see `_never`)
     if resource == "cpu":
         vcpus = quantity.parse(it.labels.get("karpenter.k8s.aws/instance-cpu"))
         if vcpus is not None:
@@ -441,6 +441,21 @@ def capacity_change(pair, *, base_model: Model, head_model: Model, catalog: Cata
     release, and the AMI family's effect (Windows: amd64 types only) comes from each side's EC2NodeClass."""
     if pair.kind != "NodePool" or (pair.base is None and pair.head is None):
         return None
+    import gc
+
+    # The two models hold millions of objects that live to the end: the cyclic collector would walk them over and
+    # over as the verdicts allocate (half this function's time on a 10,000-file tree). Off meanwhile, as in the
+    # run stage (engine/parallel.py); what is made here is freed by reference counting.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _capacity_change(pair, base_model, head_model, catalog)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _capacity_change(pair, base_model: Model, head_model: Model, catalog: Catalog) -> dict | None:
     head = _side(head_model, catalog)
     base = _side(base_model, catalog)
     types = _types(pair, base, head, catalog)

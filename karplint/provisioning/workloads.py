@@ -365,7 +365,7 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         need = {k: float(v) for k, v in pod.requests.items()}
         skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
         fitting, short = [], {}
-        if any_type and any(overhead.get(it.name) is None for it in compat):
+        if any_type and None in overhead.values() and any(overhead.get(it.name) is None for it in compat):
             v.ok, v.reason = None, "a DaemonSet's placement or requests cannot be read"  # (as the full search says)
             return v
         for it in compat:
