@@ -11,6 +11,7 @@ from karplint.diff.capacity import capacity_change
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog, load
 from karplint.readers import loader
+from karplint.testing import REPO
 
 TYPES = ("c5.large", "c5.xlarge", "c5a.large", "m5.large", "m5.xlarge", "m6g.large", "m6g.xlarge", "g4dn.xlarge")
 
@@ -111,7 +112,7 @@ def test_capacity_type_narrowed_keeps_the_types(catalog):
     got = _change(_pool(requirements=_families("m5") + spot), _pool(requirements=_families("m5") + on_demand), catalog)
     assert (got["types_before"], got["types_after"], got["gained"], got["lost"]) == (2, 2, [], [])
     assert got["capacity_types_lost"] == ["spot"] and got["capacity_types_gained"] == []
-    assert got["summary"] == "2 -> 2 instance types (spot capacity lost)"
+    assert got["summary"] == "2 instance types (spot capacity lost)"
 
 
 def test_architecture_requirement_changed(catalog):
@@ -351,3 +352,18 @@ spec:
     ds = daemons(pods)
     full, fast = host(pods[0], pools[0], ds), host(pods[0], pools[0], ds, any_type=True)
     assert full.ok is None and (fast.ok, fast.reason) == (None, full.reason)
+
+
+def test_real_history_on_demand_removed_from_a_spot_pool():
+    # aws-samples/karpenter-blueprints commit 4f96f68 (MIT-0; excerpts and attribution in the fixtures): the
+    # `node-spot` pool stops allowing on-demand. Same instance types, on-demand capacity gone; its workload (which
+    # tolerates the pool's taint and selects its label) is hosted on both sides.
+    fixtures = REPO / "tests/fixtures/diff/capacity"
+    base = _model((fixtures / "od-spot-split-base.yaml").read_text(), "blueprints/od-spot-split/od-spot.yaml")
+    head = _model((fixtures / "od-spot-split-head.yaml").read_text(), "blueprints/od-spot-split/od-spot.yaml")
+    pair = Pair("NodePool", "node-spot", None, next(base.nodepools()), next(head.nodepools()))
+    got = capacity_change(pair, base_model=base, head_model=head, catalog=load(), base_release=None, release=None)
+    assert (got["types_before"], got["types_after"], got["gained_count"], got["lost_count"]) == (714, 714, 0, 0)
+    assert got["capacity_types_lost"] == ["on-demand"] and got["capacity_types_gained"] == []
+    assert got["limits"] is None and got["workloads"] is None
+    assert got["summary"] == "714 instance types (on-demand capacity lost)"

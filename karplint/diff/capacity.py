@@ -504,7 +504,8 @@ def _summary(pair, doc: dict) -> str:
                                ("capacity_types_gained", "capacity gained", "capacity gained")):
             if doc.get(key) and after:  # (none left: what emptied the pool is the news, not what it lost)
                 notes.append(_names(doc[key], one if len(doc[key]) == 1 else many))
-        text = f"{before:,} -> {after:,} instance types" + (f" ({'; '.join(notes)})" if notes else "")
+        counts = f"{after:,}" if before == after and not doc["gained_count"] else f"{before:,} -> {after:,}"
+        text = f"{counts} instance types" + (f" ({'; '.join(notes)})" if notes else "")
         if doc.get("emptied_by"):
             text += f": {doc['emptied_by']}"
         parts.append(text)
