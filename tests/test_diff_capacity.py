@@ -312,7 +312,8 @@ def test_a_static_pool_is_not_simulated(catalog):
     label = "\n        accelerator: nvidia"
     static = _pool(name="fixed", extra="  replicas: 3\n")
     got = _change(static + _pool(name="gpu", labels=label) + WORKLOAD,
-                  static + _pool(name="gpu", requirements=_families("m5"), labels=label) + WORKLOAD, catalog, name="gpu")
+                  static + _pool(name="gpu", requirements=_families("m5"), labels=label) + WORKLOAD, catalog,
+                  name="gpu")
     assert (got["types_before"], got["types_after"]) == (8, 2)
     assert got["workloads"] == {"unschedulable": [], "schedulable": [], "unknown": (
         "the base side has NodePools karplint does not simulate (static, or past a budget): whether a workload has "

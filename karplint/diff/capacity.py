@@ -170,8 +170,8 @@ def _types(pair, base: _Side | None, head: _Side, catalog: Catalog) -> dict | No
         if pair.base is not None and pair.head is not None and \
                 _inputs(base, pair.base) == _inputs(head, pair.head):
             return None  # (whatever the types are, they are the same on both sides)
-        out["types_unknown"] = "; ".join(f"{side}: {why}" for side, why in (("before", why_before), ("after", why_after))
-                                   if why)
+        out["types_unknown"] = "; ".join(f"{side}: {why}" for side, why in (("before", why_before),
+                                                                              ("after", why_after)) if why)
     if before is not None and not why_before:
         out["types_before"] = len(before.types)
     if after is not None and not why_after:
@@ -257,9 +257,9 @@ def _never(sim: PoolSimulation | None, limits: dict[str, Fraction]) -> str | Non
         floor = _capacity_floor(it, culprit, sim.facts.unknown_resources)
         if best is None or floor < best[0]:
             blocked_by[culprit] = (floor, it.name)
-    parts = [f"{resource} limit {quantity.show(resource, limits[resource])} is below the smallest admissible instance type "
-             f"({name}, {quantity.show(resource, floor)} {resource})" for resource, (floor, name) in
-             sorted(blocked_by.items())]
+    parts = [f"{resource} limit {quantity.show(resource, limits[resource])} is below the smallest admissible "
+             f"instance type ({name}, {quantity.show(resource, floor)} {resource})"
+             for resource, (floor, name) in sorted(blocked_by.items())]
     return "; ".join(parts)
 
 
@@ -353,8 +353,8 @@ def _closest(v: Verdict | None) -> str:
 
 
 def _budget(base: _Side, head: _Side) -> PlacementBudget:
-    """One budget for every pair of the change (a pair's verdicts must not depend on how many pairs came first:
-    the pairs share the verdicts, so the budget is spent once)."""
+    """One placement budget for the whole change, as `simulate` has one per run: the pairs share each side's
+    verdicts, and however many NodePools changed, no more verdicts than the budget are asked."""
     memo = head.model.memo.setdefault("diff capacity budgets", {})
     found = memo.get(id(base))
     if found is None or found[0] is not base:
