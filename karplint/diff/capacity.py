@@ -32,8 +32,8 @@ from typing import Any
 from karplint.model import Model, Resource
 from karplint.provisioning import quantity
 from karplint.provisioning.catalog import Catalog
-from karplint.provisioning.nodepools import (ARCH, FAMILY, PoolSimulation, allocatable, explain_empty,
-                                             simulate_pool)
+from karplint.provisioning.nodepools import (ARCH, CAPACITY_TYPE, FAMILY, PoolSimulation, allocatable,
+                                             explain_empty, simulate_pool, values_of)
 from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.simulate import Omitted, simulate_pools
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
@@ -196,7 +196,10 @@ def _types(pair, base: _Side | None, head: _Side, catalog: Catalog) -> dict | No
 
 
 def _capacity_types(sim: PoolSimulation) -> set[str]:
-    return set(sim.summary()["capacity_types"]) if sim.types else set()
+    """The capacity types the pool can launch (as `PoolSimulation.summary` says them, without its cpu/memory
+    ranges)."""
+    allowed = sim.requirements.get(CAPACITY_TYPE)
+    return {c for c in values_of(sim.types, sim.type_reqs, CAPACITY_TYPE) if allowed.has(c)}
 
 
 def _emptied(sim: PoolSimulation) -> str:
@@ -309,9 +312,10 @@ def _key(res: Resource) -> tuple:
     return (res.kind, res.namespace, res.name)
 
 
-def _paired(base: _Side, head: _Side) -> list[tuple[Pod, Pod]]:
+def _paired(base: _Side, head: _Side) -> list[tuple[Pod, Pod, list[tuple[int, Resource]]]]:
     """Workloads (DaemonSets aside) present on both sides, by kind/namespace/name (and file when a name repeats
-    on a side: kustomize overlays); what stays ambiguous is left out."""
+    on a side: kustomize overlays); what stays ambiguous is left out. Grouped by what a verdict reads of them on
+    each side (most workloads share their constraints): (a base pod, a head pod, [(order, head workload)])."""
     memo = head.model.memo.setdefault("diff capacity pairs", {})
     found = memo.get(id(base))
     if found is not None and found[0] is base:
@@ -323,18 +327,25 @@ def _paired(base: _Side, head: _Side) -> list[tuple[Pod, Pod]]:
             if pod.res.kind != "DaemonSet" and pod.res.name is not None:
                 got.setdefault(_key(pod.res), []).append(pod)
         by_key.append(got)
-    out = []
+    pairs = []
     for key, olds in by_key[0].items():
         news = by_key[1].get(key)
         if not news:
             continue
         if len(olds) == 1 and len(news) == 1:
-            out.append((olds[0], news[0]))
+            pairs.append((olds[0], news[0]))
             continue
         for old in olds:
             same = [p for p in news if str(p.res.doc.path) == str(old.res.doc.path)]
             if len(same) == 1 and sum(str(p.res.doc.path) == str(old.res.doc.path) for p in olds) == 1:
-                out.append((old, same[0]))
+                pairs.append((old, same[0]))
+    groups: dict[tuple, tuple] = {}
+    for n, (old, new) in enumerate(pairs):
+        if old.unknown or new.unknown:
+            continue  # (cannot tell: nothing is said)
+        group = groups.setdefault((old.placement_key, new.placement_key), (old, new, []))
+        group[2].append((n, new.res))
+    out = list(groups.values())
     memo[id(base)] = (base, out)
     return out
 
@@ -387,8 +398,8 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
         return verdicts[key]
 
     lost, gained = [], []
-    for old, new in _paired(base, head):
-        if old.unknown or new.unknown or (same and old.placement_key == new.placement_key):
+    for old, new, members in _paired(base, head):
+        if same and old.placement_key == new.placement_key:
             continue
         was, now = hosts(old_sim, base, old), hosts(new_sim, head, new)
         if budget.left < 0:
@@ -404,14 +415,16 @@ def _workloads(pair, base: _Side, head: _Side) -> dict | None:
                     why += "; no NodePool is left"
                 elif closest.pool != pair.name:
                     why += f"; closest now: {_closest(closest)}"
-                lost.append(_entry(new.res, why + changed))
+                lost.extend((n, _entry(res, why + changed)) for n, res in members)
         elif was is False and now is True:
             hostable, closest = base.hostable(old, budget)
             if hostable is False:
                 why = f"NodePool `{pair.name}` can host it now; before, " + (
                     f"no NodePool could (closest: {_closest(closest)})" if closest is not None else
                     "there was no NodePool")
-                gained.append(_entry(new.res, why + changed))
+                gained.extend((n, _entry(res, why + changed)) for n, res in members)
+    lost = [entry for _n, entry in sorted(lost, key=lambda item: item[0])]  # (the workloads' order)
+    gained = [entry for _n, entry in sorted(gained, key=lambda item: item[0])]
     out: dict[str, Any] = {"unschedulable": lost, "schedulable": gained}
     if budget.left < 0:
         out["unknown"] = f"not every workload was checked: {budget.too_large()}"
