@@ -281,13 +281,20 @@ def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=froze
     return [k for k, v in need.items() if v > 0 and k not in unknown and have.get(k, 0) < v]
 
 
-def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
+def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = False) -> Verdict:
     """Can NodePool `sim` give `pod` a node? The verdict names the first obstacle, as Karpenter reports it.
-    Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints)."""
+    Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints).
+    `any_type`: the same verdict, but `types` may hold only the first type that fits (for callers that need the
+    verdict alone: the search through every fitting type is most of the cost on a broad NodePool)."""
     key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res))
     memo = sim.memo.setdefault("host", {})
     found = memo.get(key)
-    if found is None:
+    if found is None and any_type:
+        key += ("any type",)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _host(pod, sim, ds, any_type=True)
+    elif found is None:
         found = memo[key] = _host(pod, sim, ds)
     return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool)
 
@@ -319,7 +326,7 @@ def _compatible_types(sim: PoolSimulation, merged: Requirements, term: Requireme
     return out
 
 
-def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
+def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = False) -> Verdict:
     v = Verdict(sim.name, None, nodepool=sim.nodepool)
     if sim.unknown or pod.unknown or pod.terms is None:
         v.reason = sim.unknown or pod.unknown or "cannot tell"
@@ -358,6 +365,9 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
         need = {k: float(v) for k, v in pod.requests.items()}
         skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
         fitting, short = [], {}
+        if any_type and None in overhead.values() and any(overhead.get(it.name) is None for it in compat):
+            v.ok, v.reason = None, "a DaemonSet's placement or requests cannot be read"  # (as the full search says)
+            return v
         for it in compat:
             extra = overhead.get(it.name)
             if extra is None:
@@ -369,6 +379,8 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon]) -> Verdict:
             missing = _missing(_add(need, extra[0]), allocatable(it), skip)
             if not missing:
                 fitting.append(it.name)
+                if any_type:
+                    break
             for k in missing:
                 short[k] = short.get(k, 0) + 1
         if fitting:
