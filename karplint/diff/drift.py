@@ -313,7 +313,8 @@ def _ami_family(spec: dict) -> str | None:
     if isinstance(family, str):
         return family
     alias = _alias(spec)
-    return ALIAS_FAMILIES.get(alias[0], alias[0]) if alias else None
+    # (neither: `AMIFamily()` falls back to Custom, "unreachable" since validation asks for one of them)
+    return ALIAS_FAMILIES.get(alias[0], alias[0]) if alias else "Custom"
 
 
 def _ami_reasons(obj: str, before: dict, after: dict, head: Resource, unsure: str | None) -> list[dict]:

@@ -2,9 +2,10 @@
 admit.
 
 Karpenter (kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.go `areRequirementsDrifted`,
-L170@6e7eab7) builds requirements from the NodeClaim's labels and asks `Compatible` with the NodePool's
-`spec.template.spec.requirements`: a custom label the node lacks drifts it unless the new operator is NotIn or
-DoesNotExist (well-known labels may be undefined), and every key both define must intersect. Running nodes are
+L170@6e7eab7) builds requirements from the NodeClaim's labels and asks `Compatible` (no options) with the
+NodePool's `spec.template.spec.requirements`: a label the node lacks drifts it unless the new operator is NotIn or
+DoesNotExist, and every key both define must intersect. Nodes carry the labels of their instance type, zone and
+capacity type (well-known), and the template's labels. Running nodes are
 taken to be what the base requirements admitted (launched under them):
 
 - labels of instance types (family, size, arch, cpu...): the catalog types the base requirements admit, filtered
@@ -34,12 +35,14 @@ SOURCE = "kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.g
 _FEW_VALUES = {CAPACITY_TYPE: ("on-demand", "spot"), OS: ("linux", "windows")}
 # Keys whose values only the account knows.
 _ACCOUNT_VALUES = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id", "topology.kubernetes.io/region")
+_ZONES = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id")  # (every node has them)
 SHOWN_NAMES = 5
 
 
 def node_drifts(new_requirements: list[dict], labels: dict[str, str]) -> bool:
-    """`areRequirementsDrifted` for a node with `labels` against NodePool requirements as written."""
-    return from_labels(labels).compatible(from_node_selector_terms(new_requirements)) is not None
+    """`areRequirementsDrifted` for a node with `labels` against NodePool requirements as written (`Compatible`
+    without options: every key must be defined on the node, well-known ones too, unless NotIn/DoesNotExist)."""
+    return from_labels(labels).compatible(from_node_selector_terms(new_requirements), frozenset()) is not None
 
 
 @dataclass
@@ -108,6 +111,8 @@ def _key_outcome(key: str, base_all: Requirements, new: Requirement) -> KeyOutco
         if key in WELL_KNOWN_LABELS:
             if _admits_all(new):
                 return None
+            if key in _ZONES and not new.complement and not new.values:
+                return KeyOutcome(key, "all", f"`{key}` is now {new}: no zone is allowed, and every node has one")
             return KeyOutcome(key, "unknown", (
                 f"`{key}` is now required to be {new}; the values running nodes have are known only in the "
                 "cluster: nodes outside it are replaced"))
