@@ -84,15 +84,17 @@ def resource(doc: dict) -> Resource:
     return model.resources[0]
 
 
-def nodepool(requirements=None, *, labels=None, name="general", **template_spec) -> Resource:
-    spec = {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": requirements if requirements is not None else []}
-    spec.update(template_spec)
-    template = {"spec": spec}
+def nodepool(requirements=None, *, labels=None, name="general", spec=None, **template_spec) -> Resource:
+    """A v1 NodePool; `spec`: fields beside the template (weight, limits, disruption), `template_spec`: fields of
+    the template's spec."""
+    inner = {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+             "requirements": requirements if requirements is not None else []}
+    inner.update(template_spec)
+    template = {"spec": inner}
     if labels:
         template["metadata"] = {"labels": labels}
     return resource({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
-                     "spec": {"template": template}})
+                     "spec": dict(spec or {}, template=template)})
 
 
 def nodeclass(api_version="karpenter.k8s.aws/v1", **spec) -> Resource:
