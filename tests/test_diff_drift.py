@@ -285,3 +285,22 @@ def test_every_reason_cites_upstream_code():
 def test_stand_in_matches_the_contract():
     rule = field_rule("NodePool", "karpenter.sh/v1", ("spec", "template", "spec", "taints", 0, "key"), R)
     assert rule == FieldRule("spec.template.spec.taints", True, "hash", rule.source)
+
+
+def test_drift_behind_the_alpha_feature_gate_is_unknown():
+    """At 0.32 the Drift feature gate is off by default: a hash change drifts only where it was turned on."""
+    doc = _pool(nodepool([], labels={"a": "1"}), nodepool([], labels={"a": "2"}), release=V("0.32.10"))
+    assert doc["verdict"] == "unknown"
+    assert [r["drifts"] for r in doc["reasons"]] == ["unknown", "unknown"]
+    assert "options.go@14dda61#L99" in doc["reasons"][-1]["source"]
+    assert _pool(nodepool([], labels={"a": "1"}), nodepool([], labels={"a": "2"}), release=V("0.33.0"))[
+        "verdict"] == "all"
+
+
+def test_api_version_change_makes_hash_changes_unknown():
+    before = nodeclass(api_version="karpenter.k8s.aws/v1beta1", amiFamily="AL2023", amiSelectorTerms=None,
+                       tags={"a": "1"})
+    after = nodeclass(amiFamily="AL2023", amiSelectorTerms=[{"alias": "al2023@latest"}], tags={"a": "2"})
+    reasons = _class(before, after)
+    assert ("spec.tags", "unknown") in _fields(reasons)
+    assert "apiVersion changes" in next(r for r in reasons if r["field"] == "spec.tags")["why"]

@@ -242,6 +242,13 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
     return list(by_row.values())
 
 
+def _api_version_unsure(base: Resource, head: Resource) -> str | None:
+    if base.api_version == head.api_version:
+        return None
+    return (f"the apiVersion changes from {base.api_version} to {head.api_version}: Karpenter hashes the object as "
+            "the API server converts it, which karplint does not rebuild")
+
+
 def _release_reasons(kind: str, obj: str, base_release: Version | None,
                      release: Version | None) -> tuple[list[dict], str | None]:
     """(reasons about a release change between the sides, why hash changes are uncertain or None)."""
@@ -279,6 +286,7 @@ def nodeclass_drift(base: Resource | None, head: Resource | None, *, release: Ve
             "not drifted; NodePools that still name it cannot launch new nodes"), SRC_NODECLASS_FINALIZE)]
     rules = _field_rule_of(rules)
     out, unsure = _release_reasons("EC2NodeClass", obj, base_release, release)
+    unsure = unsure or _api_version_unsure(base, head)
     before, after = _spec(base, base_release or release), _spec(head, release)
     changes = field_changes(before, after, ("spec",))
     dynamic = {"amiSelectorTerms", "amiFamily", "subnetSelectorTerms", "securityGroupSelectorTerms",
@@ -492,6 +500,7 @@ def nodepool_drift(pair, *, release: Version | None, nodeclass_reasons: list[dic
             "the NodePool is removed: its nodes are deleted, not replaced")
     rules = _field_rule_of(rules)
     out, unsure = _release_reasons("NodePool", obj, base_release, release)
+    unsure = unsure or _api_version_unsure(pair.base, pair.head)
     before, after = _spec(pair.base, base_release or release), _spec(pair.head, release)
     changes = field_changes(before, after, ("spec",))
     reqs_path = ("spec", "template", "spec", "requirements")
@@ -510,9 +519,31 @@ def nodepool_drift(pair, *, release: Version | None, nodeclass_reasons: list[dic
     if any(c[0][:4] == reqs_path for c in changes):
         out += _requirement_reasons(obj, pair.base, pair.head, catalog)
     out += [dict(r) for r in nodeclass_reasons]
+    out = _feature_gate(obj, out, release)
     drifting = [r for r in out if r["drifts"] != "none"]
     verdict = combine(r["drifts"] for r in drifting)
     return _verdict(verdict, drifting, [r for r in out if r["drifts"] == "none"], _summary(verdict, drifting))
+
+
+# Before 0.33.0 drift was an alpha feature gate, off by default (core pkg/operator/options/options.go
+# `FEATURE_GATES` default "Drift=false" at v0.32.0, "Drift=true" from v0.33.0; the gate is gone in v1).
+DRIFT_DEFAULT_ON = V("0.33.0")
+SRC_GATE = f"{CORE} pkg/operator/options/options.go@14dda61#L99"
+
+
+def _feature_gate(obj: str, reasons: list[dict], release: Version | None) -> list[dict]:
+    """Below 0.33.0 nodes drift only where the Drift feature gate was turned on: drifting reasons become unknown."""
+    if release is None or release >= DRIFT_DEFAULT_ON or not any(r["drifts"] in ("all", "some") for r in reasons):
+        return reasons
+    out = []
+    for r in reasons:
+        if r["drifts"] in ("all", "some"):
+            r = dict(r, drifts="unknown", why=r["why"] + f" (if the Drift feature gate is on: {r['drifts']})")
+        out.append(r)
+    out.append(reason(obj, None, "unknown", (
+        f"at {release} drift is an alpha feature gate, off by default (`settings.featureGates.drift`): with it "
+        "off, no node is replaced for drift"), SRC_GATE))
+    return out
 
 
 def _ref(ref) -> str:
