@@ -304,3 +304,19 @@ def test_api_version_change_makes_hash_changes_unknown():
     reasons = _class(before, after)
     assert ("spec.tags", "unknown") in _fields(reasons)
     assert "apiVersion changes" in next(r for r in reasons if r["field"] == "spec.tags")["why"]
+
+
+def test_a_spec_that_is_no_mapping_is_unknown():
+    from diff_drift_support import resource
+
+    def templated(expr):
+        return resource({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+                         "spec": expr})
+    doc = _pool(templated("${jsonencode(var.a)}"), templated("${jsonencode(var.b)}"))
+    assert (doc["verdict"], _fields(doc["reasons"])) == ("unknown", [("spec", "unknown")])
+    assert _pool(templated("${x}"), templated("${x}"))["verdict"] == "none"
+
+
+def test_a_field_outside_the_table_cites_the_hash_function():
+    reasons = _class(nodeclass(), nodeclass(someNewField="x"))
+    assert "ec2nodeclass.go@bde0065#L597" in reasons[0]["source"]

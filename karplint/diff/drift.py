@@ -65,6 +65,7 @@ HASH_VERSIONS: dict[str, list[tuple[str, str | None]]] = {
 HASH_VERSION_SOURCE = {"NodePool": _core("pkg/apis/v1/nodepool.go", 334),
                        "EC2NodeClass": _aws("pkg/apis/v1/ec2nodeclass.go", 595)}
 
+_HASH_SOURCE = {"NodePool": SRC_NODEPOOL_HASH, "EC2NodeClass": SRC_NODECLASS_HASH}
 _RANK = {"all": 3, "some": 2, "unknown": 1, "none": 0}
 _ABSENT = object()
 
@@ -178,7 +179,7 @@ def _spec(res: Resource, release: Version | None) -> dict:
         from karplint.schema import schema_for
 
         found = schema_for(res, release or LATEST)
-    except (ValueError, OSError):
+    except (ValueError, OSError, KeyError, TypeError):  # (an apiVersion no release serves: no defaults)
         found = None
     if found is not None:
         props = found[1].get("properties") if isinstance(found[1], dict) else None
@@ -216,7 +217,7 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
         shown = f"`{format_path(path)}` ({_show(before)} -> {_show(after)})"
         if rule.drifts is None or rule.how == "unknown":
             r = reason(obj, row, "unknown", f"{shown}: karplint's drift table has no verdict for this field "
-                       f"at {release or LATEST}", rule.source or "")
+                       f"at {release or LATEST}", rule.source or _HASH_SOURCE[kind])
         elif rule.how.startswith("dynamic:"):
             r = reason(obj, row, "unknown", f"{shown}: checked by Karpenter against what the cluster resolves "
                        f"({rule.how[8:]}), which karplint cannot see", rule.source)
@@ -247,6 +248,15 @@ def _api_version_unsure(base: Resource, head: Resource) -> str | None:
         return None
     return (f"the apiVersion changes from {base.api_version} to {head.api_version}: Karpenter hashes the object as "
             "the API server converts it, which karplint does not rebuild")
+
+
+def _unreadable_spec(obj: str, base: Resource, head: Resource, source: str) -> list[dict]:
+    """A reason when either side's `spec` is no mapping (a template expression, a scalar): nothing to compare."""
+    raw = [r.data.get("spec") for r in (base, head)]
+    if all(v is None or isinstance(v, dict) for v in raw) or same(raw[0], raw[1]):
+        return []
+    return [reason(obj, "spec", "unknown", f"`spec` is {_show(raw[1])} (was {_show(raw[0])}), not a mapping "
+                   "karplint can compare", source)]
 
 
 def _release_reasons(kind: str, obj: str, base_release: Version | None,
@@ -284,6 +294,9 @@ def nodeclass_drift(base: Resource | None, head: Resource | None, *, release: Ve
         return [reason(obj, None, "none", (
             "the EC2NodeClass is deleted: its finalizer waits until no NodeClaim uses it, so running nodes are "
             "not drifted; NodePools that still name it cannot launch new nodes"), SRC_NODECLASS_FINALIZE)]
+    unreadable = _unreadable_spec(obj, base, head, SRC_NODECLASS_HASH)
+    if unreadable:
+        return unreadable
     rules = _field_rule_of(rules)
     out, unsure = _release_reasons("EC2NodeClass", obj, base_release, release)
     unsure = unsure or _api_version_unsure(base, head)
@@ -498,6 +511,9 @@ def nodepool_drift(pair, *, release: Version | None, nodeclass_reasons: list[dic
             "the NodePool is deleted: its NodeClaims are owned by it, so Kubernetes deletes them and their nodes "
             "are drained and deleted, not drifted"), SRC_OWNER)],
             "the NodePool is removed: its nodes are deleted, not replaced")
+    unreadable = _unreadable_spec(obj, pair.base, pair.head, SRC_NODEPOOL_HASH)
+    if unreadable:
+        return _verdict("unknown", unreadable, [], "nodes may be replaced: " + unreadable[0]["why"])
     rules = _field_rule_of(rules)
     out, unsure = _release_reasons("NodePool", obj, base_release, release)
     unsure = unsure or _api_version_unsure(pair.base, pair.head)
