@@ -120,7 +120,8 @@ def test_capacity_reservations_only_added_drift_nothing():
 def test_a_default_written_out_is_no_change():
     """The CRD's defaults are what the API server stores: metadataOptions and expireAfter written as their
     defaults change nothing."""
-    assert _class(nodeclass(), nodeclass(metadataOptions={"httpTokens": "required", "httpPutResponseHopLimit": 1})) == []
+    written = {"httpTokens": "required", "httpPutResponseHopLimit": 1}
+    assert _class(nodeclass(), nodeclass(metadataOptions=written)) == []
     doc = _pool(nodepool([]), nodepool([], expireAfter="720h"))
     assert (doc["verdict"], doc["reasons"], doc["not_drifting"]) == ("none", [], [])
 

@@ -30,7 +30,7 @@ import copy
 
 import pytest
 
-from diff_drift_support import Pair, field_rule, nodeclass, nodepool, resource
+from diff_drift_support import Pair, field_rule, nodepool, resource
 from karplint.diff.drift import nodeclass_drift, nodepool_drift
 from karplint.diff.drift_requirements import node_drifts
 from karplint.model.versions import V
@@ -219,7 +219,8 @@ HASH_TEMPLATE = {
                  "labels": {"keyLabel": "valueLabel"}},
     "spec": {"requirements": [], "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
                                                   "name": "default"},
-             "taints": [{"key": "key", "effect": "NoExecute"}], "startupTaints": [{"key": "key", "effect": "NoExecute"}],
+             "taints": [{"key": "key", "effect": "NoExecute"}],
+             "startupTaints": [{"key": "key", "effect": "NoExecute"}],
              "expireAfter": "5m", "terminationGracePeriod": "5m"},
 }
 
