@@ -321,3 +321,41 @@ def test_a_spec_that_is_no_mapping_is_unknown():
 def test_a_field_outside_the_table_cites_the_hash_function():
     reasons = _class(nodeclass(), nodeclass(someNewField="x"))
     assert "ec2nodeclass.go@bde0065#L597" in reasons[0]["source"]
+
+
+# ------------------------------------------------------------------------------------------- real history
+# aws/karpenter-provider-aws commit 66019a6e7eb35b9ab81f98bbb4b2ec2a66114c82 ("docs: Update v1beta1 to v1
+# examples", #6609), examples/v1beta1/general-purpose.yaml -> examples/v1/general-purpose.yaml (Apache-2.0),
+# excerpts: the v1beta1 EC2NodeClass used amiFamily AL2, the v1 one the alias al2023@latest.
+GENERAL_PURPOSE_BEFORE = {
+    "apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+    "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole-${CLUSTER_NAME}",
+             "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "${CLUSTER_NAME}"}}],
+             "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "${CLUSTER_NAME}"}}]}}
+GENERAL_PURPOSE_AFTER = {
+    "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+    "spec": {"role": "KarpenterNodeRole-${CLUSTER_NAME}",
+             "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "${CLUSTER_NAME}"}}],
+             "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "${CLUSTER_NAME}"}}],
+             "amiSelectorTerms": [{"alias": "al2023@latest"}]}}
+
+
+def test_moving_from_al2_to_the_al2023_alias_replaces_every_node():
+    """The hash comparison across apiVersions is unknown, but the images are certain: AL2's images are not among
+    AL2023's, so every node drifts (isAMIDrifted)."""
+    from diff_drift_support import resource
+
+    reasons = _class(resource(GENERAL_PURPOSE_BEFORE), resource(GENERAL_PURPOSE_AFTER), release=V("1.0.0"))
+    assert _fields(reasons) == [("spec.amiFamily", "unknown"), ("spec.amiSelectorTerms", "all")]
+    assert "from the AL2023 family instead of AL2" in reasons[1]["why"]
+    pool = nodepool([_req("kubernetes.io/arch", "In", "amd64")])
+    doc = _pool(pool, pool, nodeclass_reasons=reasons, release=V("1.0.0"))
+    assert (doc["verdict"], doc["summary"]) == ("all", "every node is replaced")
+
+
+def test_family_change_with_images_by_id_keeps_the_images():
+    """amiFamily only picks the bootstrap when ids pick the images: the hash decides (v1: the resolved family),
+    the images stay."""
+    before = nodeclass(amiFamily="AL2", amiSelectorTerms=[{"id": "ami-1"}])
+    after = nodeclass(amiFamily="AL2023", amiSelectorTerms=[{"id": "ami-1"}])
+    assert _fields(_class(before, after)) == [("spec.amiFamily", "all")]

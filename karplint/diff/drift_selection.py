@@ -5,8 +5,8 @@ reservation selection (aws/karpenter-provider-aws pkg/cloudprovider/drift.go@bde
 from __future__ import annotations
 
 from karplint.diff.drift_changes import (
-    SRC_AMI, SRC_AMI_MAP, SRC_NODECLASS_HASH, SRC_RESERVATIONS, SRC_SECURITY_GROUPS, SRC_SUBNET, canon, reason,
-    same, show,
+    SRC_AMI, SRC_AMI_MAP, SRC_NODECLASS_HASH, SRC_RESERVATIONS, SRC_SECURITY_GROUPS, SRC_SUBNET, SRC_V1BETA1_HASH,
+    canon, reason, same, show,
 )
 from karplint.model import Resource
 from karplint.model.labels import ALIAS_FAMILIES
@@ -46,10 +46,16 @@ def ami_reasons(obj: str, before: dict, after: dict, head: Resource, unsure: str
                 f"the AMI family resolves to {fam_h or 'nothing'} instead of {fam_b or 'nothing'}: the resolved "
                 "family is part of the EC2NodeClass drift hash") + (f", but {unsure}" if unsure else ""),
                 SRC_NODECLASS_HASH))
-        else:
+        else:  # v1beta1 hashes the field itself
             out.append(reason(obj, "spec.amiFamily", "unknown" if unsure else "all", (
-                f"`amiFamily` changes from {fam_b} to {fam_h}: the nodes' images come from another family") +
-                (f", but {unsure}" if unsure else ""), SRC_AMI))
+                f"`amiFamily` changes from {fam_b} to {fam_h}: part of the EC2NodeClass drift hash") +
+                (f", but {unsure}" if unsure else ""), SRC_V1BETA1_HASH))
+        if _family_images(before) and _family_images(after) and "Custom" not in (fam_b, fam_h):
+            # (images picked by the family, not by ids, names or tags: no image of the old family is selected)
+            out.append(reason(obj, "spec.amiSelectorTerms", "all", (
+                f"the images now come from the {fam_h} family instead of {fam_b}: no running node has one of them"),
+                SRC_AMI))
+            return out
     elif "amiFamily" in before or "amiFamily" in after:
         if not same(before.get("amiFamily"), after.get("amiFamily")) and head.version == "v1":
             out.append(reason(obj, "spec.amiFamily", "none", (
@@ -61,11 +67,7 @@ def ami_reasons(obj: str, before: dict, after: dict, head: Resource, unsure: str
     alias_b, alias_h = _alias(before), _alias(after)
     if alias_b and alias_h and len(terms_b) == len(terms_h) == 1:
         (fb, vb), (fh, vh) = alias_b, alias_h
-        if fb != fh:
-            out.append(reason(obj, field, "all", (
-                f"the AMI alias moves from {fb}@{vb} to {fh}@{vh}: images of another family, which no running "
-                "node has"), SRC_AMI))
-        elif vb != vh and "latest" not in (vb.lower(), vh.lower()):
+        if vb != vh and "latest" not in (vb.lower(), vh.lower()):
             out.append(reason(obj, field, "all", (
                 f"the AMI alias moves from {fb}@{vb} to {fh}@{vh}: running nodes have an image of {vb}, which the "
                 "new selection does not hold"), SRC_AMI))
@@ -96,6 +98,12 @@ def ami_reasons(obj: str, before: dict, after: dict, head: Resource, unsure: str
         "is no longer the one selected for their instance type are replaced; which images the terms select is "
         "resolved in the account"), SRC_AMI))
     return out
+
+
+def _family_images(spec: dict) -> bool:
+    """The images are the family's own: an alias, or (v1beta1) no terms at all (the family's SSM parameters)."""
+    terms = spec.get("amiSelectorTerms") or []
+    return not terms or _alias(spec) is not None and len(terms) == 1
 
 
 def _ids(terms: list) -> set[str] | None:
