@@ -359,3 +359,14 @@ def test_family_change_with_images_by_id_keeps_the_images():
     before = nodeclass(amiFamily="AL2", amiSelectorTerms=[{"id": "ami-1"}])
     after = nodeclass(amiFamily="AL2023", amiSelectorTerms=[{"id": "ami-1"}])
     assert _fields(_class(before, after)) == [("spec.amiFamily", "all")]
+
+
+def test_no_requirements_list_reads_as_none():
+    from diff_drift_support import resource
+
+    bare = resource({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+                     "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws",
+                                                                     "kind": "EC2NodeClass", "name": "default"}}}}})
+    doc = _pool(bare, nodepool([_req(CT, "In", "on-demand")]))
+    assert doc["verdict"] == "some"
+    assert doc["reasons"][0]["lost"] == ["spot"]

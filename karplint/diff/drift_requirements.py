@@ -20,6 +20,8 @@ taken to be what the base requirements admitted (launched under them):
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
 
 from karplint.model import Resource
@@ -37,6 +39,7 @@ _FEW_VALUES = {CAPACITY_TYPE: ("on-demand", "spot"), OS: ("linux", "windows")}
 _ACCOUNT_VALUES = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id", "topology.kubernetes.io/region")
 _ZONES = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id")  # (every node has them)
 SHOWN_NAMES = 5
+_PATH = ("spec", "template", "spec", "requirements")
 
 
 def node_drifts(new_requirements: list[dict], labels: dict[str, str]) -> bool:
@@ -57,6 +60,14 @@ class KeyOutcome:
 
 def _requirements(np: Resource, catalog: Catalog):
     """(simulation, Requirements of spec.template.spec.requirements only, Requirements with template labels)."""
+    if np.get(_PATH) is None:  # (no list: no requirement, as an empty one; the simulation wants a list)
+        data = copy.copy(np.data)
+        data["spec"] = spec = dict(np.spec)
+        spec["template"] = template = dict(spec.get("template") or {}) if isinstance(spec.get("template"),
+                                                                                    (dict, type(None))) else {}
+        template["spec"] = dict(template.get("spec") or {}, requirements=[]) \
+            if isinstance(template.get("spec"), (dict, type(None))) else {"requirements": []}
+        np = Resource(dataclasses.replace(np.doc, data=data), np.api_version, np.kind)
     sim = simulate_pool(np, catalog)
     if sim.unknown:
         return sim, None, None
