@@ -370,3 +370,11 @@ def test_no_requirements_list_reads_as_none():
     doc = _pool(bare, nodepool([_req(CT, "In", "on-demand")]))
     assert doc["verdict"] == "some"
     assert doc["reasons"][0]["lost"] == ["spot"]
+
+
+def test_the_same_duration_written_otherwise_is_no_change():
+    """NillableDuration hashes the parsed duration (its `Raw` text is hash:"ignore")."""
+    doc = _pool(nodepool([], expireAfter="24h", terminationGracePeriod="1h"),
+                nodepool([], expireAfter="1440m", terminationGracePeriod="60m"))
+    assert (doc["verdict"], doc["reasons"]) == ("none", [])
+    assert _pool(nodepool([], expireAfter="24h"), nodepool([], expireAfter="25h"))["verdict"] == "all"

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from karplint.model import Resource
+from karplint.model.durations import NEVER, parse_go_duration
 from karplint.model.versions import LATEST, Version
 
 CORE = "kubernetes-sigs/karpenter"
@@ -90,6 +91,8 @@ def _walk(a: Any, b: Any, path: tuple, out: list) -> None:
         b = ABSENT
     if a is ABSENT and b is ABSENT or a is not ABSENT and b is not ABSENT and same(a, b):
         return
+    if path and path[-1] in DURATION_FIELDS and _seconds(a) is not None and _seconds(a) == _seconds(b):
+        return  # ("24h" and "1440m": the hash sees the parsed time.Duration, not the text)
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
             _walk(a.get(k, ABSENT), b.get(k, ABSENT), path + (k,), out)
@@ -99,6 +102,17 @@ def _walk(a: Any, b: Any, path: tuple, out: list) -> None:
             _walk(x, y, path + (i,), out)
         return
     out.append((path, a, b))
+
+
+# Duration fields (core pkg/apis/v1/duration.go `NillableDuration`: the text `Raw` is `hash:"ignore"`; metav1.Duration
+# holds the parsed value only).
+DURATION_FIELDS = frozenset({"expireAfter", "terminationGracePeriod", "consolidateAfter"})
+
+
+def _seconds(value: Any) -> float | None:
+    if value == NEVER:
+        return float("inf")
+    return parse_go_duration(value) if isinstance(value, str) else None
 
 
 def with_defaults(value: Any, schema: dict | None) -> Any:
