@@ -378,3 +378,11 @@ def test_the_same_duration_written_otherwise_is_no_change():
                 nodepool([], expireAfter="1440m", terminationGracePeriod="60m"))
     assert (doc["verdict"], doc["reasons"]) == ("none", [])
     assert _pool(nodepool([], expireAfter="24h"), nodepool([], expireAfter="25h"))["verdict"] == "all"
+
+
+def test_a_table_without_that_column_is_unknown():
+    def no_column(kind, api_version, path, release):
+        raise KeyError(api_version)
+
+    reasons = nodeclass_drift(nodeclass(), nodeclass(tags={"a": "b"}), release=R, rules=no_column)
+    assert _fields(reasons) == [("spec.tags", "unknown")]

@@ -42,6 +42,11 @@ HASH_VERSIONS: dict[str, list[tuple[str, str | None]]] = {
 HASH_VERSION_SOURCE = {"NodePool": core_source("pkg/apis/v1/nodepool.go", 334),
                        "EC2NodeClass": aws_source("pkg/apis/v1/ec2nodeclass.go", 595)}
 
+class _NoRule:
+    path, drifts, how, source = "", None, "unknown", ""
+
+
+_NO_RULE = _NoRule()
 _HASH_SOURCE = {"NodePool": SRC_NODEPOOL_HASH, "EC2NodeClass": SRC_NODECLASS_HASH}
 _RANK = {"all": 3, "some": 2, "unknown": 1, "none": 0}
 
@@ -81,7 +86,10 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
     """One reason per table row that the changes touch."""
     by_row: dict[str, dict] = {}
     for path, before, after in changes:
-        rule = rules(kind, api_version, path, release)
+        try:
+            rule = rules(kind, api_version, path, release)
+        except (LookupError, ValueError):  # (a kind or apiVersion the table has no column for)
+            rule = _NO_RULE
         row = rule.path if rule.drifts is not None and rule.path else format_path(path)
         templated = has_placeholder_within(before) or has_placeholder_within(after)
         zero_only = (before is ABSENT and is_zero(after)) or (after is ABSENT and is_zero(before))
