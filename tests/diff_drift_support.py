@@ -35,7 +35,7 @@ ROWS = {
 }
 for _f in ("userData", "tags", "context", "detailedMonitoring", "instanceStorePolicy", "associatePublicIPAddress",
            "metadataOptions", "blockDeviceMappings", "role", "instanceProfile", "kubelet", "cpuOptions",
-           "connectionTracking", "placementGroupSelector"):
+           "connectionTracking", "placementGroupSelector", "networkInterfaces"):
     ROWS[("EC2NodeClass", f"spec.{_f}")] = (True, "hash", _NC + "#L30")
 
 

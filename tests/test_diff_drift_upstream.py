@@ -7,10 +7,12 @@ against requirements) is a case here, citing its name and file:line@commit. Sour
 - H: kubernetes-sigs/karpenter pkg/controllers/nodepool/hash/suite_test.go@6e7eab7
 - E: aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass_hash_test.go@bde0065 (tag v1.14.1)
 - P: aws/karpenter-provider-aws pkg/cloudprovider/suite_test.go@bde0065, Context "NodeClaim Drift"
+- A: aws/karpenter-provider-aws test/suites/drift/suite_test.go@bde0065 (end-to-end: the change applied to a cluster)
+- G: kubernetes-sigs/karpenter test/suites/regression/drift_test.go@6e7eab7 (end-to-end)
 
-Translated: C 18, H 2, E 60, P 31 (111 cases).
+Translated: C 18, H 2, E 60, P 31, A 16, G 5 (132 cases).
 
-Left out (input is cluster or in-flight state, not two versions of a file), 40:
+Left out (input is cluster or in-flight state, not two versions of a file), 52:
 - C (19): L83-84 managed/unmanaged NodeClaims (which Karpenter owns the node class); L86, L95, L104, L116 stale
   instance types and offerings (the cloud provider's live instance types); L134, L151 static/requirements drift
   found before cloud-provider drift (the order checks run in, not a verdict); L166, L178, L198 the Launched and
@@ -22,6 +24,10 @@ Left out (input is cluster or in-flight state, not two versions of a file), 40:
 - P (15): L817, L823 missing NodeClass/NodePool; L829 image id in the NodeClaim's status; L835 several reasons with
   a forged hash annotation; L861, L873 empty status lists (errors); L949 a reservation falling back to on-demand;
   L994, L999, L1004, L1010 errors on missing NodeClaim data; L1181, L1193, L1207, L1224 hash annotations.
+- A (3): L115 deprecated AMIs (the account's images); L475 hash-version annotations; L578 a reserved node demoted
+  to on-demand (in-flight).
+- G (9): L66, L119, L188, L249, L270 budgets (the pace of the rollout, not whether nodes drift: `rollout`'s part);
+  L374 hash-version annotations; L423, L473, L528 replacements that never come up, unhealthy PDBs.
 """
 
 from __future__ import annotations
@@ -496,3 +502,111 @@ def test_ami_no_longer_selected_for_the_instance_type():
     reasons = _class(before, after)
     assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.amiSelectorTerms", "some")]
     assert "ami-arm" in reasons[0]["why"]
+
+
+# ------------------------------------------------------------------------------ A: provider end-to-end drift
+A = "aws/karpenter-provider-aws test/suites/drift/suite_test.go@bde0065"
+E2E_CLASS = {"role": "KarpenterNodeRole-test", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+             "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
+             "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]}
+
+
+@pytest.mark.parametrize("line,before,after,field", [
+    (94, {"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-old"}]},
+     {"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-new"}]}, "spec.amiSelectorTerms"),
+    (152, {"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-arm"}]},
+     {"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-amd"}]}, "spec.amiSelectorTerms"),
+    (173, {"securityGroupSelectorTerms": [{"id": "sg-drift"}, {"id": "sg-1"}]},
+     {"securityGroupSelectorTerms": [{"id": "sg-1"}]}, "spec.securityGroupSelectorTerms"),
+    (252, {"subnetSelectorTerms": [{"id": "subnet-0"}]}, {"subnetSelectorTerms": [{"id": "subnet-1"}]},
+     "spec.subnetSelectorTerms"),
+], ids=["AMIs", "AMI for another architecture", "securitygroup", "subnets"])
+def test_e2e_selection_changes_drift_the_node(line, before, after, field):
+    """A :94 should disrupt nodes that have drifted due to AMIs, :152 should return drifted if the AMI no longer
+    matches the existing NodeClaims instance type, :173 ... due to securitygroup, :252 ... due to subnets."""
+    reasons = _class(dict(E2E_CLASS, **before), dict(E2E_CLASS, **after))
+    assert [(r["field"], r["drifts"]) for r in reasons] == [(field, "all")]
+
+
+E2E_ENTRIES = [  # A :273 DescribeTable "EC2NodeClass", entries :291-313
+    ("UserData", 291, {"userData": "#!/bin/bash\necho \"Hello, AL2023\""}, "spec.userData"),
+    ("Tags", 292, {"tags": {"keyTag-test-3": "valueTag-test-3"}}, "spec.tags"),
+    ("MetadataOptions", 293, {"metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 10}},
+     "spec.metadataOptions"),
+    ("BlockDeviceMappings", 294, {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
+        "volumeSize": "20Gi", "volumeType": "gp3", "encrypted": True}}]}, "spec.blockDeviceMappings"),
+    ("DetailedMonitoring", 303, {"detailedMonitoring": True}, "spec.detailedMonitoring"),
+    ("AMIFamily", 304, {"amiSelectorTerms": [{"alias": "bottlerocket@latest"}]}, None),
+    ("KubeletConfiguration", 307, {"kubelet": {"evictionSoft": {"memory.available": "5%"},
+                                               "evictionSoftGracePeriod": {"memory.available": "1m"}}},
+     "spec.kubelet"),
+    ("NetworkInterfaces", 313, {"networkInterfaces": [{"networkCardIndex": 0, "deviceIndex": 0,
+                                                       "interfaceType": "interface"}]}, "spec.networkInterfaces"),
+]
+
+
+@pytest.mark.parametrize("name,line,changes,row", E2E_ENTRIES, ids=[e[0] for e in E2E_ENTRIES])
+def test_e2e_nodeclass_fields_drift_the_node(name, line, changes, row):
+    reasons = _class(E2E_CLASS, dict(E2E_CLASS, **changes))
+    if row is None:  # (the family: by the hash and by the images)
+        assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.amiFamily", "all"),
+                                                                 ("spec.amiSelectorTerms", "all")]
+    else:
+        assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+
+
+def test_e2e_instance_profile_and_role_changes_drift():
+    """A :319 should drift the EC2NodeClass on InstanceProfile, :350 should drift nodeclaims when spec.role
+    changes (and back)."""
+    with_profile = {k: v for k, v in E2E_CLASS.items() if k != "role"}
+    first = dict(with_profile, instanceProfile="KarpenterNodeInstanceProfile-test")
+    second = dict(with_profile, instanceProfile="KarpenterNodeInstanceProfile-Drift-test")
+    assert [(r["field"], r["drifts"]) for r in _class(first, second)] == [("spec.instanceProfile", "all")]
+    other_role = dict(E2E_CLASS, role="KarpenterNodeRole-test-2")
+    assert [(r["field"], r["drifts"]) for r in _class(E2E_CLASS, other_role)] == [("spec.role", "all")]
+    assert [(r["field"], r["drifts"]) for r in _class(other_role, E2E_CLASS)] == [("spec.role", "all")]
+
+
+def test_e2e_volume_size_drifts():
+    """A :444 should drift the EC2NodeClass on BlockDeviceMappings volume size update."""
+    before = dict(E2E_CLASS, blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "20Gi"}}])
+    after = dict(E2E_CLASS, blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "100Gi"}}])
+    assert [(r["field"], r["drifts"]) for r in _class(before, after)] == [("spec.blockDeviceMappings", "all")]
+
+
+def test_e2e_reservation_no_longer_selected():
+    """A :556 should drift nodeclaim when the reservation is no longer selected by the nodeclass (the reserved
+    node; nodes outside reservations stay)."""
+    before = dict(E2E_CLASS, capacityReservationSelectorTerms=[{"id": "cr-large"}])
+    after = dict(E2E_CLASS, capacityReservationSelectorTerms=[{"id": "cr-xlarge"}])
+    assert [(r["field"], r["drifts"]) for r in _class(before, after)] == [
+        ("spec.capacityReservationSelectorTerms", "some")]
+
+
+# ------------------------------------------------------------------------------ G: core end-to-end drift
+E2E_TEMPLATE = {"spec": {"requirements": [_req(CT, "In", "on-demand"),
+                                          _req("karpenter.k8s.aws/instance-category", "In", "c", "m", "r")],
+                         "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}},
+                "metadata": {"labels": {"testing/cluster": "unspecified"}}}
+E2E_POOL_ENTRIES = [  # G :298 DescribeTable "NodePool Drift", entries :345-365 (test.NodePool merges the template)
+    ("Annotations", 345, {"metadata": {"annotations": {"keyAnnotationTest": "valueAnnotationTest"}}},
+     "spec.template.metadata.annotations"),
+    ("Labels", 350, {"metadata": {"labels": {"keyLabelTest": "valueLabelTest"}}}, "spec.template.metadata.labels"),
+    ("Taints", 355, {"spec": {"taints": [{"key": "example.com/another-taint-2", "effect": "PreferNoSchedule"}]}},
+     "spec.template.spec.taints"),
+    ("Start-up Taints", 360, {"spec": {"startupTaints": [{"key": "example.com/another-taint-2",
+                                                          "effect": "PreferNoSchedule"}]}},
+     "spec.template.spec.startupTaints"),
+    ("NodeRequirements", 365, {"spec": {"requirements": [_req(CT, "In", "spot")]}},
+     "spec.template.spec.requirements"),
+]
+
+
+@pytest.mark.parametrize("name,line,changes,row", E2E_POOL_ENTRIES, ids=[e[0] for e in E2E_POOL_ENTRIES])
+def test_e2e_nodepool_changes_drift_the_node(name, line, changes, row):
+    after = _merge(E2E_TEMPLATE, changes)
+    if name == "NodeRequirements":  # (the requirements list is replaced, as the test's comment says)
+        after["spec"]["requirements"] = changes["spec"]["requirements"]
+    doc = _pool(_np(E2E_TEMPLATE), _np(after))
+    assert doc["verdict"] == "all"
+    assert [(r["field"], r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
