@@ -386,3 +386,10 @@ def test_a_table_without_that_column_is_unknown():
 
     reasons = nodeclass_drift(nodeclass(), nodeclass(tags={"a": "b"}), release=R, rules=no_column)
     assert _fields(reasons) == [("spec.tags", "unknown")]
+
+
+def test_without_a_catalog_the_bundled_one_is_used():
+    doc = nodepool_drift(Pair("NodePool", "general", None, nodepool([_req(FAMILY, "In", "m5", "c5")]),
+                              nodepool([_req(FAMILY, "In", "m5")])),
+                         release=R, nodeclass_reasons=[], catalog=None, rules=field_rule)
+    assert doc["summary"] == "nodes of 9 instance types no longer allowed are replaced"

@@ -78,9 +78,13 @@ def _requirements(np: Resource, catalog: Catalog):
     return sim, written, sim.requirements
 
 
-def requirements_drift(base: Resource, head: Resource, catalog: Catalog) -> list[KeyOutcome] | str:
+def requirements_drift(base: Resource, head: Resource, catalog: Catalog | None) -> list[KeyOutcome] | str:
     """Per key, what the head's requirements do to nodes launched under the base's; a str when they cannot be
-    read (templated, malformed)."""
+    read (templated, malformed). `catalog` None: the bundled one."""
+    if catalog is None:
+        from karplint.provisioning.catalog import load
+
+        catalog = load()
     base_sim, _, base_all = _requirements(base, catalog)
     head_sim, head_written, _ = _requirements(head, catalog)
     if base_all is None or head_written is None:
