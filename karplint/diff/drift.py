@@ -199,7 +199,6 @@ def nodeclass_drift(base: Resource | None, head: Resource | None, *, release: Ve
     return out
 
 
-
 # ---------------------------------------------------------------------------------------------------- NodePool
 
 def nodepool_drift(pair, *, release: Version | None, nodeclass_reasons: list[dict], catalog,

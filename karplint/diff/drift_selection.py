@@ -5,7 +5,7 @@ reservation selection (aws/karpenter-provider-aws pkg/cloudprovider/drift.go@bde
 from __future__ import annotations
 
 from karplint.diff.drift_changes import (
-    SRC_AMI, SRC_AMI_MAP, SRC_NODECLASS_HASH, SRC_RESERVATIONS, SRC_SECURITY_GROUPS, SRC_SUBNET, SRC_V1BETA1_HASH,
+    ABSENT, SRC_AMI, SRC_AMI_MAP, SRC_NODECLASS_HASH, SRC_RESERVATIONS, SRC_SECURITY_GROUPS, SRC_SUBNET, SRC_V1BETA1_HASH,
     canon, reason, same, show,
 )
 from karplint.model import Resource
@@ -59,8 +59,9 @@ def ami_reasons(obj: str, before: dict, after: dict, head: Resource, unsure: str
     elif "amiFamily" in before or "amiFamily" in after:
         if not same(before.get("amiFamily"), after.get("amiFamily")) and head.version == "v1":
             out.append(reason(obj, "spec.amiFamily", "none", (
-                f"`amiFamily` now states the family the alias already resolved to ({fam_h}): the drift hash "
-                "hashes the resolved family, which is unchanged"), SRC_NODECLASS_HASH))
+                f"`amiFamily` changes ({show(before.get('amiFamily', ABSENT))} -> "
+                f"{show(after.get('amiFamily', ABSENT))}), but the family resolves to {fam_h} either way: the drift "
+                "hash hashes the resolved family"), SRC_NODECLASS_HASH))
     terms_b, terms_h = before.get("amiSelectorTerms") or [], after.get("amiSelectorTerms") or []
     if same(terms_b, terms_h):
         return out
