@@ -9,10 +9,11 @@ against requirements) is a case here, citing its name and file:line@commit. Sour
 - P: aws/karpenter-provider-aws pkg/cloudprovider/suite_test.go@bde0065, Context "NodeClaim Drift"
 - A: aws/karpenter-provider-aws test/suites/drift/suite_test.go@bde0065 (end-to-end: the change applied to a cluster)
 - G: kubernetes-sigs/karpenter test/suites/regression/drift_test.go@6e7eab7 (end-to-end)
+- N: aws/karpenter-provider-aws pkg/controllers/nodeclass/hash/suite_test.go@bde0065
 
-Translated: C 18, H 2, E 60, P 31, A 16, G 5 (132 cases).
+Translated: C 18, H 2, E 60, P 31, A 16, G 5, N 8 (140 cases).
 
-Left out (input is cluster or in-flight state, not two versions of a file), 52:
+Left out (input is cluster or in-flight state, not two versions of a file), 57:
 - C (19): L83-84 managed/unmanaged NodeClaims (which Karpenter owns the node class); L86, L95, L104, L116 stale
   instance types and offerings (the cloud provider's live instance types); L134, L151 static/requirements drift
   found before cloud-provider drift (the order checks run in, not a verdict); L166, L178, L198 the Launched and
@@ -28,6 +29,8 @@ Left out (input is cluster or in-flight state, not two versions of a file), 52:
   to on-demand (in-flight).
 - G (9): L66, L119, L188, L249, L270 budgets (the pace of the rollout, not whether nodes drift: `rollout`'s part);
   L374 hash-version annotations; L423, L473, L528 replacements that never come up, unhealthy PDBs.
+- N (5): L145 the cluster's CA bundle changing (hashed since 1.12, but no file of the repository holds it);
+  L193, L208, L260, L296 hash-version annotations on objects in the cluster.
 """
 
 from __future__ import annotations
@@ -610,3 +613,38 @@ def test_e2e_nodepool_changes_drift_the_node(name, line, changes, row):
     doc = _pool(_np(E2E_TEMPLATE), _np(after))
     assert doc["verdict"] == "all"
     assert [(r["field"], r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
+
+
+# ---------------------------------------------------------------------- N: provider nodeclass hash controller
+N_CLASS = {"role": "test-role", "amiFamily": "Custom", "amiSelectorTerms": [{"tags": {"*": "*"}}],
+           "subnetSelectorTerms": [{"tags": {"*": "*"}}], "securityGroupSelectorTerms": [{"tags": {"*": "*"}}]}
+N_ENTRIES = [  # N :118 DescribeTable "should update the drift hash when static field is updated", :137-143
+    ("UserData Drift", 137, {"userData": "userdata-test-2"}, "spec.userData"),
+    ("Tags Drift", 138, {"tags": {"keyTag-test-3": "valueTag-test-3"}}, "spec.tags"),
+    ("BlockDeviceMappings Drift", 139, {"blockDeviceMappings": [{"deviceName": "map-device-test-3"}]},
+     "spec.blockDeviceMappings"),
+    ("DetailedMonitoring Drift", 140, {"detailedMonitoring": True}, "spec.detailedMonitoring"),
+    ("MetadataOptions Drift", 141, {"metadataOptions": {"httpEndpoint": "disabled"}}, "spec.metadataOptions"),
+    ("Context Drift", 142, {"context": "context-2"}, "spec.context"),
+    ("CPUOptions Drift", 143, {"cpuOptions": {"nestedVirtualization": "enabled"}}, "spec.cpuOptions"),
+]
+
+
+@pytest.mark.parametrize("name,line,changes,row", N_ENTRIES, ids=[e[0] for e in N_ENTRIES])
+def test_hash_controller_static_fields(name, line, changes, row):
+    reasons = _class(N_CLASS, dict(N_CLASS, **changes))
+    assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+
+
+def test_hash_controller_dynamic_fields():
+    """N :164 should not update the drift hash when dynamic field is updated (subnet and security group ids, AMI
+    tags): no hash verdict; subnets and security groups by id where tags selected before, resolved in the
+    account."""
+    after = dict(N_CLASS, subnetSelectorTerms=[{"id": "subnet-test1"}],
+                 securityGroupSelectorTerms=[{"id": "sg-test1"}],
+                 amiSelectorTerms=[{"tags": {"ami-test-key": "ami-test-value"}}])
+    reasons = _class(N_CLASS, after)
+    assert not [r for r in reasons if "ec2nodeclass.go" in r["source"]]
+    assert [(r["field"], r["drifts"]) for r in reasons] == [
+        ("spec.amiSelectorTerms", "unknown"), ("spec.subnetSelectorTerms", "unknown"),
+        ("spec.securityGroupSelectorTerms", "unknown")]
