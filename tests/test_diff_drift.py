@@ -240,8 +240,9 @@ def test_added_and_removed_nodeclasses_drift_nothing():
 
 # ------------------------------------------------------------------------------------------------- releases
 @pytest.mark.parametrize("kind,release,version", [
-    ("NodePool", "0.35.0", None), ("NodePool", "0.36.2", "v2"), ("NodePool", "0.36.3", "v3"),
-    ("NodePool", "0.37.0", "v2"), ("NodePool", "1.0.0", "v3"), ("NodePool", "1.14.1", "v3"),
+    ("NodePool", "0.35.0", None), ("NodePool", "0.35.4", "v1"), ("NodePool", "0.36.3", "v2"),
+    ("NodePool", "0.37.7", "v2"),  # (the v1 API of 0.37.1+ says v3, but the controller compares v1beta1's)
+    ("NodePool", "1.0.0", "v3"), ("NodePool", "1.14.1", "v3"), ("EC2NodeClass", "0.37.1", "v2"),
     ("EC2NodeClass", "1.0.0", "v3"), ("EC2NodeClass", "1.1.0", "v4"), ("EC2NodeClass", "1.11.2", "v4"),
     ("EC2NodeClass", "1.12.0", "v5"),
 ])

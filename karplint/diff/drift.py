@@ -29,12 +29,13 @@ from karplint.model.versions import LATEST, V, Version
 from karplint.readers.templating import has_placeholder_within
 from karplint.schema.validate import format_path
 
-# The hash versions per release (first release with each; releases sorted by version: the 0.3x patch lines got
-# v1 and the v1 API back-ported). Read from the tags: core pkg/apis/{v1beta1,v1}/nodepool.go `NodePoolHashVersion`,
-# provider pkg/apis/{v1beta1,v1}/ec2nodeclass.go `EC2NodeClassHashVersion`. None: no hash versioning yet.
-_SHARED_0_3X = [("0.32.0", None), ("0.32.9", "v1"), ("0.33.0", None), ("0.33.4", "v1"), ("0.33.6", "v3"),
-                ("0.34.0", None), ("0.34.5", "v1"), ("0.34.7", "v3"), ("0.35.0", None), ("0.35.4", "v1"),
-                ("0.35.6", "v3"), ("0.36.0", "v2"), ("0.36.3", "v3"), ("0.37.0", "v2"), ("0.37.1", "v3")]
+# The hash versions per release (first release with each, sorted by version: the late 0.32-0.35 patches got v1).
+# What the hash controllers compare: the v1beta1 constants up to 0.37 (the v1 API those patches also serve has its
+# own, unused by the controllers), the v1 ones from 1.0.0. Read from the tags: core pkg/apis/{v1beta1,v1}/nodepool.go
+# `NodePoolHashVersion`, provider pkg/apis/{v1beta1,v1}/ec2nodeclass.go `EC2NodeClassHashVersion`, and the hash
+# controllers (pkg/controllers/nodepool/hash, pkg/controllers/nodeclass/hash). None: no hash versioning yet.
+_SHARED_0_3X = [("0.32.0", None), ("0.32.9", "v1"), ("0.33.0", None), ("0.33.4", "v1"), ("0.34.0", None),
+                ("0.34.5", "v1"), ("0.35.0", None), ("0.35.4", "v1"), ("0.36.0", "v2")]
 HASH_VERSIONS: dict[str, list[tuple[str, str | None]]] = {
     "NodePool": _SHARED_0_3X + [("1.0.0", "v3")],
     "EC2NodeClass": _SHARED_0_3X + [("1.0.0", "v3"), ("1.1.0", "v4"), ("1.12.0", "v5")],
