@@ -1,61 +1,26 @@
-"""Test support for the drift stream: a private stand-in of the contract's `drift_table.field_rule` (the table
-stream's module; the integrator may drop this once the tests run against the generated table), a `Pair` stand-in
-with the contract's attributes, and builders of NodePools and EC2NodeClasses from plain dicts."""
+"""Test support for the drift stream: the generated drift table's lookup, a `Pair` stand-in with the contract's
+attributes (the core stream's type), and builders of NodePools and EC2NodeClasses from plain dicts."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
+from karplint.diff.drift_table import field_rule  # noqa: F401  (the table the tests run against)
 from karplint.model import Model, Resource
 from karplint.readers import loader
 
-_NP = "kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go@6e7eab7"
-_NC = "aws/karpenter-provider-aws pkg/apis/v1/ec2nodeclass.go@bde0065"
-# (kind, row) -> (drifts, how, source): the v1 rows the tests touch, as the upstream types tag them.
-ROWS = {
-    ("NodePool", "spec.template.metadata.labels"): (True, "hash", _NP + "#L206"),
-    ("NodePool", "spec.template.metadata.annotations"): (True, "hash", _NP + "#L206"),
-    ("NodePool", "spec.template.spec.taints"): (True, "hash", _NP + "#L243"),
-    ("NodePool", "spec.template.spec.startupTaints"): (True, "hash", _NP + "#L250"),
-    ("NodePool", "spec.template.spec.expireAfter"): (True, "hash", _NP + "#L265"),
-    ("NodePool", "spec.template.spec.terminationGracePeriod"): (True, "hash", _NP + "#L285"),
-    ("NodePool", "spec.template.spec.nodeClassRef"): (True, "hash", _NP + "#L238"),
-    ("NodePool", "spec.template.spec.requirements"): (True, "dynamic:requirements", _NP + "#L234"),
-    ("NodePool", "spec.disruption"): (False, "ignored", _NP + "#L80"),
-    ("NodePool", "spec.limits"): (False, "ignored", _NP + "#L70"),
-    ("NodePool", "spec.weight"): (False, "ignored", _NP + "#L75"),
-    ("NodePool", "spec.replicas"): (False, "ignored", _NP + "#L90"),
-    ("EC2NodeClass", "spec.amiSelectorTerms"): (True, "dynamic:ami", _NC + "#L76"),
-    ("EC2NodeClass", "spec.amiFamily"): (False, "ignored", _NC + "#L85"),
-    ("EC2NodeClass", "spec.subnetSelectorTerms"): (True, "dynamic:subnets", _NC + "#L40"),
-    ("EC2NodeClass", "spec.securityGroupSelectorTerms"): (True, "dynamic:securityGroups", _NC + "#L48"),
-    ("EC2NodeClass", "spec.capacityReservationSelectorTerms"): (True, "dynamic:capacityReservations", _NC + "#L55"),
-    ("EC2NodeClass", "spec.ipPrefixCount"): (False, "ignored", _NC + "#L67"),
-}
-for _f in ("userData", "tags", "context", "detailedMonitoring", "instanceStorePolicy", "associatePublicIPAddress",
-           "metadataOptions", "blockDeviceMappings", "role", "instanceProfile", "kubelet", "cpuOptions",
-           "connectionTracking", "placementGroupSelector", "networkInterfaces"):
-    ROWS[("EC2NodeClass", f"spec.{_f}")] = (True, "hash", _NC + "#L30")
+_FIELD = re.compile(r"^(spec\.template\.(?:spec|metadata)\.[A-Za-z]+|spec\.[A-Za-z]+)")
 
 
-@dataclass(frozen=True)
-class FieldRule:
-    path: str
-    drifts: bool | None
-    how: str
-    source: str
-
-
-def field_rule(kind: str, api_version: str, path: tuple, release=None) -> FieldRule:
-    """The contract's lookup: the deepest row that is a prefix of `path` (list indexes left out)."""
-    keys = [p for p in path if not isinstance(p, int)]
-    for n in range(len(keys), 0, -1):
-        row = ".".join(keys[:n])
-        found = ROWS.get((kind, row))
-        if found is not None:
-            return FieldRule(row, *found)
-    return FieldRule("", None, "unknown", "")
+def top(field: str | None) -> str | None:
+    """A reason's field down to the field the tests name: the table's rows go deeper in places
+    (`spec.metadataOptions.httpTokens`, `spec.blockDeviceMappings[].ebs.iops`), and may go deeper still."""
+    if field is None:
+        return None
+    m = _FIELD.match(field)
+    return m.group(1) if m else field
 
 
 @dataclass

@@ -39,7 +39,7 @@ import copy
 
 import pytest
 
-from diff_drift_support import Pair, field_rule, nodepool, resource
+from diff_drift_support import Pair, field_rule, nodepool, resource, top
 from karplint.diff.drift import nodeclass_drift, nodepool_drift
 from karplint.diff.drift_requirements import node_drifts
 from karplint.model.versions import V
@@ -197,7 +197,7 @@ STATIC_CASES = [  # drift_test.go:474-480 DescribeTable "should detect drift on 
 def test_nodepool_static_fields_drift_every_node(name, line, changes, row):
     doc = _pool(_np(STATIC_TEMPLATE), _np(_merge(STATIC_TEMPLATE, changes)))
     assert doc["verdict"] == "all"
-    assert [(r["field"], r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
     assert doc["summary"] == "every node is replaced"
 
 
@@ -257,9 +257,9 @@ def test_behaviour_fields_do_not_change_the_hash():
                     disruption={"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"}))
     assert not [r for r in doc["reasons"] + doc["not_drifting"] if r["source"].startswith(
         "kubernetes-sigs/karpenter pkg/apis") and r["drifts"] != "none"]
-    behaviour = {r["field"]: r["drifts"] for r in doc["not_drifting"]}
+    behaviour = {top(r["field"]): r["drifts"] for r in doc["not_drifting"]}
     assert behaviour == {"spec.limits": "none", "spec.weight": "none", "spec.disruption": "none"}
-    assert [(r["field"], r["drifts"]) for r in doc["reasons"]] == [("spec.template.spec.requirements", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in doc["reasons"]] == [("spec.template.spec.requirements", "all")]
 
 
 # ------------------------------------------------------------------------------------- E: EC2NodeClass hash
@@ -326,7 +326,7 @@ def test_static_field_changes_the_nodeclass_hash(name, line_match, line_change, 
     """E :84-109 "should match static hash on field value change" (each entry a new hash) and :135-163 "should
     change hash when static fields are updated": each field drifts every node of the pools using the class."""
     reasons = _class(HASH_CLASS, _merge(HASH_CLASS, changes))
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(row, "all")]
 
 
 def test_base_nodeclass_has_no_reason():
@@ -346,7 +346,7 @@ def test_selector_terms_are_no_hash_field(line, changes, field):
     checked in the cluster, so karplint says "unknown" (tags are resolved in the account)."""
     after = dict(HASH_CLASS, **changes)  # (mergo WithSliceDeepCopy merges item 0's tags; replacing is the same here)
     reasons = _class(HASH_CLASS, after)
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(field, "unknown")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(field, "unknown")]
     assert "pkg/cloudprovider/drift.go@bde0065" in reasons[0]["source"]
 
 
@@ -356,7 +356,7 @@ def test_volume_size_changes_the_hash(line):
     change hash blockDeviceMapping volumeSize is updated."""
     after = copy.deepcopy(HASH_CLASS)
     after["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "10G"
-    assert [(r["field"], r["drifts"]) for r in _class(HASH_CLASS, after)] == [("spec.blockDeviceMappings", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(HASH_CLASS, after)] == [("spec.blockDeviceMappings", "all")]
 
 
 def test_instance_profile_changes_the_hash():
@@ -365,9 +365,9 @@ def test_instance_profile_changes_the_hash():
     profile = {k: v for k, v in HASH_CLASS.items() if k != "role"}
     with_profile = dict(profile, instanceProfile="test-instance-profile")
     reasons = _class(HASH_CLASS, with_profile)
-    assert {(r["field"], r["drifts"]) for r in reasons} == {("spec.role", "all"), ("spec.instanceProfile", "all")}
+    assert {(top(r["field"]), r["drifts"]) for r in reasons} == {("spec.role", "all"), ("spec.instanceProfile", "all")}
     other = dict(profile, instanceProfile="other-instance-profile")
-    assert [(r["field"], r["drifts"]) for r in _class(with_profile, other)] == [("spec.instanceProfile", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(with_profile, other)] == [("spec.instanceProfile", "all")]
 
 
 @pytest.mark.parametrize("line", [127, 181])
@@ -393,11 +393,11 @@ def test_dynamic_fields_do_not_change_the_hash():
                  capacityReservationSelectorTerms=[{"tags": {"cr-test-key": "cr-test-value"}}])
     reasons = _class(HASH_CLASS, after)
     assert not [r for r in reasons if "ec2nodeclass.go" in r["source"] and r["drifts"] != "none"]
-    assert {r["field"]: r["drifts"] for r in reasons if r["drifts"] != "none"} == {
+    assert {top(r["field"]): r["drifts"] for r in reasons if r["drifts"] != "none"} == {
         "spec.subnetSelectorTerms": "unknown", "spec.securityGroupSelectorTerms": "unknown",
         "spec.amiSelectorTerms": "unknown"}
     # (capacity reservations only added: nodes outside reservations are untouched)
-    assert {r["field"]: r["drifts"] for r in reasons if r["drifts"] == "none"} == {
+    assert {top(r["field"]): r["drifts"] for r in reasons if r["drifts"] == "none"} == {
         "spec.capacityReservationSelectorTerms": "none"}
 
 
@@ -422,14 +422,14 @@ def test_statically_drifted_fields(name, line_match, line_change, changes, row):
     :1128-1146 (NodeClassDrift)."""
     assert SUITE_LINES[name]
     reasons = _class(STATIC_CLASS, _merge(STATIC_CLASS, changes))
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(row, "all")]
 
 
 def test_volume_size_drifts():
     """P :1150 should return drifted when updating blockDeviceMapping volumeSize."""
     after = copy.deepcopy(STATIC_CLASS)
     after["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "10G"
-    assert [(r["field"], r["drifts"]) for r in _class(STATIC_CLASS, after)] == [("spec.blockDeviceMappings", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(STATIC_CLASS, after)] == [("spec.blockDeviceMappings", "all")]
 
 
 def test_ami_terms_with_the_same_resolved_family_are_no_static_drift():
@@ -439,7 +439,7 @@ def test_ami_terms_with_the_same_resolved_family_are_no_static_drift():
     after = dict(STATIC_CLASS, amiFamily="AL2023", amiSelectorTerms=[{"tags": {"ami-key-1": "ami-value-1"}}])
     reasons = _class(STATIC_CLASS, after)
     assert "all" not in {r["drifts"] for r in reasons}
-    assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.amiFamily", "none"),
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [("spec.amiFamily", "none"),
                                                              ("spec.amiSelectorTerms", "unknown")]
 
 
@@ -450,7 +450,7 @@ def test_ami_terms_with_the_same_resolved_family_are_no_static_drift():
 def test_selector_tags_are_no_static_drift(line, changes, field):
     """P :1178-1179 subnet and security group terms are no static drift; resolved by tags in the cluster."""
     reasons = _class(STATIC_CLASS, dict(STATIC_CLASS, **changes))
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(field, "unknown")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(field, "unknown")]
 
 
 def test_subnet_no_longer_selected_drifts_its_nodes():
@@ -458,7 +458,7 @@ def test_subnet_no_longer_selected_drifts_its_nodes():
     dropping subnet-2 drifts the nodes in it; dropping both drifts all; adding one drifts none (P :868 should not
     return drifted if the NodeClaim is valid)."""
     one = _class(STATIC_CLASS, dict(STATIC_CLASS, subnetSelectorTerms=[{"id": "subnet-1"}]))
-    assert [(r["field"], r["drifts"]) for r in one] == [("spec.subnetSelectorTerms", "some")]
+    assert [(top(r["field"]), r["drifts"]) for r in one] == [("spec.subnetSelectorTerms", "some")]
     other = _class(STATIC_CLASS, dict(STATIC_CLASS, subnetSelectorTerms=[{"id": "subnet-3"}]))
     assert [r["drifts"] for r in other] == ["all"]
     more = _class(STATIC_CLASS, dict(STATIC_CLASS, subnetSelectorTerms=STATIC_CLASS["subnetSelectorTerms"] + [
@@ -477,7 +477,7 @@ def test_security_groups_drift_on_any_difference(line, terms):
         else STATIC_CLASS
     after = dict(STATIC_CLASS, securityGroupSelectorTerms=terms or [{"id": "sg-1"}])
     reasons = _class(before, after)
-    assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.securityGroupSelectorTerms", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [("spec.securityGroupSelectorTerms", "all")]
 
 
 def test_matching_security_groups_do_not_drift():
@@ -493,7 +493,7 @@ def test_capacity_reservation_no_longer_selected():
     before = dict(STATIC_CLASS, capacityReservationSelectorTerms=[{"id": "cr-foo"}])
     after = dict(STATIC_CLASS, capacityReservationSelectorTerms=[{"id": "cr-bar"}])
     reasons = _class(before, after)
-    assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.capacityReservationSelectorTerms", "some")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [("spec.capacityReservationSelectorTerms", "some")]
     assert "drift.go@bde0065#L148" in reasons[0]["source"]
 
 
@@ -503,7 +503,7 @@ def test_ami_no_longer_selected_for_the_instance_type():
     before = dict(STATIC_CLASS, amiFamily="Custom", amiSelectorTerms=[{"id": "ami-arm"}, {"id": "ami-amd"}])
     after = dict(STATIC_CLASS, amiFamily="Custom", amiSelectorTerms=[{"id": "ami-amd"}])
     reasons = _class(before, after)
-    assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.amiSelectorTerms", "some")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [("spec.amiSelectorTerms", "some")]
     assert "ami-arm" in reasons[0]["why"]
 
 
@@ -528,7 +528,7 @@ def test_e2e_selection_changes_drift_the_node(line, before, after, field):
     """A :94 should disrupt nodes that have drifted due to AMIs, :152 should return drifted if the AMI no longer
     matches the existing NodeClaims instance type, :173 ... due to securitygroup, :252 ... due to subnets."""
     reasons = _class(dict(E2E_CLASS, **before), dict(E2E_CLASS, **after))
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(field, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(field, "all")]
 
 
 E2E_ENTRIES = [  # A :273 DescribeTable "EC2NodeClass", entries :291-313
@@ -552,10 +552,10 @@ E2E_ENTRIES = [  # A :273 DescribeTable "EC2NodeClass", entries :291-313
 def test_e2e_nodeclass_fields_drift_the_node(name, line, changes, row):
     reasons = _class(E2E_CLASS, dict(E2E_CLASS, **changes))
     if row is None:  # (the family: by the hash and by the images)
-        assert [(r["field"], r["drifts"]) for r in reasons] == [("spec.amiFamily", "all"),
+        assert [(top(r["field"]), r["drifts"]) for r in reasons] == [("spec.amiFamily", "all"),
                                                                  ("spec.amiSelectorTerms", "all")]
     else:
-        assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+        assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(row, "all")]
 
 
 def test_e2e_instance_profile_and_role_changes_drift():
@@ -564,17 +564,17 @@ def test_e2e_instance_profile_and_role_changes_drift():
     with_profile = {k: v for k, v in E2E_CLASS.items() if k != "role"}
     first = dict(with_profile, instanceProfile="KarpenterNodeInstanceProfile-test")
     second = dict(with_profile, instanceProfile="KarpenterNodeInstanceProfile-Drift-test")
-    assert [(r["field"], r["drifts"]) for r in _class(first, second)] == [("spec.instanceProfile", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(first, second)] == [("spec.instanceProfile", "all")]
     other_role = dict(E2E_CLASS, role="KarpenterNodeRole-test-2")
-    assert [(r["field"], r["drifts"]) for r in _class(E2E_CLASS, other_role)] == [("spec.role", "all")]
-    assert [(r["field"], r["drifts"]) for r in _class(other_role, E2E_CLASS)] == [("spec.role", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(E2E_CLASS, other_role)] == [("spec.role", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(other_role, E2E_CLASS)] == [("spec.role", "all")]
 
 
 def test_e2e_volume_size_drifts():
     """A :444 should drift the EC2NodeClass on BlockDeviceMappings volume size update."""
     before = dict(E2E_CLASS, blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "20Gi"}}])
     after = dict(E2E_CLASS, blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "100Gi"}}])
-    assert [(r["field"], r["drifts"]) for r in _class(before, after)] == [("spec.blockDeviceMappings", "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in _class(before, after)] == [("spec.blockDeviceMappings", "all")]
 
 
 def test_e2e_reservation_no_longer_selected():
@@ -582,7 +582,7 @@ def test_e2e_reservation_no_longer_selected():
     node; nodes outside reservations stay)."""
     before = dict(E2E_CLASS, capacityReservationSelectorTerms=[{"id": "cr-large"}])
     after = dict(E2E_CLASS, capacityReservationSelectorTerms=[{"id": "cr-xlarge"}])
-    assert [(r["field"], r["drifts"]) for r in _class(before, after)] == [
+    assert [(top(r["field"]), r["drifts"]) for r in _class(before, after)] == [
         ("spec.capacityReservationSelectorTerms", "some")]
 
 
@@ -612,7 +612,7 @@ def test_e2e_nodepool_changes_drift_the_node(name, line, changes, row):
         after["spec"]["requirements"] = changes["spec"]["requirements"]
     doc = _pool(_np(E2E_TEMPLATE), _np(after))
     assert doc["verdict"] == "all"
-    assert [(r["field"], r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in doc["reasons"]] == [(row, "all")]
 
 
 # ---------------------------------------------------------------------- N: provider nodeclass hash controller
@@ -633,7 +633,7 @@ N_ENTRIES = [  # N :118 DescribeTable "should update the drift hash when static 
 @pytest.mark.parametrize("name,line,changes,row", N_ENTRIES, ids=[e[0] for e in N_ENTRIES])
 def test_hash_controller_static_fields(name, line, changes, row):
     reasons = _class(N_CLASS, dict(N_CLASS, **changes))
-    assert [(r["field"], r["drifts"]) for r in reasons] == [(row, "all")]
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [(row, "all")]
 
 
 def test_hash_controller_dynamic_fields():
@@ -645,6 +645,6 @@ def test_hash_controller_dynamic_fields():
                  amiSelectorTerms=[{"tags": {"ami-test-key": "ami-test-value"}}])
     reasons = _class(N_CLASS, after)
     assert not [r for r in reasons if "ec2nodeclass.go" in r["source"]]
-    assert [(r["field"], r["drifts"]) for r in reasons] == [
+    assert [(top(r["field"]), r["drifts"]) for r in reasons] == [
         ("spec.amiSelectorTerms", "unknown"), ("spec.subnetSelectorTerms", "unknown"),
         ("spec.securityGroupSelectorTerms", "unknown")]

@@ -24,6 +24,7 @@ from karplint.diff.drift_changes import (
 )
 from karplint.diff.drift_requirements import SOURCE as REQUIREMENTS_SOURCE, requirements_drift
 from karplint.diff.drift_selection import ami_reasons, reservation_reasons, security_group_reasons, subnet_reasons
+from karplint.diff.drift_table import field_rule
 from karplint.model import Resource
 from karplint.model.versions import LATEST, V, Version
 from karplint.readers.templating import has_placeholder_within
@@ -75,11 +76,7 @@ def combine(verdicts) -> str:
 # --------------------------------------------------------------------------------------------------- the table
 
 def _field_rule_of(rules: Callable | None) -> Callable:
-    if rules is not None:
-        return rules
-    from karplint.diff.drift_table import field_rule  # the table stream's module
-
-    return field_rule
+    return rules if rules is not None else field_rule
 
 
 def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release: Version | None,
@@ -99,8 +96,8 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
             r = reason(obj, row, "unknown", f"{shown}: karplint's drift table has no verdict for this field "
                        f"at {release or LATEST}", rule.source or _HASH_SOURCE[kind])
         elif rule.how.startswith("dynamic:"):
-            r = reason(obj, row, "unknown", f"{shown}: checked by Karpenter against what the cluster resolves "
-                       f"({rule.how[8:]}), which karplint cannot see", rule.source)
+            r = reason(obj, row, "unknown", f"{shown}: left out of the hash; Karpenter's `{rule.how[8:]}` drift "
+                       "check decides, against state in the cluster karplint cannot see", rule.source)
         elif not rule.drifts:
             r = reason(obj, row, "none", f"{shown}: not part of the {kind} drift hash (`hash:\"ignore\"`)",
                        rule.source)
