@@ -389,3 +389,11 @@ def test_without_a_catalog_the_bundled_one_is_used():
                               nodepool([_req(FAMILY, "In", "m5")])),
                          release=R, nodeclass_reasons=[], catalog=None, rules=field_rule)
     assert doc["summary"] == "nodes of 9 instance types no longer allowed are replaced"
+
+
+def test_a_dynamically_checked_field_of_the_table_is_unknown():
+    """At 1.0.0 the EC2NodeClass's kubelet is left out of the hash and checked at runtime (the table's
+    dynamic:kubelet); from 1.1 it is hashed."""
+    before, after = nodeclass(kubelet={"maxPods": 110}), nodeclass(kubelet={"maxPods": 58})
+    assert _fields(_class(before, after, release=V("1.0.0"))) == [("spec.kubelet", "unknown")]
+    assert _fields(_class(before, after, release=V("1.14.1"))) == [("spec.kubelet", "all")]
