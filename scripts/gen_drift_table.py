@@ -3,7 +3,7 @@
     python scripts/gen_drift_table.py --core DIR --aws DIR [--docs docs/diff.md] [--check]
 
 DIR are git directories (bare mirrors are fine: only `git show`/`git ls-tree` are used) of
-kubernetes-sigs/karpenter (--core) and aws/karpenter-provider-aws (--aws). For every provider release in RELEASES
+kubernetes-sigs/karpenter (--core) and aws/karpenter-provider-aws (--aws). For every provider release (release_tags)
 it reads, at that tag, the EC2NodeClass types of the provider and the NodePool types of the core commit that the
 provider's go.mod pins, finds what each `Hash()` method hashes, walks the struct tree from there honouring
 `hash:"ignore"` and `json` tags, and marks each field:
@@ -33,12 +33,15 @@ CORE_REPO = "kubernetes-sigs/karpenter"
 AWS_REPO = "aws/karpenter-provider-aws"
 OUTPUT = ROOT / "karplint" / "diff" / "drift_fields.json"
 
-# Provider releases: every minor of the v1beta1 era (v0.32..v0.37) and of v1, plus the releases schemas/ ships.
-RELEASES = (
-    ["v0.32.0", "v0.32.10", "v0.33.0", "v0.34.0", "v0.35.0", "v0.36.0", "v0.37.0", "v0.37.8"]
-    + [f"v1.{minor}.0" for minor in range(0, 15)]
-    + ["v1.14.1"]
-)
+# Provider releases: every release tag from v0.32.0 (the first with NodePool and EC2NodeClass) on, patches
+# included: patches back-port hash versions (v0.32.9, v0.33.4, ...) and fields (instanceProfile in v0.32.2).
+FIRST_RELEASE = (0, 32, 0)
+RELEASE_TAG = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
+
+
+def release_tags(aws: "Git") -> list[str]:
+    found = [tuple(map(int, m.groups())) for m in map(RELEASE_TAG.fullmatch, aws.run("tag", "--list").split()) if m]
+    return [f"v{a}.{b}.{c}" for a, b, c in sorted(v for v in found if v >= FIRST_RELEASE)]
 
 NODEPOOL, NODECLASS = "NodePool", "EC2NodeClass"
 CORE_DRIFT = "pkg/controllers/nodeclaim/disruption/drift.go"
@@ -211,7 +214,8 @@ def core_rev_for(aws: Git, core: Git, tag: str) -> str:
     gomod = aws.show(tag, "go.mod")
     if re.search(r"^replace\s.*(sigs\.k8s\.io/karpenter|aws/karpenter-core)\s", gomod, re.M):
         raise UpstreamChanged(f"{AWS_REPO} {tag}: go.mod replaces the core module; resolve it by hand")
-    m = re.search(r"^\s*(?:require\s+)?(?:sigs\.k8s\.io/karpenter|github\.com/aws/karpenter-core)\s+(v\S+)", gomod, re.M)
+    m = re.search(r"^\s*(?:require\s+)?(?:sigs\.k8s\.io/karpenter|github\.com/aws/karpenter-core)\s+(v\S+)",
+                  gomod, re.M)
     if not m:
         raise UpstreamChanged(f"{AWS_REPO} {tag}: go.mod names no karpenter core module")
     version = m.group(1)
@@ -390,10 +394,10 @@ def release_rows(core: Git, aws: Git, tag: str) -> dict:
 
 # --- compaction ----------------------------------------------------------------------------------------------
 
-def compact(per_release: dict[str, dict]) -> dict:
+def compact(per_release: dict[str, dict], tags: list[str]) -> dict:
     """Rows keyed by (kind, api); each row a list of ranges of consecutive releases with the same verdict and
     source file; the line at each release is stored where it changes, the commit once per release."""
-    releases = [tag.lstrip("v") for tag in RELEASES]
+    releases = [tag.lstrip("v") for tag in tags]
     doc = {
         "generated_by": "scripts/gen_drift_table.py",
         "repos": {"core": CORE_REPO, "aws": AWS_REPO},
@@ -473,26 +477,32 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     core, aws = Git(args.core), Git(args.aws)
     try:
-        per_release = {tag.lstrip("v"): release_rows(core, aws, tag) for tag in RELEASES}
+        tags = release_tags(aws)
+        per_release = {tag.lstrip("v"): release_rows(core, aws, tag) for tag in tags}
     except (UpstreamChanged, subprocess.CalledProcessError) as err:
         detail = getattr(err, "stderr", None) or err
         print(f"gen_drift_table: {detail}", file=sys.stderr)
         return 1
-    text = render_json(compact(per_release))
+    text = render_json(compact(per_release, tags))
     stale = []
-    if Path(args.output).read_text() != text if Path(args.output).exists() else True:
+    output = Path(args.output)
+    if not output.exists() or output.read_text(encoding="utf-8") != text:
         stale.append(args.output)
         if not args.check:
-            Path(args.output).write_text(text)
+            output.write_text(text, encoding="utf-8")
     if args.docs:
         from karplint.diff import drift_table
         drift_table.reload(json.loads(text))
-        before = Path(args.docs).read_text()
-        after = drift_table.replace_docs_section(before)
+        before = Path(args.docs).read_text(encoding="utf-8")
+        try:
+            after = drift_table.replace_docs_section(before)
+        except ValueError as err:
+            print(f"gen_drift_table: {args.docs}: {err}", file=sys.stderr)
+            return 1
         if before != after:
             stale.append(args.docs)
             if not args.check:
-                Path(args.docs).write_text(after)
+                Path(args.docs).write_text(after, encoding="utf-8")
     if args.check and stale:
         print("gen_drift_table: out of date: " + ", ".join(stale), file=sys.stderr)
         return 1

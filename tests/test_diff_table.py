@@ -6,7 +6,11 @@ The facts below are translated from Karpenter's own tests, cited by repository, 
   hash when behavior/dynamic fields are updated") at v1.0.0 (5bdf9c3) and v1.14.1 (bde0065);
 - kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift_test.go ("should detect drift on changes
   to the static fields") and pkg/controllers/nodepool/hash/suite_test.go ("should not update the drift hash when
-  NodePool behavior field is updated") at v1.0.0 (92547d1) and 6e7eab7 (the core commit provider v1.14.1 pins).
+  NodePool behavior field is updated") at v1.0.0 (92547d1) and 6e7eab7 (the core commit provider v1.14.1 pins);
+- aws/karpenter-provider-aws pkg/cloudprovider/suite_test.go ("should return drifted if a statically drifted
+  EC2NodeClass.Spec field is updated", "should not return drifted if dynamic fields are updated") at bde0065, and
+  pkg/apis/v1beta1/ec2nodeclass_hash_test.go at v0.37.8 (3278dab);
+- the "Behavioral Fields" list of website/content/en/docs/concepts/disruption.md at bde0065.
 None of these tests needs the upstream mirrors; the last one regenerates the table when they are present.
 """
 
@@ -108,7 +112,9 @@ def test_every_row_at_every_release_is_cited_with_the_commit_of_that_release():
 # --- facts from Karpenter's own tests ------------------------------------------------------------------------
 
 # ec2nodeclass_hash_test.go "should change hash when static fields are updated" (5bdf9c3 L128-152, bde0065
-# L135-163), "should change hash blockDeviceMapping volumeSize is updated" and "...when instanceProfile is updated".
+# L135-163), "should change hash blockDeviceMapping volumeSize is updated" and "...when instanceProfile is updated";
+# the same fields in pkg/cloudprovider/suite_test.go "should return drifted if a statically drifted
+# EC2NodeClass.Spec field is updated" (bde0065 L1113-1146).
 EC2NODECLASS_HASHED = [
     "spec.userData", "spec.tags", "spec.context", "spec.detailedMonitoring", "spec.instanceStorePolicy",
     "spec.associatePublicIPAddress", "spec.metadataOptions.httpEndpoint", "spec.metadataOptions.httpProtocolIPv6",
@@ -123,8 +129,9 @@ EC2NODECLASS_HASHED = [
 # bde0065 L106-109 / L160-163 add these at v1.14.1
 EC2NODECLASS_HASHED_NEWEST = ["spec.connectionTracking.tcpEstablishedTimeout", "spec.connectionTracking.udpTimeout",
                               "spec.connectionTracking.udpStreamTimeout", "spec.cpuOptions.nestedVirtualization"]
-# "should not change hash when behavior/dynamic fields are updated" (5bdf9c3 L182, bde0065 L193), and the drift
-# checks of pkg/cloudprovider/drift.go that decide them instead
+# "should not change hash when behavior/dynamic fields are updated" (5bdf9c3 L182, bde0065 L193) and suite_test.go
+# "should not return drifted if dynamic fields are updated" (bde0065 L1159-1179); pkg/cloudprovider/drift.go's
+# checks decide them instead
 EC2NODECLASS_DYNAMIC = {"spec.subnetSelectorTerms": "dynamic:subnets",
                         "spec.securityGroupSelectorTerms": "dynamic:securityGroups",
                         "spec.amiSelectorTerms": "dynamic:ami"}
@@ -170,9 +177,10 @@ def test_ec2nodeclass_role_drifts_by_hash_and_ip_prefix_count_does_not():
 def test_ec2nodeclass_kubelet_is_checked_through_the_compatibility_hash_in_1_0_and_hashed_from_1_1():
     # v1.0.0 tags kubelet hash:"ignore" (5bdf9c3 ec2nodeclass.go L104) and compares it in
     # isKubeletConfigurationDrifted (drift.go L143); v1.1.0 drops the tag
-    assert rule(NC, "spec.kubelet.maxPods", "1.0.7") == FieldRule(
+    assert rule(NC, "spec.kubelet.maxPods", "1.0.0") == FieldRule(
         "spec.kubelet.maxPods", True, "dynamic:kubelet",
         "aws/karpenter-provider-aws pkg/cloudprovider/drift.go@5bdf9c3#L143")
+    assert rule(NC, "spec.kubelet.maxPods", "1.0.14").how == "dynamic:kubelet"
     assert rule(NC, "spec.kubelet.maxPods", "1.1.0").how == "hash"
 
 
@@ -235,6 +243,15 @@ def test_nodepool_requirements_are_dynamic(release):
     assert found.path.startswith("spec.template.spec.requirements")
     assert (found.drifts, found.how) == (True, "dynamic:requirements")
     assert found.source.startswith("kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.go@")
+
+
+@pytest.mark.parametrize("path", EC2NODECLASS_HASHED + ["spec.amiFamily"])
+def test_v1beta1_ec2nodeclass_static_fields_drift_by_hash(path):
+    # pkg/apis/v1beta1/ec2nodeclass_hash_test.go@3278dab (v0.37.8) L127-162: the same fields, AMIFamily included
+    found = field_rule(NC, "karpenter.k8s.aws/v1beta1", tuple(int(p) if p.isdigit() else p
+                                                           for p in path.replace("[]", ".0").split(".")), "0.37.8")
+    assert (found.path, found.how) == (path, "hash")
+    assert found.source.startswith("aws/karpenter-provider-aws pkg/apis/v1beta1/ec2nodeclass.go@3278dab#L")
 
 
 def test_v1beta1_nodepool_expire_after_is_behaviour_and_kubelet_is_hashed():
@@ -332,7 +349,8 @@ def test_docs_rows_cover_every_field():
 def test_replace_docs_section_keeps_the_rest():
     text = f"# t\n\nbefore\n{drift_table.DOCS_BEGIN}\nold\n{drift_table.DOCS_END}\nafter\n"
     out = drift_table.replace_docs_section(text)
-    assert out.startswith("# t\n\nbefore\n" + drift_table.DOCS_BEGIN) and out.endswith(drift_table.DOCS_END + "\nafter\n")
+    assert out.startswith("# t\n\nbefore\n" + drift_table.DOCS_BEGIN)
+    assert out.endswith(drift_table.DOCS_END + "\nafter\n")
     assert "\nold\n" not in out
     with pytest.raises(ValueError):
         drift_table.replace_docs_section("no markers")
@@ -488,16 +506,37 @@ def test_generator_reads_the_core_commit_of_a_pseudo_version():
     assert gen.core_rev_for(aws, core, "v1.14.1") == "d" * 40 and asked == ["6e7eab7a0f48"]
 
 
+def test_generator_without_repositories_says_so(tmp_path, capsys):
+    gen = _generator()
+    missing = str(tmp_path / "missing")
+    assert gen.main(["--core", missing, "--aws", missing, "--output", str(tmp_path / "out.json")]) == 1
+    assert "gen_drift_table: " in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()
+
+
 MIRRORS = (Path("/work/.mirror/kubernetes-sigs+karpenter/repo"), Path("/work/.mirror/aws+karpenter-provider-aws/repo"))
 
 
 @pytest.mark.skipif(not all(p.is_dir() for p in MIRRORS), reason="the upstream mirrors are not on this machine")
-def test_committed_table_and_docs_are_what_the_generator_makes(tmp_path):
+@pytest.mark.parametrize("tag", ["v0.32.10", "v1.0.0", "v1.14.1"])
+def test_committed_table_is_what_the_generator_reads_at_these_releases(tag):
+    # (the whole table takes ~20 s to regenerate: `scripts/gen_drift_table.py --check` does that)
     gen = _generator()
-    docs = tmp_path / "diff.md"
-    docs.write_text((ROOT / "docs" / "diff.md").read_text(encoding="utf-8"), encoding="utf-8")
-    try:
-        assert gen.main(["--core", str(MIRRORS[0]), "--aws", str(MIRRORS[1]), "--output",
-                         str(drift_table.TABLE_PATH), "--docs", str(docs), "--check"]) == 0
-    finally:
-        drift_table.reload()
+    fresh = gen.release_rows(gen.Git(str(MIRRORS[0])), gen.Git(str(MIRRORS[1])), tag)
+    release = tag.lstrip("v")
+    for kind, rows in fresh["kinds"].items():
+        api = f"{drift_table.GROUPS[kind]}/{fresh['api']}"
+        for path, row in rows.items():
+            found = field_rule(kind, api, path, release)
+            sha = fresh["commits"][row["repo"]][:7]
+            repo = gen.CORE_REPO if row["repo"] == "core" else gen.AWS_REPO
+            assert (found.how, found.source) == (row["how"], f"{repo} {row['file']}@{sha}#L{row['line']}"), path
+        assert drift_table.hash_version(kind, release) == (fresh["hash_versions"][kind] and {
+            "version": fresh["hash_versions"][kind]["version"],
+            "source": drift_table.hash_version(kind, release)["source"]})
+    order = [e["release"] for e in _doc()["releases"]]
+    for kind, rows in fresh["kinds"].items():
+        table = _doc()["tables"][f"{kind} {drift_table.GROUPS[kind]}/{fresh['api']}"]
+        at_release = {path for path, ranges in table.items()
+                      if any(order.index(r["from"]) <= order.index(release) <= order.index(r["to"]) for r in ranges)}
+        assert at_release == set(rows)
