@@ -24,25 +24,17 @@ from karplint.diff.drift_changes import (
 )
 from karplint.diff.drift_requirements import SOURCE as REQUIREMENTS_SOURCE, requirements_drift
 from karplint.diff.drift_selection import ami_reasons, reservation_reasons, security_group_reasons, subnet_reasons
-from karplint.diff.drift_table import field_rule
+from karplint.diff.drift_table import field_rule, hash_version as table_hash_version
 from karplint.model import Resource
 from karplint.model.versions import LATEST, V, Version
 from karplint.readers.templating import has_placeholder_within
 from karplint.schema.validate import format_path
 
-# The hash versions per release (first release with each, sorted by version: the late 0.32-0.35 patches got v1).
-# What the hash controllers compare: the v1beta1 constants up to 0.37 (the v1 API those patches also serve has its
-# own, unused by the controllers), the v1 ones from 1.0.0. Read from the tags: core pkg/apis/{v1beta1,v1}/nodepool.go
-# `NodePoolHashVersion`, provider pkg/apis/{v1beta1,v1}/ec2nodeclass.go `EC2NodeClassHashVersion`, and the hash
-# controllers (pkg/controllers/nodepool/hash, pkg/controllers/nodeclass/hash). None: no hash versioning yet.
-_SHARED_0_3X = [("0.32.0", None), ("0.32.9", "v1"), ("0.33.0", None), ("0.33.4", "v1"), ("0.34.0", None),
-                ("0.34.5", "v1"), ("0.35.0", None), ("0.35.4", "v1"), ("0.36.0", "v2")]
-HASH_VERSIONS: dict[str, list[tuple[str, str | None]]] = {
-    "NodePool": _SHARED_0_3X + [("1.0.0", "v3")],
-    "EC2NodeClass": _SHARED_0_3X + [("1.0.0", "v3"), ("1.1.0", "v4"), ("1.12.0", "v5")],
-}
+# Hash versions come from the drift table (every provider release tag: the late 0.32-0.35 patches back-ported v1);
+# a version missing before a release's table column means hash versioning had not started.
 HASH_VERSION_SOURCE = {"NodePool": core_source("pkg/apis/v1/nodepool.go", 334),
                        "EC2NodeClass": aws_source("pkg/apis/v1/ec2nodeclass.go", 595)}
+
 
 class _NoRule:
     path, drifts, how, source = "", None, "unknown", ""
@@ -55,12 +47,13 @@ _RANK = {"all": 3, "some": 2, "unknown": 1, "none": 0}
 
 def hash_version(kind: str, release: Version | None) -> str | None:
     """The drift hash version Karpenter `release` writes for `kind` (None: before hash versioning)."""
-    release = release or LATEST
-    found = None
-    for first, version in HASH_VERSIONS[kind]:
-        if V(first) <= release:
-            found = version
-    return found
+    found = table_hash_version(kind, release or LATEST)
+    return found["version"] if found else None
+
+
+def _hash_version_source(kind: str, release: Version | None) -> str:
+    found = table_hash_version(kind, release or LATEST)
+    return found["source"] if found else HASH_VERSION_SOURCE[kind]
 
 
 def combine(verdicts) -> str:
@@ -146,7 +139,7 @@ def _release_reasons(kind: str, obj: str, base_release: Version | None,
         return [reason(obj, None, "none", (
             f"the release changes from {base_release} to {release}; the {kind} drift hash version stays "
             f"{after or 'unversioned'}, so the upgrade alone does not drift nodes by the hash"),
-            HASH_VERSION_SOURCE[kind])], None
+            _hash_version_source(kind, release))], None
     rehash = SRC_NODEPOOL_REHASH if kind == "NodePool" else SRC_NODECLASS_REHASH
     unsure = (f"the {kind} drift hash version changes from {before or 'unversioned'} to {after} "
               f"({base_release} -> {release}): Karpenter then re-hashes running NodeClaims without drifting "
