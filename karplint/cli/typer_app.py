@@ -362,6 +362,39 @@ def server(
     serve(config_path=config)
 
 
+@app.command("diff")
+def diff(
+    args: Optional[List[str]] = typer.Argument(
+        None, metavar="[BASE] [PATHS]...",
+        help="BASE: a git revision to compare the working tree with (a branch, tag, sha, HEAD~1); default: the merge "
+             "base of HEAD with the default branch. The first argument is the base when it names a commit and no "
+             "file; every other argument is a path in the repository to compare (default: the current directory)."),
+    base: Optional[str] = typer.Option(None, "--base", help="The git revision to compare with (instead of a "
+                                       "positional BASE)."),
+    old: Optional[str] = typer.Option(None, "--old", help="Compare two trees without git: the old directory or "
+                                      "file (with --new)."),
+    new: Optional[str] = typer.Option(None, "--new", help="The new directory or file (with --old)."),
+    nodes: Optional[int] = typer.Option(None, "--nodes", help="Nodes per NodePool the rollout pace assumes (else "
+                                        "the configuration's, else a static pool's replicas)."),
+    output_format: str = typer.Option("text", "--output-format", "-f", help="text, json or markdown."),
+    exit_code: bool = typer.Option(False, "--exit-code", help="Exit 1 when merging would replace running nodes "
+                                   "(drift)."),
+    config: Optional[str] = typer.Option(None, "--config", help="Configuration file for both sides (default: "
+                                         "each side's own, found as `check` finds it)."),
+    karpenter_version: Optional[str] = typer.Option(None, "--karpenter-version", help="The Karpenter release of "
+                                                    "both sides (default: what each side deploys, as `check` "
+                                                    "finds it)."),
+) -> None:
+    """What merging a change makes Karpenter do: per NodePool, whether running nodes drift and why, the rollout
+    under its disruption budgets, instance types and workloads gained and lost, behaviour changes. See
+    docs/diff.md."""
+    from karplint.cli.diff import diff_command
+
+    raise typer.Exit(diff_command(list(args or []), base=base, old=old, new=new, nodes=nodes,
+                                  output_format=output_format, exit_code=exit_code, config=config,
+                                  karpenter_version=karpenter_version))
+
+
 @app.command()
 def budgets(
     paths: List[str] = typer.Argument(..., help="Files or directories holding NodePools; - for stdin."),

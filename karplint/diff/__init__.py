@@ -1,0 +1,201 @@
+"""`karplint diff`: what Karpenter does when a change is applied. Two sides (`sides`: the base and the head, each
+read as `check` reads a project) are paired object by object (`pairs`); per NodePool the drift verdict
+(`drift`, over the generated `drift_table`), the rollout under its disruption budgets (`rollout`), the capacity
+gained and lost (`capacity`) and the behaviour changes (`behaviour`) make one JSON document
+(schemas/diff.schema.json), which `text` and `markdown` render.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+DRIFTING = ("all", "some")
+
+
+def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, Any]:
+    """The document for the two sides (`karplint.diff.sides.Side`). `nodes`: the pool size the rollout assumes
+    (else the configuration's, else a static pool's replicas, else none)."""
+    from karplint.diff.behaviour import behaviour_changes
+    from karplint.diff.capacity import capacity_change
+    from karplint.diff.drift import nodeclass_drift, nodepool_drift
+    from karplint.diff.pairs import Pair, location, nodeclass_ref, pair_objects
+    from karplint.diff.rollout import nodes_for, rollout
+
+    if catalog is None:
+        from karplint.provisioning.catalog import load
+
+        catalog = load()
+    pairs, problems = pair_objects(base, head)
+    problems = [*base.loaded.problems, *head.loaded.problems, *problems]
+
+    def release_of(side, res):
+        return side.loaded.karpenter_version(res.doc.path) if res is not None else None
+
+    classes: dict[tuple, dict] = {}  # (cluster, name) -> the EC2NodeClass entry (with its reasons)
+    class_out = []
+    for pair in pairs:
+        if pair.kind not in ("EC2NodeClass", "AWSNodeTemplate") or pair.status == "unchanged":
+            continue
+        entry = _entry(pair, location)
+        release, base_release = release_of(head, pair.head), release_of(base, pair.base)
+        entry["reasons"] = [] if pair.legacy else nodeclass_drift(pair.base, pair.head, release=release or base_release,
+                                                                  base_release=base_release)
+        entry["used_by"] = []
+        classes[(pair.cluster, pair.name)] = entry
+        if pair.shown:
+            class_out.append(entry)
+
+    pools_out = []
+    for pair in pairs:
+        if pair.kind not in ("NodePool", "Provisioner"):
+            continue
+        ref_head, ref_base = nodeclass_ref(pair.head), nodeclass_ref(pair.base)
+        ref = ref_head if ref_head is not None else ref_base
+        nodeclass = classes.get((pair.cluster, ref)) if ref is not None else None
+        if nodeclass is not None:
+            nodeclass["used_by"].append(pair.name)
+            if nodeclass not in class_out:  # (read as context: listed because a pool of the paths uses it)
+                class_out.append(nodeclass)
+        if pair.status == "unchanged" and nodeclass is None:
+            continue
+        entry = _entry(pair, location)
+        entry["status"] = "nodeclass_changed" if pair.status == "unchanged" else pair.status
+        entry["nodeclass"] = ref
+        release, base_release = release_of(head, pair.head), release_of(base, pair.base)
+        if pair.legacy:
+            entry.update(drift=_legacy_drift(pair), rollout=None, capacity=None, behaviour=[])
+            pools_out.append(entry)
+            continue
+        # (the EC2NodeClass's reasons count for this pool's nodes only when the pool keeps naming it)
+        inherited = nodeclass["reasons"] if nodeclass is not None and ref_head == ref_base else []
+        drift = nodepool_drift(pair, release=release or base_release, nodeclass_reasons=inherited,
+                               catalog=catalog, base_release=base_release)
+        entry["drift"] = drift
+        pool = pair.head
+        entry["rollout"] = rollout(pool, drift_verdict=drift["verdict"],
+                                   nodes=nodes_for(pool, cli_nodes=nodes, config=head.loaded.project.config),
+                                   ) if pool is not None else None
+        entry["capacity"] = capacity_change(pair, base_model=base.loaded.model, head_model=head.loaded.model,
+                                            catalog=catalog, base_release=base_release, release=release)
+        entry["behaviour"] = behaviour_changes(pair)
+        pools_out.append(entry)
+
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "base": {"label": base.label, "commit": base.commit, **_releases(base)},
+        "head": {"label": head.label, "commit": head.commit, **_releases(head)},
+        "nodes_assumed": nodes,
+        "nodepools": pools_out,
+        "nodeclasses": class_out,
+        "problems": problems,
+    }
+    doc["summary"] = summarise(doc)
+    return doc
+
+
+def _entry(pair, location) -> dict:
+    file, line = location(pair.current)
+    out = {"name": pair.name, "kind": pair.kind, "cluster": pair.cluster, "status": pair.status,
+           "api_version": pair.current.api_version, "file": file, "line": line}
+    if pair.base is not None and pair.head is not None:
+        base_file, base_line = location(pair.base)
+        if (base_file, base_line) != (file, line):
+            out["base_file"], out["base_line"] = base_file, base_line
+    out["changes"] = pair.changes
+    return out
+
+
+def _legacy_drift(pair) -> dict:
+    return {"verdict": "unknown", "reasons": [], "not_drifting": [],
+            "summary": f"not analysed: {pair.current.api_version} {pair.kind} is a legacy API (removed in "
+                       "Karpenter 0.33; drift of its nodes is not simulated)"}
+
+
+def _releases(side) -> dict:
+    """The release the side deploys, as `check` assigns it to its Karpenter objects: one when they agree, else
+    the distinct releases joined ("1.0.6, 1.5.0"); when nothing says, the newest release the tables know, which
+    the analysis assumes (`release_assumed`)."""
+    from karplint.model.versions import LATEST
+
+    loaded = side.loaded
+    seen = []
+    for res in [*loaded.model.nodepools(), *loaded.model.nodeclasses()]:
+        if res.doc.documentation_example or not loaded.shows(res):
+            continue
+        v = loaded.karpenter_version(res.doc.path)
+        text = str(v) if v is not None else None
+        if text not in seen:
+            seen.append(text)
+    known = [s for s in seen if s is not None]
+    if known:
+        return {"release": ", ".join(known), "release_assumed": False}
+    return {"release": str(LATEST), "release_assumed": True}
+
+
+# ------------------------------------------------------------------------------------------------- the summary
+
+def summarise(doc: dict) -> list[str]:
+    """Sentences for a person, the headline first: which pools' nodes are replaced and at what pace, which never
+    roll out, which are added or removed, what capacity changes."""
+    from karplint.wording import counted
+
+    pools = doc["nodepools"]
+    if not pools and not doc["nodeclasses"]:
+        return ["Merging this changes no NodePool or EC2NodeClass."]
+    out: list[str] = []
+    groups: dict[tuple, list[str]] = {}
+    never = []
+    for p in pools:
+        verdict = p["drift"]["verdict"]
+        if verdict not in ("all", "some", "unknown"):
+            continue
+        ro = p.get("rollout") or {}
+        if ro.get("never") and verdict in DRIFTING:
+            never.append(p)
+            continue
+        phrase = p["drift"]["summary"] if verdict != "all" else ""
+        groups.setdefault((verdict, phrase, ro.get("summary") or ""), []).append(p["name"])
+    for (verdict, phrase, pace), names in groups.items():
+        who = _pools(names)
+        if verdict == "all":
+            text = f"Merging this replaces every node of {who}"
+        elif verdict == "some":
+            text = f"Merging this replaces some nodes of {who}: {phrase}"
+        else:
+            text = f"Merging this may replace nodes of {who}: {phrase}"
+        out.append(text + (f", {pace}" if pace else "") + ".")
+    for p in never:
+        why = p["rollout"].get("windows") or "never"
+        out.append(f"NodePool {p['name']}'s nodes drift but the change never rolls out: its budgets allow no "
+                   f"Drifted disruption ({why}).")
+    if not out:
+        changed = [p for p in pools if p["status"] in ("changed", "nodeclass_changed")]
+        if changed or doc["nodeclasses"]:
+            out.append("Merging this replaces no node.")
+    added = [p["name"] for p in pools if p["status"] == "added"]
+    removed = [p["name"] for p in pools if p["status"] == "removed"]
+    if added:
+        out.append(f"Adds {_pools(added)}.")
+    if removed:
+        out.append(f"Removes {_pools(removed)}: {'its' if len(removed) == 1 else 'their'} nodes are drained and "
+                   "deleted.")
+    for p in pools:
+        cap = p.get("capacity") or {}
+        if cap.get("summary"):
+            out.append(f"NodePool {p['name']}: {cap['summary']}.")
+    if doc["problems"]:
+        out.append(f"{counted(len(doc['problems']), 'problem')} reading the files (listed below).")
+    return out
+
+
+def _pools(names: list[str]) -> str:
+    noun = "NodePool" if len(names) == 1 else "NodePools"
+    if len(names) == 1:
+        return f"{noun} {names[0]}"
+    return f"{noun} {', '.join(names[:-1])} and {names[-1]}"
+
+
+def drifted_pools(doc: dict) -> list[str]:
+    """The pools whose running nodes merging this replaces (verdict all or some)."""
+    return [p["name"] for p in doc["nodepools"] if p["drift"]["verdict"] in DRIFTING]

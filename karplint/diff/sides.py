@@ -47,6 +47,7 @@ class Side:
     commit: str | None  # full sha when the side is a commit, else None
     loaded: Loaded
     display_root: str  # the directory display paths are relative to (the base: the same directory, at its commit)
+    read_root: str = ""  # the directory the side's files were read from (the base: its temporary tree)
 
 
 def load_sides(*, base: str | None, paths: list[str], two_paths: tuple[str, str] | None = None,
@@ -67,6 +68,18 @@ def load_sides(*, base: str | None, paths: list[str], two_paths: tuple[str, str]
     if two_paths is not None:
         return _two_paths(two_paths, scope, cwd, config, karpenter_version)
     return _git_sides(base, scope, cwd, config, karpenter_version)
+
+
+def is_revision(arg: str, cwd: str | None = None) -> bool:
+    """Whether `arg` names a commit of the repository at `cwd` and no file or directory there: how the command
+    line tells `karplint diff main` (a base) from `karplint diff infra/` (a path)."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    if arg.startswith("-") or os.path.lexists(os.path.join(cwd, arg)):
+        return False
+    try:
+        return _commit(arg, cwd) is not None
+    except DiffUsageError:  # (no git: not a revision)
+        return False
 
 
 # -- git ---------------------------------------------------------------------------------------------------------
@@ -336,7 +349,7 @@ def _read_both(sha: str, label: str, top: str, here: str, inner: str, names: lis
         f"{os.path.relpath(os.path.join(top, path), here)}:1:1: submodule commit {commit[:7]} is not in its "
         "local repository (`git submodule update --init`); its files are not read on this side"
         for path, commit in unread)
-    return Side(label, sha, based, here), Side("working tree", None, head, here)
+    return Side(label, sha, based, here, there), Side("working tree", None, head, here, here)
 
 
 # -- two paths ---------------------------------------------------------------------------------------------------
@@ -361,7 +374,7 @@ def _two_paths(two_paths: tuple[str, str], scope: list[str], cwd: str, config: s
             root, names = os.path.dirname(path), [os.path.basename(path)]
             present = names
         cfg = _config(config, present or ["."], root, karpenter_version, None)
-        sides.append(Side(given, None, _load_side(present, root, cfg, parsed, given), root))
+        sides.append(Side(given, None, _load_side(present, root, cfg, parsed, given), root, root))
     if dirs[0]:
         for p in scope:
             if not any(os.path.lexists(os.path.join(side.display_root, p)) for side in sides):

@@ -1,0 +1,3 @@
+# stub: replaced by the rollout stream at integration
+def behaviour_changes(pair):
+    return []

@@ -1,0 +1,215 @@
+"""`karplint diff`'s core: pairing the two sides' objects, their field changes with lines, the document's shape
+(validated against schemas/diff.schema.json) and the summary sentences. The drift, rollout and capacity verdicts
+themselves are tested in their own modules; here they are what composes the document."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from karplint.diff import impact, summarise
+from karplint.diff.pairs import pair_objects
+from karplint.diff.sides import load_sides
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "diff.schema.json").read_text())
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  weight: 10
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: [c5, m5, r5]
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [spot, on-demand]
+"""
+
+NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole
+  amiSelectorTerms:
+    - alias: al2023@v20240807
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+  securityGroupSelectorTerms:
+    - tags: {karpenter.sh/discovery: demo}
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def sides(tmp_path: Path, old: dict[str, str], new: dict[str, str], **kw):
+    write(tmp_path / "old", old)
+    write(tmp_path / "new", new)
+    return load_sides(base=None, paths=[], two_paths=("old", "new"), cwd=str(tmp_path), **kw)
+
+
+def valid(doc: dict) -> dict:
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    return doc
+
+
+def test_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_pairs_added_removed_changed_and_unchanged(tmp_path):
+    old = {"pools.yaml": NODEPOOL.format(name="a") + "---\n" + NODEPOOL.format(name="b") + "---\n"
+           + NODEPOOL.format(name="c"), "nc.yaml": NODECLASS}
+    new = {"pools.yaml": NODEPOOL.format(name="a") + "---\n" + NODEPOOL.format(name="b").replace("weight: 10",
+                                                                                               "weight: 20")
+           + "---\n" + NODEPOOL.format(name="d"), "nc.yaml": NODECLASS}
+    pairs, problems = pair_objects(*sides(tmp_path, old, new))
+    assert problems == []
+    assert [(p.kind, p.name, p.status) for p in pairs] == [
+        ("NodePool", "a", "unchanged"), ("NodePool", "b", "changed"), ("NodePool", "c", "removed"),
+        ("NodePool", "d", "added"), ("EC2NodeClass", "default", "unchanged")]
+    assert pairs[1].changes == [{"path": "spec.weight", "before": 10, "after": 20, "line": 26}]
+
+
+def test_reordered_requirements_and_values_are_no_change(tmp_path):
+    pool = NODEPOOL.format(name="a")
+    reordered = pool.replace("values: [c5, m5, r5]", "values: [r5, c5, m5]")
+    lines = reordered.splitlines(keepends=True)
+    first, second = "".join(lines[13:16]), "".join(lines[16:19])  # (the two requirements swapped)
+    reordered = "".join(lines[:13]) + second + first
+    assert reordered != pool
+    pairs, _ = pair_objects(*sides(tmp_path, {"p.yaml": pool}, {"p.yaml": reordered}))
+    assert [(p.name, p.status, p.changes) for p in pairs] == [("a", "unchanged", [])]
+
+
+def test_change_lines_are_the_head_sides_and_the_base_sides_for_a_removed_field(tmp_path):
+    old = NODEPOOL.format(name="a").replace("  weight: 10\n", "  weight: 10\n  limits:\n    cpu: 100\n")
+    new = "# a comment moves every line down\n" + NODEPOOL.format(name="a").replace("weight: 10", "weight: 5")
+    (pair,), _ = pair_objects(*sides(tmp_path, {"p.yaml": old}, {"p.yaml": new}))
+    assert pair.changes == [
+        {"path": "spec.limits", "before": {"cpu": 100}, "after": None, "line": 7},
+        {"path": "spec.weight", "before": 10, "after": 5, "line": 7},
+    ]
+
+
+def test_api_version_move_pairs_the_pool_with_itself(tmp_path):
+    old = NODEPOOL.format(name="a").replace("karpenter.sh/v1\n", "karpenter.sh/v1beta1\n")
+    (pair,), _ = pair_objects(*sides(tmp_path, {"p.yaml": old}, {"p.yaml": NODEPOOL.format(name="a")}))
+    assert pair.status == "changed"
+    assert {"path": "apiVersion", "before": "karpenter.sh/v1beta1", "after": "karpenter.sh/v1", "line": 1} \
+        in pair.changes
+
+
+def test_documentation_examples_are_not_objects_of_either_side(tmp_path):
+    md = "# Pools\n\n```yaml\n" + NODEPOOL.format(name="doc") + "```\n"
+    pairs, _ = pair_objects(*sides(tmp_path, {"README.md": md}, {"README.md": md.replace("c5, ", "")}))
+    assert pairs == []
+
+
+def test_a_name_twice_on_one_side_is_a_problem_and_the_first_is_compared(tmp_path):
+    twice = NODEPOOL.format(name="a") + "---\n" + NODEPOOL.format(name="a").replace("weight: 10", "weight: 99")
+    pairs, problems = pair_objects(*sides(tmp_path, {"p.yaml": NODEPOOL.format(name="a")}, {"p.yaml": twice}))
+    assert [(p.name, p.status) for p in pairs] == [("a", "unchanged")]
+    assert problems == ["p.yaml:24:1: NodePool 'a' is also defined at p.yaml:4 (new); the first one is compared"]
+
+
+def test_clusters_pair_objects_of_the_same_cluster_only(tmp_path):
+    config = '[tool.karplint]\nclusters = ["clusters/*"]\n'
+    old = {"pyproject.toml": config, "clusters/dev/p.yaml": NODEPOOL.format(name="a"),
+           "clusters/prod/p.yaml": NODEPOOL.format(name="a")}
+    new = dict(old, **{"clusters/prod/p.yaml": NODEPOOL.format(name="a").replace("weight: 10", "weight: 1")})
+    pairs, problems = pair_objects(*sides(tmp_path, old, new))
+    assert problems == []
+    assert [(p.cluster, p.name, p.status) for p in pairs] == [
+        ("clusters/dev", "a", "unchanged"), ("clusters/prod", "a", "changed")]
+
+
+def test_legacy_provisioner_is_listed_not_analysed(tmp_path):
+    prov = ("apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n"
+            "  ttlSecondsAfterEmpty: {}\n")
+    doc = valid(impact(*sides(tmp_path, {"p.yaml": prov.format(30)}, {"p.yaml": prov.format(60)})))
+    (pool,) = doc["nodepools"]
+    assert (pool["kind"], pool["status"], pool["drift"]["verdict"]) == ("Provisioner", "changed", "unknown")
+    assert pool["drift"]["summary"].startswith("not analysed: karpenter.sh/v1alpha5 Provisioner is a legacy API")
+
+
+def test_a_nodeclass_change_reaches_every_pool_that_names_it(tmp_path):
+    old = {"pools.yaml": NODEPOOL.format(name="a") + "---\n" + NODEPOOL.format(name="b"), "nc.yaml": NODECLASS}
+    new = dict(old, **{"nc.yaml": NODECLASS.replace("role: KarpenterNodeRole",
+                                                    "role: KarpenterNodeRole\n  tags:\n    team: web")})
+    doc = valid(impact(*sides(tmp_path, old, new)))
+    assert [(p["name"], p["status"], p["drift"]["verdict"]) for p in doc["nodepools"]] == [
+        ("a", "nodeclass_changed", "all"), ("b", "nodeclass_changed", "all")]
+    (nc,) = doc["nodeclasses"]
+    assert (nc["name"], nc["used_by"]) == ("default", ["a", "b"])
+    assert doc["summary"][0] == "Merging this replaces every node of NodePools a and b."
+    assert {r["field"] for r in doc["nodepools"][0]["drift"]["reasons"]} == {"spec.tags"}
+
+
+def test_a_behavioural_change_replaces_no_node(tmp_path):
+    old = {"p.yaml": NODEPOOL.format(name="a"), "nc.yaml": NODECLASS}
+    new = dict(old, **{"p.yaml": NODEPOOL.format(name="a").replace("weight: 10", "weight: 50")})
+    doc = valid(impact(*sides(tmp_path, old, new)))
+    (pool,) = doc["nodepools"]
+    assert pool["drift"]["verdict"] == "none"
+    assert doc["summary"][0] == "Merging this replaces no node."
+
+
+def test_nothing_changed(tmp_path):
+    same = {"p.yaml": NODEPOOL.format(name="a"), "nc.yaml": NODECLASS}
+    doc = valid(impact(*sides(tmp_path, same, same)))
+    assert (doc["nodepools"], doc["nodeclasses"], doc["summary"]) == (
+        [], [], ["Merging this changes no NodePool or EC2NodeClass."])
+
+
+def test_the_release_each_side_deploys_or_the_assumed_one(tmp_path):
+    same = {"p.yaml": NODEPOOL.format(name="a")}
+    doc = impact(*sides(tmp_path, same, same))
+    assert (doc["base"]["release_assumed"], doc["head"]["release"]) == (True, "1.14.1")
+    doc = impact(*sides(tmp_path / "pinned", same, same, karpenter_version="1.0.0"))
+    assert (doc["base"]["release"], doc["head"]["release"], doc["head"]["release_assumed"]) == (
+        "1.0.0", "1.0.0", False)
+
+
+def _doc(pools: list[dict], classes=(), problems=()) -> dict:
+    return {"nodepools": pools, "nodeclasses": list(classes), "problems": list(problems)}
+
+
+def _pool(name, verdict, *, status="changed", summary="", rollout=None, capacity=None) -> dict:
+    return {"name": name, "status": status, "drift": {"verdict": verdict, "summary": summary}, "rollout": rollout,
+            "capacity": capacity}
+
+
+@pytest.mark.parametrize("pools, expected", [
+    ([_pool("general", "all", rollout={"summary": "10% at a time, weekdays only", "never": False}),
+      _pool("gpu", "all", rollout={"summary": "10% at a time, weekdays only", "never": False})],
+     "Merging this replaces every node of NodePools general and gpu, 10% at a time, weekdays only."),
+    ([_pool("spot", "some", summary="nodes of 12 instance types no longer allowed are replaced")],
+     "Merging this replaces some nodes of NodePool spot: nodes of 12 instance types no longer allowed are "
+     "replaced."),
+    ([_pool("gpu", "all", rollout={"summary": "never", "never": True, "windows": "never"})],
+     "NodePool gpu's nodes drift but the change never rolls out: its budgets allow no Drifted disruption (never)."),
+    ([_pool("new", "new", status="added")], "Adds NodePool new."),
+    ([_pool("old", "removed", status="removed")], "Removes NodePool old: its nodes are drained and deleted."),
+])
+def test_summary_sentences(pools, expected):
+    assert summarise(_doc(pools))[0] == expected
