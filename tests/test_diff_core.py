@@ -129,7 +129,34 @@ def test_a_name_twice_on_one_side_is_a_problem_and_the_first_is_compared(tmp_pat
     twice = NODEPOOL.format(name="a") + "---\n" + NODEPOOL.format(name="a").replace("weight: 10", "weight: 99")
     pairs, problems = pair_objects(*sides(tmp_path, {"p.yaml": NODEPOOL.format(name="a")}, {"p.yaml": twice}))
     assert [(p.name, p.status) for p in pairs] == [("a", "unchanged")]
-    assert problems == ["p.yaml:24:1: NodePool 'a' is also defined at p.yaml:4 (new); the first one is compared"]
+    assert problems == ["p.yaml:24:1: NodePool 'a' is also defined at line 4 of the same file (new); the first one "
+                        "is compared"]
+
+
+def test_the_same_name_in_several_files_pairs_file_by_file_and_a_moved_object_follows(tmp_path):
+    """An examples directory holds alternatives (aws/karpenter-provider-aws examples/v1: NodePool `default` and
+    EC2NodeClass `default` in many files): each file's objects pair with the same file's, and each pool's nodes
+    run with the EC2NodeClass of its own file."""
+    alt = NODEPOOL.format(name="default") + "---\n" + NODECLASS
+    moved = NODEPOOL.format(name="moved").replace("name: default", "name: elsewhere")
+    old = {"a.yaml": alt, "b.yaml": alt, "c.yaml": moved}
+    new = {"a.yaml": alt, "b.yaml": alt.replace("role: KarpenterNodeRole", "role: Other"), "d.yaml": moved}
+    doc = valid(impact(*sides(tmp_path, old, new)))
+    assert doc["problems"] == []
+    assert [(p["name"], p["file"], p["status"], p["drift"]["verdict"]) for p in doc["nodepools"]] == [
+        ("default", "b.yaml", "nodeclass_changed", "all")]
+    assert [(c["file"], c["used_by"]) for c in doc["nodeclasses"]] == [("b.yaml", ["default"])]
+
+
+def test_a_pool_whose_class_is_in_several_other_files_is_unknown(tmp_path):
+    old = {"pool.yaml": NODEPOOL.format(name="p"), "x.yaml": NODECLASS, "y.yaml": NODECLASS}
+    new = dict(old, **{"y.yaml": NODECLASS.replace("role: KarpenterNodeRole", "role: Other")})
+    doc = valid(impact(*sides(tmp_path, old, new)))
+    (pool,) = doc["nodepools"]
+    assert (pool["status"], pool["drift"]["verdict"]) == ("nodeclass_changed", "unknown")
+    assert pool["drift"]["reasons"][0]["why"] == (
+        "EC2NodeClass default is defined in 2 files (x.yaml, y.yaml), none of them this NodePool's: which one its "
+        "nodes use cannot be told from the files")
 
 
 def test_clusters_pair_objects_of_the_same_cluster_only(tmp_path):

@@ -19,7 +19,7 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
     from karplint.diff.behaviour import behaviour_changes
     from karplint.diff.capacity import capacity_change
     from karplint.diff.drift import nodeclass_drift, nodepool_drift
-    from karplint.diff.pairs import Pair, location, nodeclass_ref, pair_objects
+    from karplint.diff.pairs import location, nodeclass_of, nodeclass_ref, pair_objects
     from karplint.diff.rollout import nodes_for, rollout
 
     if catalog is None:
@@ -27,22 +27,24 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
 
         catalog = load()
     pairs, problems = pair_objects(base, head)
-    problems = [*base.loaded.problems, *head.loaded.problems, *problems]
+    # (a file unchanged between the sides has the same problems on both: said once)
+    problems = list(dict.fromkeys([*head.loaded.problems, *base.loaded.problems, *problems]))
 
     def release_of(side, res):
         return side.loaded.karpenter_version(res.doc.path) if res is not None else None
 
-    classes: dict[tuple, dict] = {}  # (cluster, name) -> the EC2NodeClass entry (with its reasons)
+    entries: dict[int, dict] = {}  # id(EC2NodeClass pair) -> its entry (with its reasons), changed ones only
+    class_pairs = [p for p in pairs if p.kind in ("EC2NodeClass", "AWSNodeTemplate")]
     class_out = []
-    for pair in pairs:
-        if pair.kind not in ("EC2NodeClass", "AWSNodeTemplate") or pair.status == "unchanged":
+    for pair in class_pairs:
+        if pair.status == "unchanged":
             continue
         entry = _entry(pair, location)
         release, base_release = release_of(head, pair.head), release_of(base, pair.base)
-        entry["reasons"] = [] if pair.legacy else nodeclass_drift(pair.base, pair.head, release=release or base_release,
-                                                                  base_release=base_release)
+        entry["reasons"] = [] if pair.legacy else nodeclass_drift(
+            pair.base, pair.head, release=release or base_release, base_release=base_release)
         entry["used_by"] = []
-        classes[(pair.cluster, pair.name)] = entry
+        entries[id(pair)] = entry
         if pair.shown:
             class_out.append(entry)
 
@@ -52,12 +54,13 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
             continue
         ref_head, ref_base = nodeclass_ref(pair.head), nodeclass_ref(pair.base)
         ref = ref_head if ref_head is not None else ref_base
-        nodeclass = classes.get((pair.cluster, ref)) if ref is not None else None
+        class_pair, ambiguous = nodeclass_of(pair, class_pairs)
+        nodeclass = entries.get(id(class_pair)) if class_pair is not None else None
         if nodeclass is not None:
             nodeclass["used_by"].append(pair.name)
             if nodeclass not in class_out:  # (read as context: listed because a pool of the paths uses it)
                 class_out.append(nodeclass)
-        if pair.status == "unchanged" and nodeclass is None:
+        if pair.status == "unchanged" and nodeclass is None and ambiguous is None:
             continue
         entry = _entry(pair, location)
         entry["status"] = "nodeclass_changed" if pair.status == "unchanged" else pair.status
@@ -69,6 +72,9 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
             continue
         # (the EC2NodeClass's reasons count for this pool's nodes only when the pool keeps naming it)
         inherited = nodeclass["reasons"] if nodeclass is not None and ref_head == ref_base else []
+        if ambiguous is not None:
+            inherited = [{"object": f"EC2NodeClass/{ref}", "field": None, "drifts": "unknown", "why": ambiguous,
+                          "source": "karplint: the nodeClassRef names an EC2NodeClass by name only"}]
         drift = nodepool_drift(pair, release=release or base_release, nodeclass_reasons=inherited,
                                catalog=catalog, base_release=base_release)
         entry["drift"] = drift

@@ -60,8 +60,9 @@ class Pair:
 
 
 def objects(side, problems: list[str], clusters: list[str]) -> dict[tuple, Resource]:
-    """(cluster, kind, name) -> the Karpenter object of one side (`karplint.diff.sides.Side`). A name written
-    twice on a side keeps the first and says so in `problems`."""
+    """(cluster, kind, name, file) -> the Karpenter object of one side (`karplint.diff.sides.Side`). A name
+    written twice in one file keeps the first and says so in `problems`; the same name in several files is
+    ordinary (example directories hold alternatives, overlays hold variants) and pairs file by file."""
     loaded = side.loaded
     out: dict[tuple, Resource] = {}
     for kinds in (KARPENTER_KINDS, LEGACY_KINDS):
@@ -74,33 +75,50 @@ def objects(side, problems: list[str], clusters: list[str]) -> dict[tuple, Resou
                 name = res.name
                 if name is None:
                     continue  # (the schema check reports a missing name; nothing to pair on)
-                key = (_cluster_of(res, clusters, side), res.kind, name)
+                key = (_cluster_of(res, clusters, side), res.kind, name, res.doc.path)
                 if key in out:
                     first = out[key]
                     problems.append(f"{res.doc.path}:{_line(res)}:1: {res.kind} {name!r} is also defined at "
-                                    f"{first.doc.path}:{_line(first)} ({side.label}); the first one is compared")
+                                    f"line {_line(first)} of the same file ({side.label}); the first one is "
+                                    "compared")
                     continue
                 out[key] = res
     return out
 
 
 def pair_objects(base_side, head_side) -> tuple[list[Pair], list[str]]:
-    """Every object of either side paired with its counterpart, in a stable order (NodePools first, by cluster and
-    name), and the problems pairing found."""
+    """Every object of either side paired with its counterpart, in a stable order (NodePools first, by cluster,
+    name and file), and the problems pairing found. An object pairs with the one of the same cluster, kind and name
+    in the same file; one left over on each side with that cluster, kind and name pairs across files (it moved)."""
     problems: list[str] = []
     clusters = _clusters(head_side)
     base = objects(base_side, problems, clusters)
     head = objects(head_side, problems, clusters)
+    matched = [(base[k], head[k], k) for k in base.keys() & head.keys()]
+    left: dict[tuple, tuple[list, list]] = {}
+    for side, objs in ((0, base), (1, head)):
+        for key, res in objs.items():
+            if key not in matched_keys(matched):
+                left.setdefault(key[:3], ([], []))[side].append((key, res))
+    for short, (olds, news) in left.items():
+        if len(olds) == 1 and len(news) == 1:
+            matched.append((olds[0][1], news[0][1], news[0][0]))
+        else:
+            matched += [(res, None, key) for key, res in olds] + [(None, res, key) for key, res in news]
     pairs = []
-    for key in sorted(set(base) | set(head), key=lambda k: (ORDER.get(k[1], 9), k[0] or "", k[2])):
-        cluster, kind, name = key
-        pair = Pair(kind, name, cluster, base.get(key), head.get(key))
+    for b, h, key in sorted(matched, key=lambda m: (ORDER.get(m[2][1], 9), m[2][0] or "", m[2][2], m[2][3])):
+        cluster, kind, name, _ = key
+        pair = Pair(kind, name, cluster, b, h)
         pair.shown = any(res is not None and side.loaded.shows(res)
                          for res, side in ((pair.base, base_side), (pair.head, head_side)))
         if pair.base is not None and pair.head is not None:
             pair.changes = changes_of(pair.base, pair.head)
         pairs.append(pair)
     return pairs, problems
+
+
+def matched_keys(matched: list) -> set:
+    return {m[2] for m in matched}
 
 
 def changes_of(base: Resource, head: Resource) -> list[dict]:
@@ -114,6 +132,27 @@ def changes_of(base: Resource, head: Resource) -> list[dict]:
             out.append({"path": format_path(path), "before": _json(b), "after": _json(a),
                         "line": _line_at(head, path) if a is not ABSENT else _line_at(base, path)})
     return out
+
+
+def nodeclass_of(pool: Pair, classes: list[Pair]) -> tuple[Pair | None, str | None]:
+    """The EC2NodeClass pair a NodePool's nodes run with: the one of its name and cluster in the pool's own file,
+    else the only one of that name and cluster. (pair, None), or (None, why) when several files define that name
+    and none is the pool's (or nothing defines it: (None, None))."""
+    ref = nodeclass_ref(pool.head if pool.head is not None else pool.base)
+    if ref is None:
+        return None, None
+    candidates = [c for c in classes if c.cluster == pool.cluster and c.name == ref]
+    files = {pool.current.doc.path} | ({pool.base.doc.path} if pool.base is not None else set())
+    own = [c for c in candidates if c.current.doc.path in files]
+    if own:
+        return own[0], None
+    if len(candidates) == 1:
+        return candidates[0], None
+    if len(candidates) > 1 and any(c.status != "unchanged" for c in candidates):
+        where = ", ".join(sorted({c.current.doc.path for c in candidates}))
+        return None, (f"EC2NodeClass {ref} is defined in {len(candidates)} files ({where}), none of them this "
+                      "NodePool's: which one its nodes use cannot be told from the files")
+    return None, None
 
 
 def nodeclass_ref(pool: Resource | None) -> str | None:

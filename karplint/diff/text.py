@@ -12,6 +12,7 @@ VERDICT = {"all": "every node is replaced", "some": "some nodes are replaced", "
            "unknown": "nodes may be replaced", "new": "new NodePool", "removed": "removed: its nodes are deleted"}
 STYLE = {"all": "bold red", "some": "yellow", "unknown": "yellow", "none": "green", "new": "cyan", "removed": "red"}
 SHOWN_CHANGES = 12
+SHOWN_PROBLEMS = 10
 
 
 def render_text(doc: dict, console) -> None:
@@ -33,8 +34,11 @@ def render_text(doc: dict, console) -> None:
     if doc["problems"]:
         p("")
         p("problems reading the files:")
-        for problem in doc["problems"]:
+        for problem in doc["problems"][:SHOWN_PROBLEMS]:
             p(f"  {escape.name(problem)}")
+        if len(doc["problems"]) > SHOWN_PROBLEMS:
+            p(f"  ... and {len(doc['problems']) - SHOWN_PROBLEMS} more (--output-format json lists them; "
+              "`karplint check` reports them on their lines)")
 
 
 def _releases(doc: dict) -> str:
