@@ -123,3 +123,17 @@ def test_check_does_not_import_the_diff_package(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert proc.stderr.endswith("[]"), proc.stderr
+
+
+def test_two_trees_inside_a_repository_are_each_a_project_of_their_own(tmp_path):
+    """--old/--new in a checkout (fixtures of real changes, as tests/fixtures/diff/history): the repository's other
+    files are neither side's context, and its configuration is not theirs."""
+    repo = tmp_path / "repo"
+    write(repo, {"cases/old/np.yaml": NODEPOOL.format(name="a"), "cases/new/np.yaml": NODEPOOL.format(name="a"),
+                 "other/bad.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: x\n",
+                 "pyproject.toml": "[tool.karplint]\nkarpenter-version = \"nonsense\"\n"})
+    git(repo, "init", "-q")
+    proc = run_cli("diff", "--old", "cases/old", "--new", "cases/new", "-f", "json", cwd=repo, env=GIT_ENV)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    doc = json.loads(proc.stdout)
+    assert (doc["problems"], doc["summary"]) == ([], ["Merging this changes no NodePool or EC2NodeClass."])

@@ -373,7 +373,13 @@ def _two_paths(two_paths: tuple[str, str], scope: list[str], cwd: str, config: s
         else:
             root, names = os.path.dirname(path), [os.path.basename(path)]
             present = names
-        cfg = _config(config, present or ["."], root, karpenter_version, None)
+        cfg = _config(config, present or ["."], root, karpenter_version, None, tree=os.path.realpath(root))
+        # (each tree is a project of its own: the files around it, in a repository that holds both, are neither
+        # side's context; two files have no context at all, as a loose file's siblings)
+        if dirs[0]:
+            cfg.root = os.path.realpath(root)
+        else:
+            cfg.project_context = False
         sides.append(Side(given, None, _load_side(present, root, cfg, parsed, given), root, root))
     if dirs[0]:
         for p in scope:
@@ -397,7 +403,7 @@ def _working_directory(path: str):
 
 
 def _config(explicit: str | None, names: list[str], where: str, karpenter_version: str | None,
-            base_of: tuple[str, str, object] | None):
+            base_of: tuple[str, str, object] | None, tree: str | None = None):
     """The configuration of one side: `explicit` (--config), else the nearest configuration file above the first
     path, found on that side. For the base side (`base_of` = (its tree, the repository root, the head's
     configuration)) the search stops at the top of its tree (above is a temporary directory): a configuration
@@ -408,6 +414,12 @@ def _config(explicit: str | None, names: list[str], where: str, karpenter_versio
     try:
         if explicit:
             cfg = load_config(explicit, None)
+        elif tree is not None:  # (--old/--new: a configuration above the tree is not its own)
+            found = find_config(Path(os.path.abspath(os.path.join(where, names[0]))))
+            if found is not None and _below(os.path.realpath(str(found)), tree):
+                cfg = load_config(str(found), None)
+            else:
+                cfg = from_mapping({}, "defaults")
         elif base_of is None:
             with _working_directory(where):
                 cfg = load_config(None, Path(os.path.abspath(names[0])))
