@@ -138,6 +138,26 @@ def test_templated_hash_field_is_unknown():
     assert _fields(reasons) == [("spec.userData", "unknown")]
 
 
+USERDATA = "#!/bin/bash\ncat > /etc/x.conf << 'EOF'\n[Service]\nEOF\n/etc/eks/bootstrap.sh ${CLUSTER}\n"
+
+
+def test_literal_text_added_around_template_holes_drifts_every_node():
+    """aws-samples/eks-workshop-v2 65aa363 (tests/fixtures/diff/history): lines added to a userData that holds a
+    heredoc (`<<`) and envsubst holes elsewhere: the rendered value changes whatever the holes expand to."""
+    reasons = _class(nodeclass(userData=USERDATA, role="${ROLE}"),
+                     nodeclass(userData=USERDATA + "systemctl daemon-reload\n", role="${ROLE}"))
+    assert _fields(reasons) == [("spec.userData", "all")]
+
+
+@pytest.mark.parametrize("before, after", [
+    (USERDATA, USERDATA.replace("${CLUSTER}", "${OTHER}")),  # (only a hole changed)
+    ("{{ if .Values.x }}\necho a\n{{ end }}\n", "{{ if .Values.x }}\necho b\n{{ end }}\n"),  # (helm: may be dropped)
+])
+def test_a_change_only_inside_template_holes_or_helm_blocks_is_unknown(before, after):
+    reasons = _class(nodeclass(userData=before), nodeclass(userData=after))
+    assert _fields(reasons) == [("spec.userData", "unknown")]
+
+
 def test_reordered_lists_and_maps_are_no_change():
     reqs = [_req(FAMILY, "In", "m5", "c5"), _req(CT, "In", "spot", "on-demand")]
     doc = _pool(nodepool(reqs, labels={"a": "1", "b": "2"}),

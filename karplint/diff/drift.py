@@ -20,7 +20,7 @@ from typing import Callable
 from karplint.diff.drift_changes import (
     ABSENT, CORE, SRC_NODECLASS_FINALIZE, SRC_NODECLASS_HASH, SRC_NODECLASS_REHASH, SRC_NODECLASS_STATIC,
     SRC_NODEPOOL_HASH, SRC_NODEPOOL_REHASH, SRC_NODEPOOL_STATIC, SRC_OWNER, aws_source, core_source, field_changes,
-    is_zero, reason, same, show, stored_spec,
+    is_zero, literal_change, reason, same, show, stored_spec,
 )
 from karplint.diff.drift_requirements import SOURCE as REQUIREMENTS_SOURCE, requirements_drift
 from karplint.diff.drift_selection import ami_reasons, reservation_reasons, security_group_reasons, subnet_reasons
@@ -82,7 +82,8 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
         except (LookupError, ValueError):  # (a kind or apiVersion the table has no column for)
             rule = _NO_RULE
         row = rule.path if rule.drifts is not None and rule.path else format_path(path)
-        templated = has_placeholder_within(before) or has_placeholder_within(after)
+        templated = ((has_placeholder_within(before) or has_placeholder_within(after))
+                     and not literal_change(before, after))
         zero_only = (before is ABSENT and is_zero(after)) or (after is ABSENT and is_zero(before))
         shown = f"`{format_path(path)}` ({show(before)} -> {show(after)})"
         if rule.drifts is None or rule.how == "unknown":

@@ -5,6 +5,7 @@ cite (the v1.14.1 tags: kubernetes-sigs/karpenter 6e7eab7, aws/karpenter-provide
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from karplint.model import Resource
@@ -159,3 +160,37 @@ def show(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
 
+
+_HOLE = re.compile(r"\$\{[^}]*\}|<<[^<>]*>>")
+
+
+def literal_change(a: Any, b: Any) -> bool:
+    """Whether `a` and `b` differ outside their template holes (`${...}` of envsubst and Terraform, `<<VAR>>`):
+    text added or removed around the holes changes the rendered value whatever they expand to. Helm's `{{ }}` and
+    Terraform's `%{ }` directives can drop literal text (`if` blocks), so values holding them never count."""
+    texts: list[str] = []
+    _strings(a, texts)
+    _strings(b, texts)
+    if any("{{" in s or "%{" in s for s in texts):
+        return False
+    return not same(_masked(a), _masked(b))
+
+
+def _strings(value: Any, out: list) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _strings(k, out)
+            _strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out)
+    elif isinstance(value, str):
+        out.append(value)
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_masked(k): _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return _HOLE.sub("\0", value) if isinstance(value, str) else value
