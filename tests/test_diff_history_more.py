@@ -8,21 +8,26 @@ enclosing project (the other fixtures), which is not what these cases are about.
 """
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from karplint.testing import run_cli
-from pathlib import Path
 
 HISTORY = Path(__file__).parent / "fixtures" / "diff" / "history"
 
 
+_DOCS: dict[str, dict] = {}   # one run per case and worker: two tests read cases 21 and 25
+
+
 def diff_json(case: str, tmp_path: Path) -> dict:
-    shutil.copytree(HISTORY / case, tmp_path / case)
-    proc = run_cli("diff", "--old", "base", "--new", "head", "-f", "json", cwd=tmp_path / case)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    if case not in _DOCS:
+        shutil.copytree(HISTORY / case, tmp_path / case)
+        proc = run_cli("diff", "--old", "base", "--new", "head", "-f", "json", cwd=tmp_path / case)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert proc.returncode == 0, proc.stderr
+        _DOCS[case] = json.loads(proc.stdout)
+    doc = _DOCS[case]
     assert doc["problems"] == []
     return doc
 
