@@ -71,8 +71,6 @@ def test_22_label_added_spot_dropped_selectors_changed(tmp_path):
     assert doc["summary"][0] == "Merging this replaces every node of NodePool x86-cpu-karpenter."
 
 
-@pytest.mark.xfail(strict=True, reason="karplint says 'unknown' (userData 'templated'); the commit adds literal "
-                   "lines, so the rendered userData changes whatever ${...} expands to: the hash changes, all drift")
 def test_23_userdata_edited_drifts_every_node(tmp_path):
     entry = pool(diff_json("23-userdata-soci-workaround", tmp_path), "aiml")
     assert entry["drift"]["verdict"] == "all"
