@@ -1,0 +1,184 @@
+"""`karplint diff` on real history: commits of public repositories that changed a NodePool or EC2NodeClass.
+
+Each case is tests/fixtures/diff/history/NN-name/ with base/ and head/ (the files before and after the commit) and
+CASE.md (repository, commit, licence, and the expectation judged from Karpenter's documentation and sources, written
+before karplint diff existed). The tests below assert those expectations on `karplint diff --old base --new head -f json`.
+"""
+import functools
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from karplint.testing import REPO, run_cli
+
+HISTORY = Path(__file__).parent / "fixtures" / "diff" / "history"
+SCHEMA = REPO / "schemas" / "diff.schema.json"
+
+# case: (release passed with --karpenter-version, or None when the files pin it or none is known; see CASE.md)
+RELEASES = {
+    "01-instance-category-narrowed": None,
+    "02-consolidate-after-dropped-v1beta1": None,   # addons/karpenter-helm.tf pins 0.37.7
+    "03-role-renamed-with-chart-upgrade": None,     # base pins 0.16.3, head 0.37.7
+    "04-consolidate-after-raised": "0.33.1",
+    "05-arch-restricted-to-amd64": "0.33.1",
+    "06-al2-to-al2023": "1.5.2",
+    "07-userdata-and-ebs-throughput": "1.6.3",
+    "08-ami-alias-pinned": "1.5.0",
+    "09-on-demand-dropped-from-spot-pool": "0.37.0",
+    "10-raid0-and-userdata": "1.8.3",
+    "11-nodepool-and-nodeclass-removed": None,
+    "12-v1beta1-to-v1-on-0.37": None,               # addons/karpenter-helm.tf pins 0.37.7
+    "13-instance-cpu-requirement-dropped": "0.33.1",
+}
+
+# case: {NodePool: drift verdict}, from CASE.md "Expectation"
+VERDICTS = {
+    "01-instance-category-narrowed": {"spot": "some"},
+    "02-consolidate-after-dropped-v1beta1": {"spot": "none"},
+    "03-role-renamed-with-chart-upgrade": {"spot": "unknown"},
+    "04-consolidate-after-raised": {"default": "none"},
+    "05-arch-restricted-to-amd64": {"default": "some"},
+    "06-al2-to-al2023": {"aiml": "all"},
+    "07-userdata-and-ebs-throughput": {"aiml": "all"},
+    "08-ami-alias-pinned": {"userdata": "all"},
+    "09-on-demand-dropped-from-spot-pool": {"node-spot": "some"},
+    "10-raid0-and-userdata": {"soci-snapshotter": "all", "soci-snapshotter-br": "all"},
+    "11-nodepool-and-nodeclass-removed": {"karpentr-node-pool": "removed"},
+    "12-v1beta1-to-v1-on-0.37": {"ondemand": "none"},
+    "13-instance-cpu-requirement-dropped": {"amd-nodepool": "none"},
+}
+
+# case: {NodePool: field prefixes that must each start the `field` of some drifting reason}
+DRIFT_FIELDS = {
+    "01-instance-category-narrowed": {"spot": ["spec.template.spec.requirements"]},
+    "05-arch-restricted-to-amd64": {"default": ["spec.template.spec.requirements"]},
+    "06-al2-to-al2023": {"aiml": ["spec.amiSelectorTerms"]},
+    "07-userdata-and-ebs-throughput": {"aiml": ["spec.userData", "spec.blockDeviceMappings"]},
+    "08-ami-alias-pinned": {"userdata": ["spec.amiSelectorTerms"]},
+    "09-on-demand-dropped-from-spot-pool": {"node-spot": ["spec.template.spec.requirements"]},
+    "10-raid0-and-userdata": {"soci-snapshotter": ["spec.instanceStorePolicy", "spec.userData"],
+                              "soci-snapshotter-br": ["spec.instanceStorePolicy", "spec.userData"]},
+}
+
+# case: {NodePool: field prefixes reported among the reasons that do NOT drift}
+NOT_DRIFTING = {
+    "01-instance-category-narrowed": {"spot": ["spec.limits"]},
+}
+
+# case: NodePools that must not be listed (nothing of theirs changed, nor their EC2NodeClass)
+ABSENT = {
+    "09-on-demand-dropped-from-spot-pool": ["node-od"],
+    "10-raid0-and-userdata": ["non-soci-snapshotter"],
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _diff(case: str) -> tuple[int, str, str]:
+    """Run the diff once per case, on a copy outside any git repository: karplint looks for the release a repository
+    deploys from the repository root, and the sibling cases of this checkout must not count."""
+    scratch = Path(tempfile.mkdtemp(prefix="karplint-history-"))
+    try:
+        for side in ("base", "head"):
+            shutil.copytree(HISTORY / case / side, scratch / side)
+        args = ["diff", "--old", "base", "--new", "head", "--output-format", "json"]
+        if RELEASES[case]:
+            args += ["--karpenter-version", RELEASES[case]]
+        proc = run_cli(*args, cwd=scratch)
+        return proc.returncode, proc.stdout, proc.stderr
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _doc(case: str) -> dict:
+    code, out, err = _diff(case)
+    assert "Traceback" not in err, err
+    assert code == 0, (code, err)
+    return json.loads(out)
+
+
+def _pools(doc: dict) -> dict:
+    return {p["name"]: p for p in doc["nodepools"]}
+
+
+def test_every_case_is_documented_and_listed():
+    cases = sorted(p.name for p in HISTORY.iterdir() if p.is_dir())
+    assert cases == sorted(VERDICTS) == sorted(RELEASES)
+    for case in cases:
+        text = (HISTORY / case / "CASE.md").read_text()
+        for heading in ("- Repository: https://github.com/", "- Commit: ", "- Licence: ", "## Expectation"):
+            assert heading in text, (case, heading)
+        assert (HISTORY / case / "base").is_dir() and (HISTORY / case / "head").is_dir()
+
+
+@pytest.mark.parametrize("case", sorted(VERDICTS))
+def test_drift_verdict(case):
+    doc = _doc(case)
+    if SCHEMA.is_file():
+        import jsonschema
+        jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    pools = _pools(doc)
+    for name, verdict in VERDICTS[case].items():
+        assert name in pools, (case, sorted(pools))
+        assert pools[name]["drift"]["verdict"] == verdict, (case, name, pools[name]["drift"])
+    for name in ABSENT.get(case, []):
+        assert name not in pools, (case, name)
+
+
+@pytest.mark.parametrize("case", sorted(DRIFT_FIELDS))
+def test_drift_reasons_name_the_fields(case):
+    pools = _pools(_doc(case))
+    for name, prefixes in DRIFT_FIELDS[case].items():
+        fields = [r.get("field") or "" for r in pools[name]["drift"]["reasons"]]
+        for prefix in prefixes:
+            assert any(f.startswith(prefix) for f in fields), (case, name, prefix, fields)
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DRIFTING))
+def test_behavioural_fields_reported_as_not_drifting(case):
+    pools = _pools(_doc(case))
+    for name, prefixes in NOT_DRIFTING[case].items():
+        fields = [r.get("field") or "" for r in pools[name]["drift"]["not_drifting"]]
+        drifting = [r.get("field") or "" for r in pools[name]["drift"]["reasons"]]
+        for prefix in prefixes:
+            assert any(f.startswith(prefix) for f in fields), (case, name, prefix, fields)
+            assert not any(f.startswith(prefix) for f in drifting), (case, name, prefix, drifting)
+
+
+@pytest.mark.parametrize("case", sorted(VERDICTS))
+def test_rollout_only_when_nodes_are_replaced(case):
+    """Rollout is null when no node drifts (none, removed); where nodes drift, no budget blocks Drifted in these
+    repositories (none writes a budget), so the change does roll out."""
+    pools = _pools(_doc(case))
+    for name, verdict in VERDICTS[case].items():
+        rollout = pools[name]["rollout"]
+        if verdict in ("none", "removed", "new"):
+            assert rollout is None, (case, name, rollout)
+        elif verdict in ("all", "some"):
+            assert rollout is not None and rollout["never"] is False, (case, name, rollout)
+
+
+def test_consolidate_after_raised_is_a_behaviour_change():
+    behaviour = _pools(_doc("04-consolidate-after-raised"))["default"]["behaviour"]
+    items = [b for b in behaviour if b["field"] == "spec.disruption.consolidateAfter"]
+    assert [(b["before"], b["after"]) for b in items] == [("30s", "600s")], behaviour
+
+
+def test_removed_pool_and_nodeclass():
+    doc = _doc("11-nodepool-and-nodeclass-removed")
+    assert _pools(doc)["karpentr-node-pool"]["status"] == "removed"
+    classes = {c["name"]: c for c in doc["nodeclasses"]}
+    assert classes["default"]["status"] == "removed"
+
+
+def test_narrowed_requirements_lose_capacity_and_limits_change():
+    capacity = _pools(_doc("01-instance-category-narrowed"))["spot"]["capacity"]
+    assert capacity is not None and capacity["lost_count"] > 0 and capacity["gained_count"] == 0, capacity
+    assert capacity["limits"]["before"]["cpu"] in ("4", 4) and capacity["limits"]["after"]["cpu"] in ("8", 8), capacity
+
+
+def test_dropped_requirement_gains_capacity():
+    capacity = _pools(_doc("13-instance-cpu-requirement-dropped"))["amd-nodepool"]["capacity"]
+    assert capacity is not None and capacity["gained_count"] > 0 and capacity["lost_count"] == 0, capacity
