@@ -43,7 +43,7 @@ VERDICTS = {
     "05-arch-restricted-to-amd64": {"default": "some"},
     "06-al2-to-al2023": {"aiml": "all"},
     "07-userdata-and-ebs-throughput": {"aiml": "all"},
-    "08-ami-alias-pinned": {"userdata": "all"},
+    "08-ami-alias-pinned": {"userdata": "unknown"},  # expected "all" at first: see CASE.md
     "09-on-demand-dropped-from-spot-pool": {"node-spot": "some"},
     "10-raid0-and-userdata": {"soci-snapshotter": "all", "soci-snapshotter-br": "all"},
     "11-nodepool-and-nodeclass-removed": {"karpentr-node-pool": "removed"},
@@ -51,13 +51,29 @@ VERDICTS = {
     "13-instance-cpu-requirement-dropped": {"amd-nodepool": "none"},
 }
 
+# Where karplint disagrees with the expectation (a karplint defect, reported; the expectation stands)
+DISAGREES = {
+    "12-v1beta1-to-v1-on-0.37": (
+        "karplint compares the v1beta1 base with the v1 head without Karpenter's conversion: the defaulted expireAfter "
+        "720h that moves from spec.disruption to spec.template.spec, and the nodeClassRef group/kind that v1 spells out, "
+        "are reported as changes with no verdict, so the pool gets 'unknown'. Karpenter converts v1 to v1beta1 "
+        "(kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@9fc1bbe, v0.37.7, L92-101 and L145) and keeps "
+        "the hash: no node is replaced."),
+}
+
+
+def _cases(table: dict) -> list:
+    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=DISAGREES[c])) if c in DISAGREES else c
+            for c in sorted(table)]
+
+
 # case: {NodePool: field prefixes that must each start the `field` of some drifting reason}
 DRIFT_FIELDS = {
     "01-instance-category-narrowed": {"spot": ["spec.template.spec.requirements"]},
     "05-arch-restricted-to-amd64": {"default": ["spec.template.spec.requirements"]},
     "06-al2-to-al2023": {"aiml": ["spec.amiSelectorTerms"]},
     "07-userdata-and-ebs-throughput": {"aiml": ["spec.userData", "spec.blockDeviceMappings"]},
-    "08-ami-alias-pinned": {"userdata": ["spec.amiSelectorTerms"]},
+    "08-ami-alias-pinned": {"userdata": ["spec.amiSelectorTerms"]},  # drifts "unknown": a reason all the same
     "09-on-demand-dropped-from-spot-pool": {"node-spot": ["spec.template.spec.requirements"]},
     "10-raid0-and-userdata": {"soci-snapshotter": ["spec.instanceStorePolicy", "spec.userData"],
                               "soci-snapshotter-br": ["spec.instanceStorePolicy", "spec.userData"]},
@@ -113,7 +129,7 @@ def test_every_case_is_documented_and_listed():
         assert (HISTORY / case / "base").is_dir() and (HISTORY / case / "head").is_dir()
 
 
-@pytest.mark.parametrize("case", sorted(VERDICTS))
+@pytest.mark.parametrize("case", _cases(VERDICTS))
 def test_drift_verdict(case):
     doc = _doc(case)
     if SCHEMA.is_file():
@@ -147,7 +163,7 @@ def test_behavioural_fields_reported_as_not_drifting(case):
             assert not any(f.startswith(prefix) for f in drifting), (case, name, prefix, drifting)
 
 
-@pytest.mark.parametrize("case", sorted(VERDICTS))
+@pytest.mark.parametrize("case", _cases(VERDICTS))
 def test_rollout_only_when_nodes_are_replaced(case):
     """Rollout is null when no node drifts (none, removed); where nodes drift, no budget blocks Drifted in these
     repositories (none writes a budget), so the change does roll out."""
@@ -160,10 +176,21 @@ def test_rollout_only_when_nodes_are_replaced(case):
             assert rollout is not None and rollout["never"] is False, (case, name, rollout)
 
 
-def test_consolidate_after_raised_is_a_behaviour_change():
-    behaviour = _pools(_doc("04-consolidate-after-raised"))["default"]["behaviour"]
-    items = [b for b in behaviour if b["field"] == "spec.disruption.consolidateAfter"]
-    assert [(b["before"], b["after"]) for b in items] == [("30s", "600s")], behaviour
+# case: (NodePool, field, before, after) of a behaviour change the pool must list
+BEHAVIOUR = {
+    "01-instance-category-narrowed": ("spot", "spec.limits", {"cpu": "4", "memory": "8Gi"}, {"cpu": "8", "memory": "16Gi"}),
+    "02-consolidate-after-dropped-v1beta1": ("spot", "spec.disruption.consolidateAfter", "30s", None),
+    "04-consolidate-after-raised": ("default", "spec.disruption.consolidateAfter", "30s", "600s"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEHAVIOUR))
+def test_behaviour_change_listed(case):
+    pool, field, before, after = BEHAVIOUR[case]
+    behaviour = _pools(_doc(case))[pool]["behaviour"]
+    items = [(b["before"], b["after"]) for b in behaviour if b["field"] == field]
+    assert items == [(before, after)], behaviour
+    assert all(b["meaning"] for b in behaviour), behaviour
 
 
 def test_removed_pool_and_nodeclass():
