@@ -33,6 +33,8 @@ RELEASES = {
     "11-nodepool-and-nodeclass-removed": None,
     "12-v1beta1-to-v1-on-0.37": None,               # addons/karpenter-helm.tf pins 0.37.7
     "13-instance-cpu-requirement-dropped": "0.33.1",
+    "14-expire-after-and-grace-period-set": None,   # the HelmRelease in the file pins 1.1.0
+    "15-nodepools-renamed-and-added": "0.32.10",
 }
 
 # case: {NodePool: drift verdict}, from CASE.md "Expectation"
@@ -50,6 +52,9 @@ VERDICTS = {
     "11-nodepool-and-nodeclass-removed": {"karpentr-node-pool": "removed"},
     "12-v1beta1-to-v1-on-0.37": {"ondemand": "none"},
     "13-instance-cpu-requirement-dropped": {"amd-nodepool": "none"},
+    "14-expire-after-and-grace-period-set": {"default": "all"},
+    "15-nodepools-renamed-and-added": {"amd-nodepool": "removed", "arm-nodepool": "removed", "x86": "new", "arm": "new",
+                                       "default": "new"},
 }
 
 # Where karplint disagrees with the expectation (a karplint defect, reported; the expectation stands)
@@ -78,11 +83,14 @@ DRIFT_FIELDS = {
     "09-on-demand-dropped-from-spot-pool": {"node-spot": ["spec.template.spec.requirements"]},
     "10-raid0-and-userdata": {"soci-snapshotter": ["spec.instanceStorePolicy", "spec.userData"],
                               "soci-snapshotter-br": ["spec.instanceStorePolicy", "spec.userData"]},
+    "14-expire-after-and-grace-period-set": {"default": ["spec.template.spec.expireAfter",
+                                                         "spec.template.spec.terminationGracePeriod"]},
 }
 
 # case: {NodePool: field prefixes reported among the reasons that do NOT drift}
 NOT_DRIFTING = {
     "01-instance-category-narrowed": {"spot": ["spec.limits"]},
+    "14-expire-after-and-grace-period-set": {"default": ["spec.template.spec.requirements"]},
 }
 
 # case: NodePools that must not be listed (nothing of theirs changed, nor their EC2NodeClass)
