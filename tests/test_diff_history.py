@@ -101,7 +101,8 @@ ABSENT = {
 
 # case: (NodePool, field, before, after) of a behaviour change the pool must list
 BEHAVIOUR = {
-    "01-instance-category-narrowed": ("spot", "spec.limits", {"cpu": "4", "memory": "8Gi"}, {"cpu": "8", "memory": "16Gi"}),
+    "01-instance-category-narrowed": ("spot", "spec.limits", {"cpu": "4", "memory": "8Gi"},
+                                      {"cpu": "8", "memory": "16Gi"}),
     "02-consolidate-after-dropped-v1beta1": ("spot", "spec.disruption.consolidateAfter", "30s", None),
     "04-consolidate-after-raised": ("default", "spec.disruption.consolidateAfter", "30s", "600s"),
     "14-expire-after-and-grace-period-set": ("default", "spec.disruption.consolidationPolicy", "WhenEmpty",
