@@ -61,10 +61,10 @@ VERDICTS = {
 DISAGREES = {
     "12-v1beta1-to-v1-on-0.37": (
         "karplint compares the v1beta1 base with the v1 head without Karpenter's conversion: the defaulted "
-        "expireAfter 720h that moves from spec.disruption to spec.template.spec, and the nodeClassRef group/kind that "
-        "v1 spells out, are reported as changes with no verdict, so the pool gets 'unknown'. Karpenter converts v1 "
-        "to v1beta1 (kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@9fc1bbe, v0.37.7, L92-101 and L145) and keeps "
-        "the hash: no node is replaced."),
+        "expireAfter 720h that moves from spec.disruption to spec.template.spec, and the nodeClassRef group/kind "
+        "that v1 spells out, are reported as changes with no verdict, so the pool gets 'unknown'. Karpenter "
+        "converts v1 to v1beta1 (kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@9fc1bbe, v0.37.7, "
+        "L92-101 and L145) and keeps the hash: no node is replaced."),
 }
 
 
