@@ -235,8 +235,17 @@ def _pool(name, verdict, *, status="changed", summary="", rollout=None, capacity
      "replaced."),
     ([_pool("gpu", "all", rollout={"summary": "never", "never": True, "windows": "never"})],
      "NodePool gpu's nodes drift but the change never rolls out: its budgets allow no Drifted disruption (never)."),
-    ([_pool("new", "new", status="added")], "Adds NodePool new."),
-    ([_pool("old", "removed", status="removed")], "Removes NodePool old: its nodes are drained and deleted."),
+    ([_pool("new", "new", status="added")], "Merging this adds NodePool new."),
+    ([_pool("old", "removed", status="removed"), _pool("w", "none")],
+     "Merging this removes NodePool old: its nodes are drained and deleted."),
 ])
 def test_summary_sentences(pools, expected):
     assert summarise(_doc(pools))[0] == expected
+
+
+def test_a_removed_pool_is_never_summed_up_as_no_node_replaced():
+    """(graviton-developer-workshop 5492de5, tests/fixtures/diff/history/26: pools renamed)"""
+    pools = [_pool("old", "removed", status="removed"), _pool("w", "none"), _pool("new", "new", status="added")]
+    assert summarise(_doc(pools)) == [
+        "Merging this removes NodePool old: its nodes are drained and deleted.",
+        "No running node of the other NodePools is replaced.", "It adds NodePool new."]

@@ -175,17 +175,19 @@ def summarise(doc: dict) -> list[str]:
         why = p["rollout"].get("windows") or "never"
         out.append(f"NodePool {p['name']}'s nodes drift but the change never rolls out: its budgets allow no "
                    f"Drifted disruption ({why}).")
-    if not out:
-        changed = [p for p in pools if p["status"] in ("changed", "nodeclass_changed")]
-        if changed or doc["nodeclasses"]:
-            out.append("Merging this replaces no node.")
     added = [p["name"] for p in pools if p["status"] == "added"]
     removed = [p["name"] for p in pools if p["status"] == "removed"]
+    replaced = bool(out)
+    if removed:  # (deleting a pool deletes its nodes: never summed up as "no node is replaced")
+        out.append(f"{'Merging this removes' if not replaced else 'It removes'} {_pools(removed)}: "
+                   f"{'its' if len(removed) == 1 else 'their'} nodes are drained and deleted.")
+    if not replaced:
+        changed = [p for p in pools if p["status"] in ("changed", "nodeclass_changed")]
+        if changed or doc["nodeclasses"]:
+            out.append("No running node of the other NodePools is replaced." if removed
+                       else "Merging this replaces no node.")
     if added:
-        out.append(f"Adds {_pools(added)}.")
-    if removed:
-        out.append(f"Removes {_pools(removed)}: {'its' if len(removed) == 1 else 'their'} nodes are drained and "
-                   "deleted.")
+        out.append(f"{'Merging this adds' if not out else 'It adds'} {_pools(added)}.")
     for p in pools:
         cap = p.get("capacity") or {}
         if cap.get("summary"):
