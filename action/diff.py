@@ -224,5 +224,18 @@ def main() -> int:
     return 0
 
 
+def guarded() -> int:
+    """main(), and any crash of it a warning: the impact is a convenience, the check's verdict is its own step's."""
+    try:
+        return main()
+    except Exception as exc:  # noqa: BLE001 (a bug here must not fail a pull request's check)
+        import traceback
+
+        traceback.print_exc()  # for the log
+        _annotate("warning", f"the impact of this pull request could not be computed: {type(exc).__name__}: {exc}")
+        _append("GITHUB_OUTPUT", "diff-completed=false\n")
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded())

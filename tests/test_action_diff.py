@@ -4,6 +4,7 @@ arguments, and a fake GitHub REST API on 127.0.0.1."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -373,3 +374,59 @@ def test_action_yml_declares_and_wires_the_diff():
     for name in ("diff-comment", "diff-nodes", "github-token", "drifted-nodepools", "diff-completed",
                  "pull-requests: write"):
         assert name in readme, name
+
+
+def test_a_crash_of_the_step_is_a_warning_not_a_failure(tmp_path, repo):
+    """A document render_markdown cannot read (here: a line that is not a number) must not fail the job."""
+    work, base = repo
+    bad = {**DOC, "nodepools": [{**DOC["nodepools"][0], "capacity": {
+        "summary": "x", "workloads": {"unschedulable": [{"workload": "w", "file": "f", "line": "NaN"}]}}}]}
+    proc = _run(tmp_path, work, base, KARPLINT_BIN=_fake_karplint(tmp_path, doc=bad, name="bad.py"))
+    assert proc.returncode == 0
+    assert "::warning title=karplint diff::the impact of this pull request could not be computed: ValueError: " \
+           in proc.stdout
+    assert "Traceback" in proc.stderr
+    assert _outputs(tmp_path)["diff-completed"] == "false"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("karplint.diff.sides") is None, reason="karplint diff not merged yet")
+def test_with_the_real_karplint_diff_an_ami_alias_moved_drifts_the_pool(tmp_path):
+    """The step with the real command (once the diff streams are merged): a pull request that moves the AMI
+    alias of the EC2NodeClass the pool uses replaces its nodes (karpenter.sh docs, Disruption: Drift)."""
+    work = tmp_path / "w"
+    work.mkdir()
+    _git(work, "init", "-q", "-b", "main")
+    (work / "np.yaml").write_text(AMI_TREE)
+    _git(work, "add", ".")
+    _git(work, "commit", "-qm", "base")
+    base = _git(work, "rev-parse", "HEAD")
+    (work / "np.yaml").write_text(AMI_TREE.replace("al2023@v20240807", "al2023@v20241011"))
+    _git(work, "commit", "-qam", "head")
+    proc = _run(tmp_path, work, base, KARPLINT_BIN=f"{sys.executable} -m karplint")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _outputs(tmp_path) == {"diff-completed": "true", "drifted-nodepools": "general"}
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("## karplint diff\n\n**Merging this replaces")
+    assert "### NodePool general\n" in summary and "### EC2NodeClass default\n" in summary
+
+
+AMI_TREE = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c5, m5]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@v20240807}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+"""
