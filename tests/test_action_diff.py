@@ -430,3 +430,39 @@ spec:
   subnetSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
 """
+
+
+def test_shallow_head_checkout_that_does_not_reach_the_base_says_so(tmp_path, repo):
+    """HEAD's parent is not the base and the shallow history has no merge base: diffed against the base, with a
+    notice saying what to do (base-branch changes may show as undone)."""
+    work, base = repo
+    origin = tmp_path / "origin"
+    (origin / "np.yaml").write_text("a: 3\n")
+    _git(origin, "commit", "-qam", "another")
+    _git(work, "fetch", "-q", "--depth=1", "origin", "main")
+    _git(work, "checkout", "-q", "FETCH_HEAD")
+    proc = _run(tmp_path, work, base)
+    assert proc.returncode == 0
+    assert _calls(tmp_path)[0][:3] == ["diff", "--base", base]
+    assert f"::notice title=karplint diff::The checkout is not the pull request's merge commit and its history " \
+           f"does not reach the base {base[:12]}" in proc.stdout
+    assert (tmp_path / "summary.md").read_text().endswith(
+        "\n> The checkout is not the pull request's merge commit and its history does not reach the base "
+        f"{base[:12]}\\: changes made on the base branch since this branch started may show as undone. Check out "
+        "the merge commit \\(actions/checkout's default on pull\\_request\\) or use fetch-depth\\: 0.\n")
+
+
+def test_failed_diff_updates_an_existing_comment_and_creates_none(tmp_path, repo):
+    """An impact left in the comment from an earlier run would mislead: it says the impact is not current."""
+    work, base = repo
+    fake = _fake_karplint(tmp_path, doc={}, exit_code=2, stderr="boom\n", name="failing.py")
+    with _strip_prefix(FakeGitHub([{"id": 8, "body": f"{MARKER}\nold"}])) as api:
+        assert _run(tmp_path, work, base, KARPLINT_BIN=fake, **_api_env(api)).returncode == 0
+    assert [(m, p) for m, p, _ in api.calls()] == [("GET", "/repos/o/r/issues/7/comments?per_page=100"),
+                                                   ("PATCH", "/repos/o/r/issues/comments/8")]
+    assert api.requests[-1][3]["body"] == (
+        f"{MARKER}\n## karplint diff\n\nThe impact of this pull request on Karpenter's nodes could not be computed: "
+        "karplint diff failed \\(exit code 2\\)\\: boom\n")
+    with _strip_prefix(FakeGitHub([])) as api:
+        assert _run(tmp_path, work, base, KARPLINT_BIN=fake, **_api_env(api)).returncode == 0
+    assert [m for m, _, _ in api.calls()] == ["GET"]
