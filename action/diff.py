@@ -82,8 +82,13 @@ def passed_on(args_text: str) -> list[str]:
     return out
 
 
+def _untokened() -> dict[str, str]:
+    """The environment of the commands this step runs: the comment's token is for the GitHub API only."""
+    return {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
+
+
 def _git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], capture_output=True, text=True, errors="replace")
+    return subprocess.run(["git", *args], capture_output=True, text=True, errors="replace", env=_untokened())
 
 
 def _parents(rev: str) -> list[str]:
@@ -127,7 +132,7 @@ def run_diff(base: str, paths: list[str]) -> dict:
         command += ["--nodes", nodes]
     command += ["--", *paths]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        proc = subprocess.run(command, capture_output=True, text=True, errors="replace", env=_untokened())
     except OSError as exc:
         raise Unavailable(f"cannot run {command[0]}: {exc.strerror or exc}") from None
     sys.stderr.write(proc.stderr)  # karplint's notes, for the log

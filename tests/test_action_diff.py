@@ -69,6 +69,8 @@ def _fake_karplint(tmp_path, doc=DOC, exit_code=0, stderr="", name="fake_karplin
     script = tmp_path / name
     script.write_text(
         "import json, sys\n"
+        "import os\n"
+        "assert 'GITHUB_TOKEN' not in os.environ, 'the token reached karplint'\n"
         f"open({str(tmp_path / 'argv.json')!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
         f"sys.stderr.write({stderr!r})\n"
         f"print(json.dumps({doc!r}))\n"
