@@ -2,6 +2,7 @@
 # The steps of action.yml, kept here so that they can be read and tested (tests/test_action.py) like any code.
 #   run.sh install   venv in $RUNNER_TEMP; tag v$KARPLINT_VERSION of this action's repository, or its own checkout
 #   run.sh check     annotations, the SARIF file, the job summary and the step's outputs (action/check.py)
+#   run.sh diff      on pull requests: `karplint diff` to the job summary, outputs, opt-in comment (action/diff.py)
 #   run.sh cache-key the key of the pip cache, written to GITHUB_OUTPUT as key=
 # Inputs come from the environment (never interpolated into the script: a path or an argument is data):
 # PATHS (one per line, spaces kept), ARGS (action/arguments.py), SARIF_FILE, SUMMARY (true/false), KARPLINT_VERSION,
@@ -51,6 +52,13 @@ check() {
   exec "$python" "$here/check.py"
 }
 
+diff() {
+  # Also Python (action/diff.py): the base from the event, `karplint diff` once, everything from its JSON. It
+  # never fails the job: a diff that cannot be computed is a warning and a line in the summary.
+  local python="${KARPLINT_PYTHON:-${venv:?RUNNER_TEMP is not set}/bin/python}"
+  exec "$python" "$here/diff.py"
+}
+
 cache-key() {
   # actions/cache's hashFiles() only sees files under GITHUB_WORKSPACE: the action's own pyproject.toml (under
   # github.action_path) hashes to nothing there, and a `uses: ./` path breaks it. The key is made here instead,
@@ -68,4 +76,4 @@ PY
   echo "key=karplint-pip-${RUNNER_OS:-unknown}-$key" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set}"
 }
 
-"${1:?usage: run.sh install|check|cache-key}"
+"${1:?usage: run.sh install|check|diff|cache-key}"

@@ -109,7 +109,8 @@ def test_action_yml_passes_inputs_as_data():
         assert "${{" not in step.get("run", "")
         if "run" in step:
             assert step["run"].strip("'").startswith('"$ACTION_PATH/action/run.sh"')
-    assert set(action["outputs"]) == {"findings", "errors", "completed", "sarif-file"}
+    assert set(action["outputs"]) == {"findings", "errors", "completed", "sarif-file", "diff-completed",
+                                      "drifted-nodepools"}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="bash")
