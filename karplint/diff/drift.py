@@ -20,7 +20,7 @@ from typing import Callable
 from karplint.diff.drift_changes import (
     ABSENT, CORE, SRC_NODECLASS_FINALIZE, SRC_NODECLASS_HASH, SRC_NODECLASS_REHASH, SRC_NODECLASS_STATIC,
     SRC_NODEPOOL_HASH, SRC_NODEPOOL_REHASH, SRC_NODEPOOL_STATIC, SRC_OWNER, aws_source, core_source, field_changes,
-    is_zero, literal_change, reason, same, show, stored_spec,
+    SRC_CONVERSION, is_zero, literal_change, nodepool_as_v1, reason, same, show, stored_spec,
 )
 from karplint.diff.drift_requirements import SOURCE as REQUIREMENTS_SOURCE, requirements_drift
 from karplint.diff.drift_selection import ami_reasons, reservation_reasons, security_group_reasons, subnet_reasons
@@ -93,8 +93,9 @@ def _table_reasons(obj: str, kind: str, api_version: str, changes: list, release
             r = reason(obj, row, "unknown", f"{shown}: left out of the hash; Karpenter's `{rule.how[8:]}` drift "
                        "check decides, against state in the cluster karplint cannot see", rule.source)
         elif not rule.drifts:
-            r = reason(obj, row, "none", f"{shown}: not part of the {kind} drift hash (`hash:\"ignore\"`)",
-                       rule.source)
+            outside = kind == "NodePool" and tuple(path[:2]) != ("spec", "template")
+            r = reason(obj, row, "none", f"{shown}: not part of the {kind} drift hash " + (
+                "(it hashes `spec.template` only)" if outside else "(`hash:\"ignore\"`)"), rule.source)
         elif templated:
             r = reason(obj, row, "unknown", f"{shown}: part of the {kind} drift hash, but templated: whether "
                        "the rendered value changes is not known", rule.source)
@@ -211,8 +212,18 @@ def nodepool_drift(pair, *, release: Version | None, nodeclass_reasons: list[dic
         return _verdict("unknown", unreadable, [], "nodes may be replaced: " + unreadable[0]["why"])
     rules = _field_rule_of(rules)
     out, unsure = _release_reasons("NodePool", obj, base_release, release)
-    unsure = unsure or _api_version_unsure(pair.base, pair.head)
     before, after = stored_spec(pair.base, base_release or release), stored_spec(pair.head, release)
+    if (pair.base.api_version, pair.head.api_version) == ("karpenter.sh/v1beta1", "karpenter.sh/v1"):
+        converted = nodepool_as_v1(before, from_v1beta1=True), nodepool_as_v1(after, from_v1beta1=False)
+        if None not in converted:  # (compared as the API server stores both: v1)
+            before, after = converted
+            out.append(reason(obj, "apiVersion", "none", (
+                "the NodePool moves from karpenter.sh/v1beta1 to v1: compared as Karpenter converts the v1beta1 "
+                "object (expireAfter into the template, nodeClassRef's group and kind spelled out)"), SRC_CONVERSION))
+        else:
+            unsure = unsure or _api_version_unsure(pair.base, pair.head)
+    else:
+        unsure = unsure or _api_version_unsure(pair.base, pair.head)
     changes = field_changes(before, after, ("spec",))
     reqs_path = ("spec", "template", "spec", "requirements")
     own = [c for c in changes if c[0][:4] != reqs_path]

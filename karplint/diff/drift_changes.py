@@ -194,3 +194,40 @@ def _masked(value: Any) -> Any:
     if isinstance(value, list):
         return [_masked(v) for v in value]
     return _HOLE.sub("\0", value) if isinstance(value, str) else value
+
+
+# Karpenter's conversion of a v1beta1 NodePool to v1 (kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go
+# `convertFrom` L140-L190@92547d1, v1.0.0): what the API server stores when a file moves from v1beta1 to v1.
+SRC_CONVERSION = "kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@92547d1#L140"
+V1_DEFAULT_EXPIRE_AFTER = "720h"  # (the v1 CRD's default of spec.template.spec.expireAfter)
+
+
+def nodepool_as_v1(spec: dict, *, from_v1beta1: bool) -> dict | None:
+    """The spec of a NodePool as v1 stores it: a v1beta1 spec converted (expireAfter moved into the template,
+    nodeClassRef's apiVersion to group with the EC2NodeClass defaults, WhenUnderutilized renamed with
+    consolidateAfter 0s), and v1's expireAfter default filled in. None when the conversion moves something karplint
+    does not rebuild (a v1beta1 kubelet block goes to an annotation and the EC2NodeClass)."""
+    import copy
+
+    s = copy.deepcopy(spec) if isinstance(spec, dict) else {}
+    template = s.setdefault("template", {}) if isinstance(s.get("template", {}), dict) else None
+    tspec = template.setdefault("spec", {}) if template is not None and isinstance(template.get("spec", {}), dict) \
+        else None
+    if tspec is None:
+        return None
+    if from_v1beta1:
+        if "kubelet" in tspec:
+            return None
+        disruption = s.get("disruption") if isinstance(s.get("disruption"), dict) else {}
+        if "expireAfter" in disruption:
+            tspec["expireAfter"] = disruption.pop("expireAfter")
+        if disruption.get("consolidationPolicy") == "WhenUnderutilized":
+            disruption["consolidationPolicy"] = "WhenEmptyOrUnderutilized"
+            disruption["consolidateAfter"] = "0s"
+        ref = tspec.get("nodeClassRef")
+        if isinstance(ref, dict):
+            api = ref.get("apiVersion")
+            tspec["nodeClassRef"] = {"name": ref.get("name"), "kind": ref.get("kind") or "EC2NodeClass",
+                                     "group": str(api).split("/")[0] if api else "karpenter.k8s.aws"}
+    tspec.setdefault("expireAfter", V1_DEFAULT_EXPIRE_AFTER)
+    return s
