@@ -104,6 +104,14 @@ def rollout(head_pool, *, drift_verdict: str, nodes: int | None, start: datetime
     }
 
 
+def describe_timeline(line: Timeline, nodes: int | None = None, start: datetime = REFERENCE_WEEK) -> str:
+    """One reason's week in words: "never", "10% of nodes at a time, at any time", "all at once, weekends only"."""
+    if all(s.blocked for s in line.segments):
+        return "never"
+    windows = _windows(line, start)
+    return f"{_pace(line, nodes, start)}, {_windows_short(windows)}"
+
+
 # ------------------------------------------------------------------------------------------------- wording
 
 def _pace(line: Timeline, nodes: int | None, start: datetime) -> str:
