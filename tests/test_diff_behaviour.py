@@ -173,3 +173,23 @@ def test_weight_only_chooses_the_pool_for_new_nodes():
                                          ("45s", "45 seconds"), ("Never", "never"), ("1h30m", "90 minutes")])
 def test_durations_in_words(text, words):
     assert human("expireAfter", text) == words
+
+
+def test_migration_renaming_when_underutilized_is_no_change():
+    base = nodepool({"disruption": {"consolidationPolicy": "WhenUnderutilized"}}, api="karpenter.sh/v1beta1")
+    head = nodepool({"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized"}})
+    got = behaviour_changes(Pair("NodePool", "general", None, base, head))
+    assert [(c["field"], c["meaning"]) for c in got] == [  # (the v1 CRD defaults consolidateAfter to 0s)
+        ("spec.disruption.consolidateAfter", "running nodes become consolidation candidates 0 seconds after a pod "
+                                             "was last scheduled to or removed from them (was unset)")]
+
+
+def test_migration_budgets_compared_reason_by_reason():
+    base = nodepool({"disruption": {"budgets": [{"nodes": "5"}]}}, api="karpenter.sh/v1beta1")
+    same = nodepool({"disruption": {"budgets": [{"nodes": "5"}]}})
+    assert [c["field"] for c in behaviour_changes(Pair("NodePool", "general", None, base, same))] == [
+        "spec.disruption.consolidateAfter"]
+    head = nodepool({"disruption": {"budgets": [{"nodes": "5"}, {"nodes": "0", "reasons": ["Drifted"]}]}})
+    [_, budgets] = behaviour_changes(Pair("NodePool", "general", None, base, head))
+    assert budgets["meaning"] == ("disruptions allowed: Drifted: 5 nodes at a time, at any time -> never (budgets "
+                                  "govern consolidation and drift, not expiration)")

@@ -236,3 +236,9 @@ def test_invalid_setting_names_file_and_line(tmp_path, body, message):
 def _config(tmp_path: Path, body: str):
     (tmp_path / "pyproject.toml").write_text("[tool.karplint]\n" + body, encoding="utf-8")
     return load_config(None, tmp_path)
+
+
+def test_uncertain_drift_says_the_pace_is_conditional():
+    doc = rollout(pool(), drift_verdict="unknown", nodes=None)
+    assert doc["notes"][0] == "whether the nodes drift is not certain: this is the pace if they do"
+    assert "whether the nodes drift" not in " ".join(rollout(pool(), drift_verdict="all", nodes=None)["notes"])

@@ -44,15 +44,25 @@ def behaviour_changes(pair) -> list[dict]:
         if before_path is None and after_path is None:
             continue
         if name == "budgets":
-            if _budget_terms(base) == _budget_terms(head):
+            if not _budget_parts(base, head):
                 continue
-        elif before == after:
+        elif _same(name, before, after):
             continue
         path = after_path or before_path
         meaning, source = MEANINGS[name](before, after, head, base)
         out.append({"field": ".".join(path), "before": before, "after": after, "meaning": meaning,
                     "source": source, "line": _line(pair, ".".join(path))})
     return out
+
+
+# v1 renamed v1beta1's WhenUnderutilized (same behaviour): a migration that only renames it changes nothing
+SAME_POLICY = {"WhenUnderutilized": "WhenEmptyOrUnderutilized"}
+
+
+def _same(name: str, before, after) -> bool:
+    if name == "consolidationPolicy":
+        return SAME_POLICY.get(before, before) == SAME_POLICY.get(after, after)
+    return before == after
 
 
 def _value(res, v1_path, beta_path, v1_default, beta_default):
@@ -129,6 +139,9 @@ def _consolidate_after(before, after, head, base):
         sooner = "sooner" if a < b else "later"
         meaning = (f"running nodes become consolidation candidates {sooner}: {human('consolidateAfter', after)} "
                    f"after a pod was last scheduled to or removed from them (was {human('consolidateAfter', before)})")
+    elif a is not None:  # (from unset: a v1beta1 pool migrated to v1, whose CRD defaults it to 0s)
+        meaning = (f"running nodes become consolidation candidates {human('consolidateAfter', after)} after a pod "
+                   "was last scheduled to or removed from them (was unset)")
     else:
         meaning = f"consolidateAfter is now {after!r}, which Karpenter's CRD does not accept"
     path = ("pkg/controllers/nodeclaim/disruption/consolidation.go" if head.version == "v1"
@@ -171,12 +184,23 @@ def _termination_grace_period(before, after, head, base):
 
 
 def _budgets(before, after, head, base):
-    b, a = _budget_terms(base), _budget_terms(head)
-    parts = [f"{reason}: {b[reason]} -> {a[reason]}" for reason in a if b.get(reason) != a[reason]]
+    parts = _budget_parts(base, head)
     label = "every disruption method" if head.version != "v1" else None
     meaning = ("disruptions allowed" + (f" ({label})" if label else "") + ": " + "; ".join(parts)
                + " (budgets govern consolidation and drift, not expiration)")
     return meaning, f"{CORE} pkg/apis/v1/nodepool.go@{V1}#L382 (Budget.GetAllowedDisruptions)"
+
+
+def _budget_parts(base, head) -> list[str]:
+    """"Reason: before -> after" per reason whose week differs (a v1beta1 side's one timeline stands for every
+    reason of a v1 side: a migration compares each reason with it)."""
+    b, a = _budget_terms(base), _budget_terms(head)
+    reasons = list(a) if "all methods" not in a else list(b) if "all methods" not in b else ["all methods"]
+
+    def of(terms: dict, reason: str) -> str:
+        return terms[reason] if reason in terms else terms["all methods"]
+
+    return [f"{r}: {of(b, r)} -> {of(a, r)}" for r in reasons if of(b, r) != of(a, r)]
 
 
 def _budget_terms(pool) -> dict[str, str]:

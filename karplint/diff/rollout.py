@@ -79,6 +79,8 @@ def rollout(head_pool, *, drift_verdict: str, nodes: int | None, start: datetime
         if some:
             summary += " (the drifted nodes only)"
     notes = []
+    if drift_verdict == "unknown":
+        notes.append("whether the nodes drift is not certain: this is the pace if they do")
     if default:
         notes.append("no budgets are written: the CRD default, 10% of the pool's nodes at a time, applies")
     if not v1:
