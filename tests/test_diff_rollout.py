@@ -242,3 +242,8 @@ def test_uncertain_drift_says_the_pace_is_conditional():
     doc = rollout(pool(), drift_verdict="unknown", nodes=None)
     assert doc["notes"][0] == "whether the nodes drift is not certain: this is the pace if they do"
     assert "whether the nodes drift" not in " ".join(rollout(pool(), drift_verdict="all", nodes=None)["notes"])
+
+
+def test_zero_nodes_assumed_replaces_nothing():
+    doc = rollout(pool(extra={"replicas": 0}), drift_verdict="all", nodes=0)
+    assert (doc["nodes"], doc["summary"]) == (0, "no node to replace (0 nodes assumed)")

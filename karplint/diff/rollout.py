@@ -71,6 +71,8 @@ def rollout(head_pool, *, drift_verdict: str, nodes: int | None, start: datetime
                if errors else "a budget of 0 nodes covers Drifted at every moment" if v1
                else "a budget of 0 nodes is always active")
         summary = f"never rolls out: {why}"
+    elif nodes == 0:
+        summary = "no node to replace (0 nodes assumed)"
     else:
         limits = list(dict.fromkeys(_short(part) for part in pace.split("; ")))
         summary = limits[0] if len(limits) == 1 else " or ".join(limits) + " depending on the time"
