@@ -19,7 +19,8 @@ DOCS = "https://karpenter.sh/docs/concepts/disruption/"
 
 # (v1 path, v1beta1 path, CRD default v1, CRD default v1beta1); None: the field does not exist in that API
 FIELDS = {
-    "consolidationPolicy": (("spec", "disruption", "consolidationPolicy"), ("spec", "disruption", "consolidationPolicy"),
+    "consolidationPolicy": (("spec", "disruption", "consolidationPolicy"),
+                            ("spec", "disruption", "consolidationPolicy"),
                             "WhenEmptyOrUnderutilized", "WhenUnderutilized"),
     "consolidateAfter": (("spec", "disruption", "consolidateAfter"), ("spec", "disruption", "consolidateAfter"),
                          "0s", None),
