@@ -62,6 +62,8 @@ class Config:
     # context: a keystroke's check is not the cost of judging the whole workspace. Not part of the fingerprint
     # (the per-file stage does not depend on it); the run-stage verdicts are kept per focus (`engine.evaluate`).
     focus: frozenset | None = None
+    # `karplint diff`'s nodes per NodePool for the rollout pace: one count, or pool name -> count ("*": the others)
+    diff_nodes: int | dict[str, int] | None = None
     path: str | None = None  # the file it came from
     root: str | None = None  # directory of that file (per-file-ignores and exclude are relative to it)
 
@@ -142,6 +144,13 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ConfigError(f"{where}: `max-file-size` must be a positive number of bytes", (key,))
             cfg.max_file_size = value
+        elif key == "diff-nodes":
+            from karplint.config_values import diff_nodes_problem
+
+            problem = diff_nodes_problem(value)
+            if problem:
+                raise ConfigError(f"{where}: {problem[0]}", (key, *problem[1]))
+            cfg.diff_nodes = dict(value) if isinstance(value, dict) else value
         elif key == "cluster":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: `cluster` must be a table", (key,))
@@ -190,7 +199,7 @@ def _near(word: str, known) -> str:
 
 CONFIG_KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "severity", "fail-on", "exclude",
                "karpenter-version", "max-file-size", "project-context", "clusters", "cluster", "options",
-               "fail-on-nothing-checked")
+               "fail-on-nothing-checked", "diff-nodes")
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml of a large monorepo is a few KB

@@ -74,6 +74,27 @@ def option_value_problem(name: str, value: Any) -> tuple[str, tuple] | None:
     return None
 
 
+def diff_nodes_problem(value: Any) -> tuple[str, tuple] | None:
+    """What is wrong with `diff-nodes` (a count of nodes for every NodePool, or a table of NodePool name -> count,
+    `"*"` for the others) and where inside it, or None. A count is a whole number, 0 or more."""
+    def bad(v: Any) -> bool:
+        return not isinstance(v, int) or isinstance(v, bool) or v < 0
+
+    def written(v: Any) -> str:  # (as TOML spells it: `true`, not Python's `True`)
+        return _shown(str(v).lower() if isinstance(v, bool) else str(v))
+
+    if isinstance(value, dict):
+        for name, count in value.items():
+            if bad(count):
+                return (f"`diff-nodes.{name}` must be a whole number of nodes, 0 or more (got {written(count)})",
+                        (name,))
+        return None
+    if bad(value):
+        return ("`diff-nodes` must be a whole number of nodes, 0 or more, or a table of NodePool name = count "
+                f"(got {written(value)})"), ()
+    return None
+
+
 def line_of(text: str, keys: tuple) -> int | None:
     """The line of `text` (TOML or JSON) where the key path `keys` is written, found by searching each key in turn
     as a key (bare or quoted, before `=`, `:`, `.` or `]`, not in a comment); None when the last is not found."""
