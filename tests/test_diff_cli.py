@@ -43,7 +43,7 @@ def test_json_validates_and_says_what_drifts(trees):
     (pool,) = doc["nodepools"]
     assert (pool["name"], pool["status"], pool["drift"]["verdict"]) == ("general", "nodeclass_changed", "all")
     assert [r["field"] for r in pool["drift"]["reasons"]] == ["spec.amiSelectorTerms"]
-    assert doc["summary"][0] == "Merging this replaces every node of NodePool general."
+    assert doc["summary"][0] == "Merging this replaces every node of NodePool general, 10% at a time."
 
 
 def test_text_names_the_sides_the_headline_and_the_reason(trees):
@@ -51,7 +51,7 @@ def test_text_names_the_sides_the_headline_and_the_reason(trees):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "karplint diff: old -> new (Karpenter 1.14.1 assumed: no release pinned)"
-    assert lines[2] == "Merging this replaces every node of NodePool general."
+    assert lines[2] == "Merging this replaces every node of NodePool general, 10% at a time."
     assert "  spec.amiSelectorTerms[0].alias: al2023@v20240807 -> al2023@v20241011  (line 8)" in lines
     assert "\x1b" not in proc.stdout  # (no colour in a pipe)
 

@@ -188,7 +188,7 @@ def test_a_nodeclass_change_reaches_every_pool_that_names_it(tmp_path):
         ("a", "nodeclass_changed", "all"), ("b", "nodeclass_changed", "all")]
     (nc,) = doc["nodeclasses"]
     assert (nc["name"], nc["used_by"]) == ("default", ["a", "b"])
-    assert doc["summary"][0] == "Merging this replaces every node of NodePools a and b."
+    assert doc["summary"][0] == "Merging this replaces every node of NodePools a and b, 10% at a time."
     assert {r["field"] for r in doc["nodepools"][0]["drift"]["reasons"]} == {"spec.tags"}
 
 

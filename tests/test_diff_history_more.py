@@ -68,7 +68,7 @@ def test_22_label_added_spot_dropped_selectors_changed(tmp_path):
         "spec.subnetSelectorTerms": "unknown",           # dynamic check, resolved in the account
         "spec.securityGroupSelectorTerms": "unknown",
     }
-    assert doc["summary"][0] == "Merging this replaces every node of NodePool x86-cpu-karpenter."
+    assert doc["summary"][0] == "Merging this replaces every node of NodePool x86-cpu-karpenter, 10% at a time."
 
 
 def test_23_userdata_edited_drifts_every_node(tmp_path):
@@ -123,7 +123,7 @@ def test_27_v1beta1_to_v1_with_bottlerocket_drifts_every_node(tmp_path):
     entry = pool(doc, "default")
     assert entry["drift"]["verdict"] == "all"
     assert reasons(entry)["spec.amiSelectorTerms"] == "all"
-    assert doc["summary"][0] == "Merging this replaces every node of NodePool default."
+    assert doc["summary"][0] == "Merging this replaces every node of NodePool default, 10% at a time."
 
 
 def test_28_static_nodepool_added_replaces_nothing(tmp_path):

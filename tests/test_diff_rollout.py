@@ -100,6 +100,16 @@ def test_pace_that_changes_over_the_day():
     assert doc["summary"] == "all at once or 2 of 10 nodes at a time depending on the time"
 
 
+def test_pace_with_blocked_hours_and_unbudgeted_weekends_reads_as_one_phrase():
+    """Work hours at 10%, nights blocked, weekends under no budget (unlimited: upstream "should return MaxInt32
+    for all reasons when there are no active budgets"): each allowance once, no window text cut in half."""
+    doc = rollout(pool({"budgets": [{"nodes": "10%", "schedule": "0 9 * * mon-fri", "duration": "8h"},
+                                    {"nodes": "0", "schedule": "0 17 * * mon-fri", "duration": "16h"}]}),
+                  drift_verdict="all", nodes=20)
+    assert doc["summary"] == ("all at once or 10% at a time depending on the time, in 7 windows a week (see "
+                              "`karplint budgets`)")
+
+
 def test_invalid_budget_fails_closed():
     doc = rollout(pool({"budgets": [{"nodes": "5", "schedule": "@wrongly", "duration": "1h"}]}),
                   drift_verdict="all", nodes=10)

@@ -74,7 +74,7 @@ def rollout(head_pool, *, drift_verdict: str, nodes: int | None, start: datetime
     elif nodes == 0:
         summary = "no node to replace (0 nodes assumed)"
     else:
-        limits = list(dict.fromkeys(_short(part) for part in pace.split("; ")))
+        limits = list(dict.fromkeys(_short(_allowance(s, nodes)) for s in line.segments if not s.blocked))
         summary = limits[0] if len(limits) == 1 else " or ".join(limits) + " depending on the time"
         if windows != "always":
             summary += f", {_windows_short(windows)}"
@@ -163,7 +163,7 @@ def _windows(line: Timeline, start: datetime) -> str:
 
 def _windows_short(windows: str) -> str:
     return {"always": "at any time", "weekdays only": "weekdays only", "weekends only": "weekends only"}.get(
-        windows, f"only {windows}")
+        windows, f"in {windows}" if "windows a week" in windows else f"only {windows}")
 
 
 def _describe(spans: list[tuple[int, int]], start: datetime) -> str:
