@@ -233,8 +233,12 @@ def _pool(name, verdict, *, status="changed", summary="", rollout=None, capacity
     ([_pool("spot", "some", summary="nodes of 12 instance types no longer allowed are replaced")],
      "Merging this replaces some nodes of NodePool spot: nodes of 12 instance types no longer allowed are "
      "replaced."),
-    ([_pool("gpu", "all", rollout={"summary": "never", "never": True, "windows": "never"})],
-     "NodePool gpu's nodes drift but the change never rolls out: its budgets allow no Drifted disruption (never)."),
+    ([_pool("gpu", "all", rollout={"summary": "never rolls out: a budget of 0 nodes covers Drifted at every moment",
+                                   "never": True, "windows": "never"})],
+     "NodePool gpu's nodes drift, but the change never rolls out: a budget of 0 nodes covers Drifted at every "
+     "moment."),
+    ([_pool("spot", "unknown", summary="nodes may be replaced: The NodePool drift hash version changes")],
+     "Merging this may replace nodes of NodePool spot: the NodePool drift hash version changes."),
     ([_pool("new", "new", status="added")], "Merging this adds NodePool new."),
     ([_pool("old", "removed", status="removed"), _pool("w", "none")],
      "Merging this removes NodePool old: its nodes are drained and deleted."),

@@ -160,7 +160,7 @@ def summarise(doc: dict) -> list[str]:
         if ro.get("never") and verdict in DRIFTING:
             never.append(p)
             continue
-        phrase = p["drift"]["summary"] if verdict != "all" else ""
+        phrase = _phrase(p["drift"]["summary"]) if verdict != "all" else ""
         groups.setdefault((verdict, phrase, ro.get("summary") or ""), []).append(p["name"])
     for (verdict, phrase, pace), names in groups.items():
         who = _pools(names)
@@ -172,9 +172,8 @@ def summarise(doc: dict) -> list[str]:
             text = f"Merging this may replace nodes of {who}: {phrase}"
         out.append(text + (f", {pace}" if pace else "") + ".")
     for p in never:
-        why = p["rollout"].get("windows") or "never"
-        out.append(f"NodePool {p['name']}'s nodes drift but the change never rolls out: its budgets allow no "
-                   f"Drifted disruption ({why}).")
+        why = _phrase(p["rollout"].get("summary") or "", "never rolls out: ") or "its budgets allow no Drifted disruption"
+        out.append(f"NodePool {p['name']}'s nodes drift, but the change never rolls out: {why}.")
     added = [p["name"] for p in pools if p["status"] == "added"]
     removed = [p["name"] for p in pools if p["status"] == "removed"]
     replaced = bool(out)
@@ -195,6 +194,14 @@ def summarise(doc: dict) -> list[str]:
     if doc["problems"]:
         out.append(f"{counted(len(doc['problems']), 'problem')} reading the files (listed below).")
     return out
+
+
+def _phrase(text: str, prefix: str = "nodes may be replaced: ") -> str:
+    """A verdict's summary inside a sentence: without the words the sentence already says, lower-case."""
+    if text.startswith(prefix):
+        text = text[len(prefix):]
+    text = text.rstrip(".")
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
 def _pools(names: list[str]) -> str:
