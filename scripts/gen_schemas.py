@@ -28,6 +28,7 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CRDS = ROOT.parent / "shared" / "karpenter" / "crds"
 DEFAULT_OUT = ROOT / "schemas"
+HAND_WRITTEN = {"diff.schema.json"}  # karplint's own output schema, kept beside the generated ones
 FORMAT = 1  # bump when the layout of the generated files changes
 
 _RELEASE_LABEL = re.compile(r"^aws-v(\d+\.\d+\.\d+)$")
@@ -119,10 +120,11 @@ def generate(crds: Path, out: Path) -> dict:
         index["releases" if typ == "release" else "snapshots"][name] = entry
     files["index.json"] = dump(index)
 
-    # Replace earlier output (every *.json below `out`); other files (README.md) stay.
+    # Replace earlier output (every *.json below `out`); other files (README.md, HAND_WRITTEN) stay.
     if out.exists():
         for old in sorted(out.rglob("*.json"), reverse=True):
-            old.unlink()
+            if old.relative_to(out).as_posix() not in HAND_WRITTEN:
+                old.unlink()
         for d in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
             if not any(d.iterdir()):
                 d.rmdir()

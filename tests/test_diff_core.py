@@ -217,6 +217,22 @@ def test_the_release_each_side_deploys_or_the_assumed_one(tmp_path):
         "1.0.0", "1.0.0", False)
 
 
+def test_one_object_that_fails_does_not_stop_the_others(tmp_path, monkeypatch):
+    from karplint.diff import behaviour
+
+    def boom(pair):
+        if pair.name == "bad":
+            raise ValueError("cannot read")
+        return []
+
+    monkeypatch.setattr(behaviour, "behaviour_changes", boom)
+    pools = NODEPOOL.format(name="bad") + "---\n" + NODEPOOL.format(name="good")
+    doc = valid(impact(*sides(tmp_path, {"p.yaml": pools}, {"p.yaml": pools.replace("weight: 10", "weight: 2")})))
+    assert [(p["name"], p["drift"]["verdict"]) for p in doc["nodepools"]] == [("bad", "unknown"), ("good", "none")]
+    assert doc["problems"] == [
+        "p.yaml:4:1: NodePool bad: not analysed (karplint internal error: ValueError: cannot read)"]
+
+
 def _doc(pools: list[dict], classes=(), problems=()) -> dict:
     return {"nodepools": pools, "nodeclasses": list(classes), "problems": list(problems)}
 

@@ -41,8 +41,13 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
             continue
         entry = _entry(pair, location)
         release, base_release = release_of(head, pair.head), release_of(base, pair.base)
-        entry["reasons"] = [] if pair.legacy else nodeclass_drift(
-            pair.base, pair.head, release=release or base_release, base_release=base_release)
+        try:
+            entry["reasons"] = [] if pair.legacy else nodeclass_drift(
+                pair.base, pair.head, release=release or base_release, base_release=base_release)
+        except Exception as exc:  # noqa: BLE001 - one object karplint cannot analyse never stops the others
+            problems.append(_failed(pair, exc))
+            entry["reasons"] = [{"object": f"{pair.kind}/{pair.name}", "field": None, "drifts": "unknown",
+                                 "why": "not analysed (see problems)", "source": "karplint"}]
         entry["used_by"] = []
         entries[id(pair)] = entry
         if pair.shown:
@@ -75,16 +80,24 @@ def impact(base, head, *, nodes: int | None = None, catalog=None) -> dict[str, A
         if ambiguous is not None:
             inherited = [{"object": f"EC2NodeClass/{ref}", "field": None, "drifts": "unknown", "why": ambiguous,
                           "source": "karplint: the nodeClassRef names an EC2NodeClass by name only"}]
-        drift = nodepool_drift(pair, release=release or base_release, nodeclass_reasons=inherited,
-                               catalog=catalog, base_release=base_release)
-        entry["drift"] = drift
-        pool = pair.head
-        entry["rollout"] = rollout(pool, drift_verdict=drift["verdict"],
+        try:
+            drift = nodepool_drift(pair, release=release or base_release, nodeclass_reasons=inherited,
+                                   catalog=catalog, base_release=base_release)
+            pool = pair.head
+            analysed = {
+                "drift": drift,
+                "rollout": rollout(pool, drift_verdict=drift["verdict"],
                                    nodes=nodes_for(pool, cli_nodes=nodes, config=head.loaded.project.config),
-                                   ) if pool is not None else None
-        entry["capacity"] = capacity_change(pair, base_model=base.loaded.model, head_model=head.loaded.model,
-                                            catalog=catalog, base_release=base_release, release=release)
-        entry["behaviour"] = behaviour_changes(pair)
+                                   ) if pool is not None else None,
+                "capacity": capacity_change(pair, base_model=base.loaded.model, head_model=head.loaded.model,
+                                            catalog=catalog, base_release=base_release, release=release),
+                "behaviour": behaviour_changes(pair)}
+        except Exception as exc:  # noqa: BLE001 - said in `problems` and as an unknown verdict, never a traceback
+            problems.append(_failed(pair, exc))
+            analysed = {"drift": {"verdict": "unknown", "reasons": [], "not_drifting": [],
+                                  "summary": "not analysed: karplint failed on this NodePool (see problems)"},
+                        "rollout": None, "capacity": None, "behaviour": []}
+        entry.update(analysed)
         pools_out.append(entry)
 
     doc = {
@@ -110,6 +123,14 @@ def _entry(pair, location) -> dict:
             out["base_file"], out["base_line"] = base_file, base_line
     out["changes"] = pair.changes
     return out
+
+
+def _failed(pair, exc: Exception) -> str:
+    from karplint.diff.pairs import location
+
+    file, line = location(pair.current)
+    return (f"{file}:{line}:1: {pair.kind} {pair.name}: not analysed (karplint internal error: "
+            f"{type(exc).__name__}: {exc})")
 
 
 def _legacy_drift(pair) -> dict:
