@@ -201,6 +201,15 @@ def test_a_behavioural_change_replaces_no_node(tmp_path):
     assert doc["summary"][0] == "Merging this replaces no node."
 
 
+def test_a_drifting_nodeclass_no_pool_of_the_files_uses_is_said(tmp_path):
+    old = {"nc.yaml": NODECLASS}
+    new = {"nc.yaml": NODECLASS.replace("role: KarpenterNodeRole", "role: Other")}
+    doc = valid(impact(*sides(tmp_path, old, new)))
+    assert doc["summary"] == [
+        "Merging this changes EC2NodeClass default in a way that drifts nodes, but no NodePool of these files uses "
+        "it: the nodes of pools written elsewhere that do are replaced."]
+
+
 def test_nothing_changed(tmp_path):
     same = {"p.yaml": NODEPOOL.format(name="a"), "nc.yaml": NODECLASS}
     doc = valid(impact(*sides(tmp_path, same, same)))

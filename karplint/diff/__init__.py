@@ -201,6 +201,14 @@ def summarise(doc: dict) -> list[str]:
     if removed:  # (deleting a pool deletes its nodes: never summed up as "no node is replaced")
         out.append(f"{'Merging this removes' if not replaced else 'It removes'} {_pools(removed)}: "
                    f"{'its' if len(removed) == 1 else 'their'} nodes are drained and deleted.")
+    unused = [nc["name"] for nc in doc["nodeclasses"] if nc["status"] == "changed" and not nc.get("used_by")
+              and any(r["drifts"] != "none" for r in nc.get("reasons", []))]
+    if unused:  # (its nodes, if any, belong to pools written elsewhere)
+        noun = "EC2NodeClass" if len(unused) == 1 else "EC2NodeClasses"
+        out.append(f"{'Merging this changes' if not out else 'It changes'} {noun} {', '.join(unused)} in a way "
+                   f"that drifts nodes, but no NodePool of these files uses {'it' if len(unused) == 1 else 'them'}: "
+                   "the nodes of pools written elsewhere that do are replaced.")
+        replaced = True
     if not replaced:
         changed = [p for p in pools if p["status"] in ("changed", "nodeclass_changed")]
         if changed or doc["nodeclasses"]:
@@ -208,6 +216,7 @@ def summarise(doc: dict) -> list[str]:
                        else "Merging this replaces no node.")
     if added:
         out.append(f"{'Merging this adds' if not out else 'It adds'} {_pools(added)}.")
+
     for p in pools:
         cap = p.get("capacity") or {}
         if cap.get("summary"):

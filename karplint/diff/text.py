@@ -29,8 +29,10 @@ def render_text(doc: dict, console) -> None:
         p("")
         p(f"EC2NodeClass {nc['name']} ({nc['status']}) {escape.line(nc['file'])}:{nc['line']}", style="bold")
         _changes(nc["changes"], console)
-        if nc.get("used_by"):
-            p(f"  used by: {', '.join(nc['used_by'])}")
+        p(f"  used by: {', '.join(nc['used_by'])}" if nc.get("used_by") else "  used by: no NodePool of these files")
+        for r in nc.get("reasons", []):
+            if r["drifts"] != "none" and not nc.get("used_by"):
+                p(f"    - {r['field'] or r['object']}: {r['why']}")
     if doc["problems"]:
         p("")
         p("problems reading the files:")
