@@ -69,9 +69,10 @@ def _pool(pool: dict, console) -> None:
         p(f"    not drifting: {fields}")
     ro = pool.get("rollout")
     if ro:
-        p(f"  rollout: {ro.get('summary') or ro.get('pace') or ''}"
-          + (f" ({ro['windows']})" if ro.get("windows") and ro.get("windows") not in (ro.get("summary") or "")
-             else ""))
+        detailed = ro.get("pace") and ro.get("windows") and not ro.get("never") and ro.get("pace") != "unknown"
+        p(f"  rollout: {ro['pace']}; windows: {ro['windows']}" if detailed else f"  rollout: {ro.get('summary', '')}")
+        for note in ro.get("notes", []):
+            p(f"    ({note})", style="dim")
     cap = pool.get("capacity")
     if cap and cap.get("summary"):
         p(f"  capacity: {cap['summary']}")
