@@ -272,6 +272,15 @@ def test_summary_sentences(pools, expected):
     assert summarise(_doc(pools))[0] == expected
 
 
+def test_capacity_in_the_summary_only_when_a_changed_pool_gains_or_loses():
+    quiet = {"summary": "new NodePool: 714 instance types; workloads: cannot be told", "gained_count": 0}
+    lost = {"summary": "27 -> 18 instance types (r5 family lost)", "lost_count": 9}
+    pools = [_pool("new", "new", status="added", capacity=dict(quiet, gained_count=714)),
+             _pool("same", "none", capacity=quiet), _pool("narrow", "none", capacity=lost)]
+    assert summarise(_doc(pools))[1:] == ["It adds NodePool new.",
+                                          "NodePool narrow: 27 -> 18 instance types (r5 family lost)."]
+
+
 def test_a_removed_pool_is_never_summed_up_as_no_node_replaced():
     """(graviton-developer-workshop 5492de5, tests/fixtures/diff/history/26: pools renamed)"""
     pools = [_pool("old", "removed", status="removed"), _pool("w", "none"), _pool("new", "new", status="added")]

@@ -217,9 +217,12 @@ def summarise(doc: dict) -> list[str]:
     if added:
         out.append(f"{'Merging this adds' if not out else 'It adds'} {_pools(added)}.")
 
-    for p in pools:
+    for p in pools:  # (what a changed pool gains or loses; an added pool's whole catalog is no news)
         cap = p.get("capacity") or {}
-        if cap.get("summary"):
+        work = cap.get("workloads") or {}
+        moved = cap.get("lost_count") or cap.get("gained_count") or work.get("unschedulable") \
+            or work.get("schedulable") or (cap.get("limits") or {}).get("never_launches")
+        if cap.get("summary") and p["status"] != "added" and moved:
             out.append(f"NodePool {p['name']}: {cap['summary']}.")
     if doc["problems"]:
         out.append(f"{counted(len(doc['problems']), 'problem')} reading the files (listed below).")
