@@ -107,6 +107,9 @@ def test_first_argument_is_the_base_when_it_names_a_commit_else_a_path(tmp_path)
     assert pools("--base", "HEAD~1", "other") == ("HEAD~1", [("other", "all")])
     # `infra` is a directory, not a revision: the base is the default (main's merge base: HEAD itself)
     assert pools("infra") == ("main", [])
+    proc = run_cli("diff", "HEAD~9", cwd=repo, env=GIT_ENV)
+    assert (proc.returncode, proc.stderr) == (
+        2, "karplint diff: HEAD~9: neither a commit of this repository nor a file or directory\n")
 
 
 def test_check_does_not_import_the_diff_package(tmp_path):

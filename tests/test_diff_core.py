@@ -281,6 +281,11 @@ def test_capacity_in_the_summary_only_when_a_changed_pool_gains_or_loses():
                                           "NodePool narrow: 27 -> 18 instance types (r5 family lost)."]
 
 
+def test_a_name_added_in_several_files_is_said_once_with_its_count():
+    pools = [_pool("gpu", "new", status="added"), _pool("gpu", "new", status="added"), _pool("a", "new", status="added")]
+    assert summarise(_doc(pools))[0] == "Merging this adds NodePools gpu (2 files) and a."
+
+
 def test_a_removed_pool_is_never_summed_up_as_no_node_replaced():
     """(graviton-developer-workshop 5492de5, tests/fixtures/diff/history/26: pools renamed)"""
     pools = [_pool("old", "removed", status="removed"), _pool("w", "none"), _pool("new", "new", status="added")]

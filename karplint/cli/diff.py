@@ -4,6 +4,7 @@ translates the command line: which sides, which format, which exit code."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 FORMATS = ("text", "json", "markdown")
@@ -33,6 +34,8 @@ def diff_command(args: list[str], *, base: str | None = None, old: str | None = 
         return die("--base compares with git; --old/--new compare two paths: give one or the other")
     if old is None and base is None and paths and is_revision(paths[0]):
         base = paths.pop(0)
+    elif old is None and base is None and paths and not os.path.lexists(paths[0]):
+        return die(f"{paths[0]}: neither a commit of this repository nor a file or directory")
     try:
         sides = load_sides(base=base, paths=paths, two_paths=(old, new) if old is not None else None,
                            config=config, karpenter_version=karpenter_version)

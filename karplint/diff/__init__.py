@@ -238,10 +238,15 @@ def _phrase(text: str, prefix: str = "nodes may be replaced: ") -> str:
 
 
 def _pools(names: list[str]) -> str:
+    """"NodePool a", "NodePools a, b and c"; a name in several files once, with its count ("gpu (3 files)")."""
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    shown = [n if c == 1 else f"{n} ({c} files)" for n, c in counts.items()]
     noun = "NodePool" if len(names) == 1 else "NodePools"
-    if len(names) == 1:
-        return f"{noun} {names[0]}"
-    return f"{noun} {', '.join(names[:-1])} and {names[-1]}"
+    if len(shown) == 1:
+        return f"{noun} {shown[0]}"
+    return f"{noun} {', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def drifted_pools(doc: dict) -> list[str]:
