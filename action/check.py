@@ -19,28 +19,8 @@ import sys
 import tempfile
 
 import arguments
+import runner
 import summary
-
-
-def _paths(text: str) -> list[str]:
-    paths = [line.rstrip("\r") for line in text.splitlines()]
-    return [p for p in paths if p.strip()] or ["."]
-
-
-def _karplint() -> list[str]:
-    if os.environ.get("KARPLINT_BIN"):
-        return os.environ["KARPLINT_BIN"].split()
-    runner_temp = os.environ.get("RUNNER_TEMP")
-    if not runner_temp:
-        raise SystemExit("RUNNER_TEMP is not set")
-    return [os.path.join(runner_temp, "karplint-venv", "bin", "karplint")]
-
-
-def _append(env_name: str, text: str) -> None:
-    path = os.environ.get(env_name)
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
 
 
 def _error(message: str) -> None:
@@ -62,12 +42,12 @@ def _fail(message: str, exit_code: int, sarif: str | None) -> int:
     _error(message)
     # `completed=false`: the SARIF holds no results because nothing was checked. Uploaded to code scanning, it
     # would read as a clean run and close every open alert; the README's upload step skips it on this output.
-    _append("GITHUB_OUTPUT", "completed=false\n")
+    runner.append("GITHUB_OUTPUT", "completed=false\n")
     if sarif:
         _write_sarif(sarif, render_sarif_failure(message, exit_code))
-        _append("GITHUB_OUTPUT", f"sarif-file={sarif}\n")
+        runner.append("GITHUB_OUTPUT", f"sarif-file={sarif}\n")
     if os.environ.get("SUMMARY", "true") == "true":
-        _append("GITHUB_STEP_SUMMARY", summary.render_failure(message, exit_code))
+        runner.append("GITHUB_STEP_SUMMARY", summary.render_failure(message, exit_code))
     return exit_code if exit_code > 1 else 2  # (a run killed by a signal has a negative code)
 
 
@@ -84,7 +64,7 @@ def main() -> int:
         print(f"::error title=karplint::the installed karplint cannot render the action's reports ({exc}); "
               "install one at least as new as the action (leave `version` empty)", flush=True)
         return 2
-    paths = _paths(os.environ.get("PATHS") or ".")
+    paths = runner.paths(os.environ.get("PATHS") or ".")
     base = os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()
     os.makedirs(base, exist_ok=True)
     # Nothing is written in the checkout (a pull request can commit any name there as a link): a fresh directory.
@@ -119,7 +99,8 @@ def main() -> int:
         return _fail(str(exc), 2, sarif)
 
     # Our options first and the paths after `--`: an argument of `args` cannot make a path an option's value.
-    command = [*_karplint(), "check", "--output-format", "json", "--output", report_path, *argv, "--", *paths]
+    command = [*runner.karplint_command(), "check", "--output-format", "json", "--output", report_path, *argv, "--",
+               *paths]
     try:
         proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
     except OSError as exc:
@@ -152,9 +133,9 @@ def main() -> int:
     if sarif:
         _write_sarif(sarif, render_sarif(report))
         outputs += f"sarif-file={sarif}\n"
-    _append("GITHUB_OUTPUT", outputs)
+    runner.append("GITHUB_OUTPUT", outputs)
     if os.environ.get("SUMMARY", "true") == "true":
-        _append("GITHUB_STEP_SUMMARY", summary.render(doc))
+        runner.append("GITHUB_STEP_SUMMARY", summary.render(doc))
     sys.stdout.write(render_github(report))  # the annotations
     sys.stdout.flush()
     return proc.returncode

@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 import arguments
+import runner
 import comment
 
 EVENTS = ("pull_request", "pull_request_target")
@@ -34,30 +35,9 @@ class Unavailable(Exception):
     """The impact cannot be computed; the message says why (and what to do)."""
 
 
-def _append(env_name: str, text: str) -> None:
-    path = os.environ.get(env_name)
-    if path:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
-
-
 def _annotate(level: str, message: str) -> None:
     message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     print(f"::{level} title=karplint diff::{message}", flush=True)
-
-
-def _karplint() -> list[str]:
-    if os.environ.get("KARPLINT_BIN"):
-        return os.environ["KARPLINT_BIN"].split()
-    runner_temp = os.environ.get("RUNNER_TEMP")
-    if not runner_temp:
-        raise Unavailable("RUNNER_TEMP is not set")
-    return [os.path.join(runner_temp, "karplint-venv", "bin", "karplint")]
-
-
-def _paths(text: str) -> list[str]:
-    paths = [line.rstrip("\r") for line in text.splitlines()]
-    return [p for p in paths if p.strip()] or ["."]
 
 
 def passed_on(args_text: str) -> list[str]:
@@ -123,7 +103,7 @@ def base_revision(base_sha: str) -> tuple[str, str | None]:
 
 def run_diff(base: str, paths: list[str]) -> dict:
     """`karplint diff` once, its JSON document; Unavailable with karplint's own message when it fails."""
-    command = [*_karplint(), "diff", "--base", base, "--output-format", "json",
+    command = [*runner.karplint_command(Unavailable), "diff", "--base", base, "--output-format", "json",
                *passed_on(os.environ.get("ARGS", ""))]
     nodes = os.environ.get("DIFF_NODES", "").strip()
     if nodes:
@@ -198,32 +178,32 @@ def main() -> int:
         from karplint.diff.markdown import has_impact, render_markdown, text
     except ImportError as exc:  # an older karplint (the `version` input)
         _annotate("warning", f"the installed karplint has no diff ({exc}): install one at least as new as the action")
-        _append("GITHUB_OUTPUT", "diff-completed=false\n")
+        runner.append("GITHUB_OUTPUT", "diff-completed=false\n")
         return 0
     try:
         base_sha = ((_event().get("pull_request") or {}).get("base") or {}).get("sha")
         if not isinstance(base_sha, str) or not _SHA.fullmatch(base_sha):
             raise Unavailable("the event has no pull_request.base.sha")
         base, note = base_revision(base_sha)
-        doc = run_diff(base, _paths(os.environ.get("PATHS") or "."))
+        doc = run_diff(base, runner.paths(os.environ.get("PATHS") or "."))
     except Unavailable as exc:
         reason = str(exc)
         _annotate("warning", f"the impact of this pull request could not be computed: {reason}")
-        _append("GITHUB_OUTPUT", "diff-completed=false\n")
+        runner.append("GITHUB_OUTPUT", "diff-completed=false\n")
         said = (f"## karplint diff\n\nThe impact of this pull request on Karpenter's nodes could not be computed: "
                 f"{text(reason, 4000)}\n")
         if summary:
-            _append("GITHUB_STEP_SUMMARY", said)
+            runner.append("GITHUB_STEP_SUMMARY", said)
         if wants_comment:  # an earlier impact left in place would mislead: say it is not current
             _comment(said, create=False)
         return 0
     if note:
         _annotate("notice", note)
     drifted = drifted_nodepools(doc)
-    _append("GITHUB_OUTPUT", f"diff-completed=true\ndrifted-nodepools={','.join(drifted)}\n")
+    runner.append("GITHUB_OUTPUT", f"diff-completed=true\ndrifted-nodepools={','.join(drifted)}\n")
     extra = f"\n> {text(note)}\n" if note else ""
     if summary:
-        _append("GITHUB_STEP_SUMMARY", render_markdown(doc, limit=SUMMARY_LIMIT) + extra)
+        runner.append("GITHUB_STEP_SUMMARY", render_markdown(doc, limit=SUMMARY_LIMIT) + extra)
     if wants_comment:
         _comment(render_markdown(doc, limit=COMMENT_LIMIT - len(extra) - 100) + extra, create=has_impact(doc))
     return 0
@@ -238,7 +218,7 @@ def guarded() -> int:
 
         traceback.print_exc()  # for the log
         _annotate("warning", f"the impact of this pull request could not be computed: {type(exc).__name__}: {exc}")
-        _append("GITHUB_OUTPUT", "diff-completed=false\n")
+        runner.append("GITHUB_OUTPUT", "diff-completed=false\n")
         return 0
 
 

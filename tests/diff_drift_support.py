@@ -1,13 +1,13 @@
-"""Test support for the drift stream: the generated drift table's lookup, a `Pair` stand-in with the contract's
-attributes (the core stream's type), and builders of NodePools and EC2NodeClasses from plain dicts."""
+"""Test support for the drift tests: the generated drift table's lookup, `Pair` (karplint.diff.pairs'), and
+builders of NodePools and EC2NodeClasses from plain dicts."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 
 from karplint.diff.drift_table import field_rule  # noqa: F401  (the table the tests run against)
+from karplint.diff.pairs import Pair  # noqa: F401  (the drift tests build pairs)
 from karplint.model import Model, Resource
 from karplint.readers import loader
 
@@ -22,23 +22,6 @@ def top(field: str | None) -> str | None:
     m = _FIELD.match(field)
     return m.group(1) if m else field
 
-
-@dataclass
-class Pair:
-    kind: str
-    name: str
-    cluster: str | None
-    base: Resource | None
-    head: Resource | None
-    changes: list = field(default_factory=list)
-
-    @property
-    def status(self) -> str:
-        if self.base is None:
-            return "added"
-        if self.head is None:
-            return "removed"
-        return "changed"
 
 
 def resource(doc: dict) -> Resource:

@@ -4,29 +4,14 @@ means for the nodes already running, with the upstream source that decides it.""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 import pytest
 
 from karplint.diff.behaviour import behaviour_changes, human
+from karplint.diff.pairs import Pair
 from karplint.model import Resource, as_resource
 from karplint.readers.loader import decode, load
 
-
-@dataclass
-class Pair:
-    """Stand-in for karplint.diff.pairs.Pair (the core stream's), with the contract's attributes."""
-
-    kind: str
-    name: str
-    cluster: str | None
-    base: Resource | None
-    head: Resource | None
-    changes: list[dict] = field(default_factory=list)
-
-    @property
-    def status(self) -> str:
-        return "added" if self.base is None else "removed" if self.head is None else "changed"
 
 
 def nodepool(spec: dict, api: str = "karpenter.sh/v1") -> Resource:

@@ -3,33 +3,18 @@ that lose or gain their only NodePool. Small pools over a catalog of eight real 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import pytest
 
 from karplint.diff.capacity import capacity_change
-from karplint.model import Model, Resource
+from karplint.diff.pairs import Pair
+from karplint.model import Model
 from karplint.provisioning.catalog import Catalog, load
 from karplint.readers import loader
 from karplint.testing import REPO
 
 TYPES = ("c5.large", "c5.xlarge", "c5a.large", "m5.large", "m5.xlarge", "m6g.large", "m6g.xlarge", "g4dn.xlarge")
 
-
-@dataclass
-class Pair:
-    """A stand-in for the core stream's karplint.diff.pairs.Pair (the contract's attributes)."""
-
-    kind: str
-    name: str
-    cluster: str | None
-    base: Resource | None
-    head: Resource | None
-    changes: list = field(default_factory=list)
-
-    @property
-    def status(self) -> str:
-        return "added" if self.base is None else "removed" if self.head is None else "changed"
 
 
 @pytest.fixture

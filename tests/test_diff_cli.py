@@ -140,3 +140,15 @@ def test_two_trees_inside_a_repository_are_each_a_project_of_their_own(tmp_path)
     assert (proc.returncode, proc.stderr) == (0, "")
     doc = json.loads(proc.stdout)
     assert (doc["problems"], doc["summary"]) == ([], ["Merging this changes no NodePool or EC2NodeClass."])
+
+
+def test_the_documented_example_is_what_the_command_prints():
+    """docs/diff.md's "Example" block, run on its files (tests/fixtures/diff/example)."""
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "diff.md").read_text()
+    block = docs.split("## Example", 1)[1].split("```\n", 2)[1]
+    command, expected = block.split("\n", 1)
+    assert command == "$ karplint diff --old old --new new --nodes 20"
+    proc = run_cli(*command.split()[2:], cwd=root / "tests" / "fixtures" / "diff" / "example")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == expected

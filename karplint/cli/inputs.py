@@ -3,8 +3,7 @@ loading itself is karplint/engine/load.py's (the same project as `check`)."""
 
 from __future__ import annotations
 
-from karplint.engine.load import Loaded, load, read_model  # noqa: F401 - (moved down to the engine: `diff` reads
-# both sides of a change with them; imported from here by the display commands)
+from karplint.engine.load import Loaded, load
 
 
 def load_model(paths: list[str], err, command: str) -> Loaded | None:

@@ -25,7 +25,7 @@ def _model(paths: list[str], config):
     """The project's documents as `check` sees the cluster (documentation examples left out; the project's other
     files as context), and the named files' problems: a file that cannot be read or parsed is named, never
     silently missing from the simulation."""
-    from karplint.cli.inputs import load
+    from karplint.engine.load import load
     from karplint.config import ConfigError
     from karplint.discover import MissingPath
 

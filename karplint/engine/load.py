@@ -37,13 +37,6 @@ class Loaded:
         return Version.parse(chosen.version) if chosen is not None else None
 
 
-def read_model(paths: list[str], config=None, *, exclude_root: str | None = None,
-               cluster_state: bool = False) -> tuple[Model, list[str]]:
-    """(model, problems) of `load`: kept for its callers."""
-    loaded = load(paths, config, cluster_state=cluster_state)
-    return loaded.model, loaded.problems
-
-
 def load(paths: list[str], config=None, *, cluster_state: bool = False, parsed: dict | None = None) -> Loaded:
     """The project of `paths` (files, directories, `-` for stdin) loaded. `config`: None finds the configuration
     as `check` does. `cluster_state`: without documentation examples (YAML blocks of Markdown files), which `check`
