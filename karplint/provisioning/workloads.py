@@ -13,8 +13,8 @@ Follows kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:
   node-affinity term; `preferences.go` `removeRequiredNodeAffinityTerm` tries the next term when it fails, so
   terms are ORed (expressions inside a term ANDed). Preferred terms are only preferences.
 - Requests: `pkg/utils/resources/resources.go` `Ceiling`/`RequestsForPods` (containers summed, init containers'
-  maximum, restartable init containers (sidecars) added, `overhead` added; limits stand in for missing requests,
-  as the API server defaults them).
+  maximum, restartable init containers (sidecars) added, pod-level `resources` replacing cpu and memory when set,
+  `overhead` added; limits stand in for missing requests, as the API server defaults them).
 
 Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
 """
@@ -33,6 +33,9 @@ from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
 
 MAX_CONTAINERS = 200
+# k8s.io/component-helpers resource/helpers.go `PodRequests` (what `Ceiling` asks, `SkipPodLevelResources` unset):
+# `spec.resources` of the pod, when set, gives these for the whole pod (`IsSupportedPodLevelResource`).
+POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
 @dataclass
@@ -114,6 +117,12 @@ def pod_requests(spec: dict) -> dict[str, Fraction] | None:
         else:
             init_max = _max(init_max, _add(r, sidecars))
     out = _max(_add(total, sidecars), init_max)
+    level = spec.get("resources")
+    if isinstance(level, dict):  # pod-level resources: their cpu and memory replace the containers' sum
+        r = _container_requests(spec)
+        if r is None:
+            return None
+        out.update({k: v for k, v in r.items() if k in POD_LEVEL_RESOURCES})
     out["pods"] = out.get("pods", 0) + 1  # each pod takes one of the node's pods (RequestsForPods)
     overhead = spec.get("overhead")
     if isinstance(overhead, dict):
