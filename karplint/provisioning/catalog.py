@@ -183,9 +183,9 @@ def unpack(data) -> tuple[dict, dict, frozenset, tuple]:
     return data.get("types", {}), {str(k): str(v) for k, v in source.items()}, frozenset(well_known), ("types",)
 
 
-def empty(mode: str = "replace") -> Catalog:
+def empty() -> Catalog:
     """The start of a catalog that replaces the bundled one (mode `replace`): no type yet."""
-    return Catalog({}, {"version": "own catalog", "mode": mode})
+    return Catalog({}, {"version": "own catalog", "mode": "replace"})
 
 
 def start(mode: str | None) -> Catalog:

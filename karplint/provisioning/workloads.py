@@ -33,6 +33,9 @@ from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
 
 MAX_CONTAINERS = 200
+# Resources every instance type has: a configured type that does not state one (`instance-types`) is not known
+# to lack it (the catalog cannot tell), unlike an extended resource it does not list (a GPU: none).
+STATED_RESOURCES = frozenset({"cpu", "memory", "pods"})
 # k8s.io/component-helpers resource/helpers.go `PodRequests` (what `Ceiling` asks, `SkipPodLevelResources` unset):
 # `spec.resources` of the pod, when set, gives these for the whole pod (`IsSupportedPodLevelResource`).
 POD_LEVEL_RESOURCES = ("cpu", "memory")
@@ -387,7 +390,9 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
             if pod.host_ports & extra[1]:
                 short["host port"] = short.get("host port", 0) + 1
                 continue
-            missing = _missing(_add(need, extra[0]), allocatable(it), skip)
+            have = allocatable(it)
+            missing = _missing(_add(need, extra[0]), have,
+                               skip if STATED_RESOURCES <= have.keys() else skip | (STATED_RESOURCES - have.keys()))
             if not missing:
                 fitting.append(it.name)
                 if any_type:
