@@ -365,6 +365,8 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         need = {k: float(v) for k, v in pod.requests.items()}
         skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
         fitting, short = [], {}
+        min_keys = _min_values_keys(merged, sim)
+        any_type = any_type and not min_keys  # (minValues counts the values of every type that fits)
         if any_type and None in overhead.values() and any(overhead.get(it.name) is None for it in compat):
             v.ok, v.reason = None, "a DaemonSet's placement or requests cannot be read"  # (as the full search says)
             return v
@@ -383,9 +385,13 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
                     break
             for k in missing:
                 short[k] = short.get(k, 0) + 1
-        if fitting:
+        shortfall = _min_values_shortfall(merged, min_keys, fitting, sim) if fitting else None
+        if fitting and shortfall is None:
             v.ok, v.stage, v.types = True, 4, fitting
             return v
+        if shortfall is not None:
+            best = shortfall if best is None or shortfall[0] > best[0] else best
+            continue
         resource = max(sorted(short), key=short.get) if short else "resources"
         largest = _largest(compat, resource)
         need_s = quantity.show(resource, pod.requests.get(resource, 0)) if resource in pod.requests else "?"
@@ -398,6 +404,31 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         best = cand if best is None or cand[0] > best[0] else best
     v.ok, v.stage, v.reason = False, best[0], best[1]
     return v
+
+
+def _min_values_keys(merged: Requirements, sim: PoolSimulation) -> list[str]:
+    """The keys with minValues whose values the catalog knows (zones and other offering keys: cannot tell)."""
+    known = sim.type_reqs[sim.types[0].name].by_key
+    return sorted(k for k, r in merged.by_key.items() if r.min_values is not None and k in known)
+
+
+def _min_values_shortfall(merged: Requirements, keys: list[str], fitting: list[str],
+                          sim: PoolSimulation) -> tuple[int, str] | None:
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L600
+    (`filterInstanceTypesByRequirements`): `SatisfiesMinValues` (pkg/cloudprovider/types.go#L399) over the types
+    left after the pod's requirements and requests; under the default Strict policy a shortfall leaves none."""
+    for key in keys:
+        values: set[str] = set()
+        for name in fitting:
+            values |= sim.type_reqs[name].get(key).values
+        wanted = merged.by_key[key].min_values
+        if len(values) < wanted:
+            n, shown = len(fitting), ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
+            types = f"the {n} instance type that fits" if n == 1 else f"the {n} instance types that fit"
+            distinct = f"{len(values)} distinct value" + ("" if len(values) == 1 else "s")
+            return 3, (f"minValues {wanted} on `{key}` cannot be met by {types} the pod ({distinct}"
+                       + (f": {shown})" if values else ")"))
+    return None
 
 
 def _unlisted(requests: dict, sim: PoolSimulation) -> frozenset:

@@ -1,0 +1,128 @@
+"""Where the provisioning simulation agrees with Karpenter's scheduler (issue 26, "Karpenter's tests are the
+specification"): label aliases, resources no instance type offers, AMI family compatibility, typos of family names,
+RuntimeClass overhead, minValues after a pod's own requirements, strict `Lt`/`Gt` bounds, `spec.limits` below the
+smallest type. Each test names the upstream source it follows."""
+
+from __future__ import annotations
+
+import json
+
+from karplint.testing import codes, lint
+
+NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: {family}
+  role: KarpenterNodeRole
+  subnetSelectorTerms:
+    - tags: {{karpenter.sh/discovery: c}}
+  securityGroupSelectorTerms:
+    - tags: {{karpenter.sh/discovery: c}}
+  amiSelectorTerms:
+    - alias: {alias}
+"""
+ALIASES = {"AL2023": "al2023@v20240807", "Bottlerocket": "bottlerocket@v1.20.0", "Windows2022": "windows2022@latest",
+           "AL2": "al2@v20240807"}
+
+
+def nodepool(name: str, requirements: str, extra: str = "") -> str:
+    """A NodePool on EC2NodeClass `default`; `requirements`: YAML lines of the list, indented by 8."""
+    return (f"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n{extra}  template:\n"
+            "    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n"
+            f"        name: default\n      requirements:\n{requirements}")
+
+
+def deployment(name: str, pod_spec: str) -> str:
+    """A Deployment whose pod spec is `pod_spec` (YAML lines indented by 6) plus one container."""
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n"
+            f"  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n"
+            f"    spec:\n{pod_spec}")
+
+
+def run(files: dict[str, str], family: str = "AL2023", prefix: str = "KPL9", **kw):
+    files = dict(files)
+    files.setdefault("nodeclass.yaml", NODECLASS.format(family=family, alias=ALIASES[family]))
+    return [f for f in lint(files, **kw) if f.code.startswith(prefix)]
+
+
+FAMILY_M5 = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}\n"
+CONTAINER = "      containers:\n        - name: c\n          image: nginx\n"
+
+
+# ------------------------------------------------------------------------------------------ label aliases
+
+def test_the_ebs_csi_zone_label_is_the_zone():
+    """aws/karpenter-provider-aws pkg/operator/operator.go@v1.14.1#L81 registers `topology.ebs.csi.aws.com/zone`
+    as an alias of the zone; "should support individual instance type labels" (instancetype/suite_test.go#L223)
+    schedules a pod selecting it. Before: "label ... does not have known values" (KPL910 error)."""
+    pod = ("      nodeSelector:\n        karpenter.sh/nodepool: general\n"
+           "        topology.ebs.csi.aws.com/zone: us-east-1a\n" + CONTAINER)
+    assert run({"pool.yaml": nodepool("general", FAMILY_M5), "apps.yaml": deployment("zonal", pod)}) == []
+
+
+def test_an_alias_in_required_affinity_is_normalised_too():
+    """`beta.kubernetes.io/arch` is `kubernetes.io/arch` (core pkg/apis/v1/labels.go@v1.14.1#L121): an arm64 pod
+    on an amd64-only pool cannot be hosted; the EBS zone alias with an affinity term can."""
+    affinity = ("      nodeSelector: {{karpenter.sh/nodepool: general}}\n      affinity:\n        nodeAffinity:\n"
+                "          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n"
+                "              - matchExpressions:\n                  - {{key: {key}, operator: In, values: [{v}]}}\n"
+                + CONTAINER)
+    files = {"pool.yaml": nodepool("general", FAMILY_M5),
+             "a.yaml": deployment("zonal", affinity.format(key="topology.ebs.csi.aws.com/zone", v="us-east-1a")),
+             "b.yaml": deployment("arm", affinity.format(key="beta.kubernetes.io/arch", v="arm64"))}
+    found = run(files)
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].file.endswith("b.yaml")
+    assert "`kubernetes.io/arch In [arm64]`" in found[0].message
+
+
+def test_placement_reads_the_alias_as_the_zone():
+    """`can_land` (taints, PDB and do-not-disrupt rules) reads the alias as the zone: a pool restricted to one zone
+    hosts a pod selecting that zone through the alias, and not one selecting another zone. Before: the alias was
+    a custom label no NodePool sets (never lands)."""
+    from karplint.model import Model
+    from karplint.provisioning.placement import can_land
+    from karplint.readers.loader import decode, load
+
+    text = nodepool("zonal", "        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}\n")
+    docs, problems = load(decode("pool.yaml", text.encode()))
+    assert not problems
+    model = Model()
+    model.add(docs)
+    np = next(iter(model.nodepools()))
+    assert can_land({"nodeSelector": {"topology.ebs.csi.aws.com/zone": "us-east-1a"}}, np)
+    assert not can_land({"nodeSelector": {"topology.ebs.csi.aws.com/zone": "us-east-1b"}}, np)
+
+
+# ------------------------------------------------------------------------------------------ minValues after the pod
+
+def test_a_pod_pinning_one_instance_type_breaks_min_values():
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L600
+    (`filterInstanceTypesByRequirements`): minValues is checked on the types left after the pod's own requirements
+    and requests; under the default Strict policy a shortfall leaves none ("should not schedule when minValues
+    requirement is not met", pkg/controllers/provisioning/suite_test.go@v1.14.1#L2911)."""
+    reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5], minValues: 2}\n"
+    pinned = ("      nodeSelector:\n        karpenter.sh/nodepool: general\n"
+              "        node.kubernetes.io/instance-type: m5.large\n" + CONTAINER)
+    free = "      nodeSelector:\n        karpenter.sh/nodepool: general\n" + CONTAINER
+    found = run({"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("pinned", pinned),
+                 "b.yaml": deployment("free", free)})
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].file.endswith("a.yaml")
+    assert found[0].message.split("\n")[1] == (
+        "help: closest is NodePool `general`: minValues 2 on `karpenter.k8s.aws/instance-family` cannot be met by "
+        "the 1 instance type that fits the pod (1 distinct value: m5)")
+
+
+def test_requests_that_leave_one_family_break_min_values():
+    """The same check after the resource fit (same source): 300Gi of memory fits m5.24xlarge and m5.metal only,
+    no c5 (192 GiB at most): one family is left of the two minValues asks for."""
+    reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5], minValues: 2}\n"
+    big = ("      nodeSelector:\n        karpenter.sh/nodepool: general\n" + CONTAINER +
+           "          resources: {requests: {memory: 300Gi}}\n")
+    found = run({"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("big", big)})
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert "minValues 2 on `karpenter.k8s.aws/instance-family` cannot be met" in found[0].message
