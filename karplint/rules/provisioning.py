@@ -16,6 +16,13 @@ from karplint.numbers import ascii_digits
 from karplint.rules import rule
 from karplint.rules._simulation import CATALOG_OPTION, catalog_date, simulation, too_large
 
+NODECLASS_KEY = "EC2NodeClass"  # (karplint.provisioning.nodepools.NODECLASS_KEY: not imported before a NodePool is)
+
+
+def class_incompatible(catalog, facts):
+    from karplint.provisioning.nodepools import class_incompatible as found
+    return found(catalog, facts)
+
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
                           "karpenter.k8s.aws/instance-category")
@@ -222,14 +229,24 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
             continue
         if len(why.keys) == 1 and _single_key_explained(sim, why.keys[0], catalog):
             continue
+        if set(why.keys) <= {NODECLASS_KEY, OS, ARCH, WINDOWS_BUILD} and sim.facts.ami_family:
+            continue  # the AMI family against os/arch: KPL607
         srcs = {k: [s for s in sim.sources if s.key == k] for k in why.keys}
-        shown = " and ".join(", ".join(f"{s.text} (line {s.line})" for s in srcs[k]) for k in why.keys)
+        if not any(srcs.values()):
+            continue
+        why_class = class_incompatible(catalog, sim.facts)[0]
+        shown = " and ".join(", ".join(f"{s.text} (line {s.line})" for s in srcs[k]) if k != NODECLASS_KEY else
+                             f"the EC2NodeClass (`{why_class}`)" for k in why.keys)
         anchor = max((s for k in why.keys for s in srcs[k]), key=lambda s: s.line)
         help_ = ""
         if why.example:
-            dropped = " and ".join(", ".join(s.text for s in srcs[k]) for k in why.without)
-            help_ = f"\nhelp: `{why.example}` would pass without {dropped}"
-        family = f" under {sim.facts.ami_family}" if sim.facts.ami_family else ""
+            dropped = " and ".join(", ".join(s.text for s in srcs[k]) for k in why.without if k != NODECLASS_KEY)
+            if NODECLASS_KEY in why.without:
+                help_ = (f"\nhelp: `{why.example}` would pass under another AMI family" +
+                         (f" and without {dropped}" if dropped else ""))
+            else:
+                help_ = f"\nhelp: `{why.example}` would pass without {dropped}"
+        family = f" under {sim.facts.ami_family}" if sim.facts.ami_family and NODECLASS_KEY not in why.keys else ""
         yield ctx.violation(
             sim.nodepool, anchor.path,
             f"NodePool `{sim.name}` can launch no instance type{help_}\n"
@@ -341,10 +358,18 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                     yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL903"))
                     break
                 others = _cover(sim, src.key, v)
+                if others == [NODECLASS_KEY]:  # (the AMI family alone: no requirement to relax)
+                    yield ctx.violation(
+                        sim.nodepool, src.path + ("values", j),
+                        f"`{v}` can never be launched: {class_incompatible(catalog, sim.facts)[0]}\n"
+                        f"help: remove `{v}`, or use another AMI family in EC2NodeClass `{sim.facts.name}`\n"
+                        f"note: Karpenter drops the instance types the AMI family cannot run (NodePool `{sim.name}`)")
+                    continue
                 by = ", ".join(s.text for s in sim.sources if s.key in others)
+                also = " with its EC2NodeClass's AMI family" if NODECLASS_KEY in others else ""
                 yield ctx.violation(
                     sim.nodepool, src.path + ("values", j),
-                    f"`{v}` can never be launched: the NodePool's other requirements exclude it\n"
+                    f"`{v}` can never be launched: the NodePool's other requirements{also} exclude it\n"
                     f"help: remove `{v}`, or relax {by or 'the other requirements'}\n"
                     f"note: no instance type with {src.key} `{v}` passes them (NodePool `{sim.name}`)")
 

@@ -126,3 +126,51 @@ def test_requests_that_leave_one_family_break_min_values():
     found = run({"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("big", big)})
     assert codes(found) == [("KPL910", 4, 9)]
     assert "minValues 2 on `karpenter.k8s.aws/instance-family` cannot be met" in found[0].message
+
+
+# ------------------------------------------------------------------------------------------ AMI family compatibility
+
+def test_al2023_launches_no_a1():
+    """aws/karpenter-provider-aws pkg/providers/instancetype/compatibility/compatibility.go@v1.14.1#L65 ("should
+    mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3144): a
+    NodePool of a1 alone launches nothing under AL2023, and does under Bottlerocket."""
+    a1 = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [a1]}\n"
+    found = run({"pool.yaml": nodepool("arm", a1)})
+    assert codes(found) == [("KPL901", 13, 11)]
+    assert found[0].message.split("\n")[:2] == [
+        "NodePool `arm` can launch no instance type",
+        "help: `c6g.medium` would pass without `karpenter.k8s.aws/instance-family In [a1]`"]
+    assert "note: the EC2NodeClass (`amiFamily AL2023 cannot run a1 instance types`) and " \
+           "`karpenter.k8s.aws/instance-family In [a1]` (line 13) together leave none" in found[0].message
+    assert run({"pool.yaml": nodepool("arm", a1)}, family="Bottlerocket") == []
+
+
+def test_a1_among_other_families_is_a_dead_value_under_al2023():
+    reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m6g, a1]}\n"
+    found = run({"pool.yaml": nodepool("arm", reqs)})
+    assert codes(found) == [("KPL903", 13, 80)]
+    assert found[0].message.split("\n")[:2] == [
+        "`a1` can never be launched: amiFamily AL2023 cannot run a1 instance types",
+        "help: remove `a1`, or use another AMI family in EC2NodeClass `default`"]
+
+
+def test_windows_launches_amd64_types_only():
+    """An arm64 type has no OS under a Windows family (types.go@v1.14.1#L313 `getOS`), so the Windows AMI
+    (windows.go@v1.14.1#L63, os=windows) maps to none (amifamily/ami.go#L228 `MapToInstanceTypes`): a Windows
+    NodePool of m6g (arm64) and m5 launches m5 only."""
+    from karplint.provisioning.catalog import load
+    from karplint.provisioning.nodepools import NodeClassFacts, simulate_pool
+    from karplint.model import Model
+    from karplint.readers.loader import decode, load as load_docs
+
+    reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m6g, m5]}\n"
+    docs, _ = load_docs(decode("pool.yaml", nodepool("win", reqs).encode()))
+    model = Model()
+    model.add(docs)
+    np = next(iter(model.nodepools()))
+    sim = simulate_pool(np, load(), NodeClassFacts(ami_family="Windows2022"))
+    assert {t.labels["karpenter.k8s.aws/instance-family"] for t in sim.types} == {"m5"}
+    found = run({"pool.yaml": nodepool("win", reqs)}, family="Windows2022")
+    assert codes(found) == [("KPL903", 13, 75)]
+    assert found[0].message.split("\n")[0] == (
+        "`m6g` can never be launched: amiFamily Windows2022 runs on amd64 instance types only")
