@@ -140,9 +140,43 @@ def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
+        typo = _likely_typo(catalog, key, value)
+        if typo:
+            return "typo", typo
         return "unknown", f"`{value}` is unknown to the bundled catalog"
     return "wrong", (f"`{value}` matches no {_what(key)}\n"
                      f"note: values look like: {', '.join(heapq.nsmallest(4, known))}, ...")
+
+
+def _slips(word: str) -> Iterator[tuple[str, str]]:
+    """(word as meant, what went wrong) for the slips that do not make a plausible new EC2 name: two adjacent
+    characters swapped (`c7ng` for `c7gn`), a character doubled (`m55`). A changed digit (`m9g`: a new generation)
+    or an added or changed letter (`m7gx`: a new variant) may be a real name newer than the catalog."""
+    for i in range(len(word) - 1):
+        if word[i] != word[i + 1]:
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2:], f"`{word[i]}{word[i + 1]}` swapped"
+        else:
+            yield word[:i] + word[i + 1:], f"`{word[i]}` doubled"
+
+
+def _likely_typo(catalog, key: str, value: str) -> str | None:
+    """The headline for a family or type name one slip (`_slips`) away from exactly one the catalog has."""
+    if key == TYPE:
+        family, _, size = value.partition(".")
+        if size not in _catalog_values(catalog, SIZE):
+            return None
+        known = _catalog_values(catalog, TYPE)
+        meant = {(f"{f}.{size}", how) for f, how in _slips(family) if f"{f}.{size}" in known}
+    elif key == FAMILY:
+        known = _catalog_values(catalog, FAMILY)
+        meant = {(f, how) for f, how in _slips(value) if f in known}
+    else:
+        return None
+    if len({m for m, _ in meant}) != 1:
+        return None
+    right, how = sorted(meant)[0]
+    return (f"`{value}` matches no {_what(key)} of the bundled catalog: likely `{right}` with {how}\n"
+            f"help: did you mean `{right}`?")
 
 
 def _nearest(value: str, known: set[str]) -> str | None:
@@ -194,7 +228,8 @@ def _has_unknown_values(sim, catalog) -> bool:
     """A value the catalog does not know but that may be a real new type: whatever it adds cannot be told."""
     memo = sim.memo.get("unknown_values")
     if memo is None:
-        memo = sim.memo["unknown_values"] = any(kind == "unknown" for *_, kind, _m in _value_findings(sim, catalog))
+        memo = sim.memo["unknown_values"] = any(kind in ("unknown", "typo")
+                                                for *_, kind, _m in _value_findings(sim, catalog))
     return memo
 
 
@@ -269,7 +304,7 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
             continue
         reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
-            if kind == "unknown":
+            if kind in ("unknown", "typo"):
                 continue
             reported += 1
             if reported > MAX_VALUE_FINDINGS:
@@ -296,12 +331,20 @@ def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
             continue
         reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
-            if kind != "unknown":
+            if kind not in ("unknown", "typo"):
                 continue
             reported += 1
             if reported > MAX_VALUE_FINDINGS:
                 yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL905"))
                 break
+            if kind == "typo":  # one slip from a real name: a warning, still "cannot tell" for the other rules
+                headline, _, rest = message.partition("\n")
+                yield ctx.violation(
+                    sim.nodepool, src.path + ("values", j),
+                    f"{headline} ({catalog_date(catalog)})\n{rest}\nnote: if `{value}` is real and newer than the "
+                    f"catalog, describe it under `[tool.karplint.options] {CATALOG_OPTION}`; until then karplint "
+                    "cannot tell what this value selects", severity="warning")
+                continue
             yield ctx.violation(
                 sim.nodepool, src.path + ("values", j),
                 f"{message} ({catalog_date(catalog)})\nhelp: if it is new, describe it under "

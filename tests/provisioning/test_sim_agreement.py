@@ -174,3 +174,29 @@ def test_windows_launches_amd64_types_only():
     assert codes(found) == [("KPL903", 13, 75)]
     assert found[0].message.split("\n")[0] == (
         "`m6g` can never be launched: amiFamily Windows2022 runs on amd64 instance types only")
+
+
+# ------------------------------------------------------------------------------------------ typos of family names
+
+def test_a_family_one_slip_from_a_real_one_is_a_warning_with_did_you_mean():
+    """`c7ng` is `c7gn` with two letters swapped, `m55` is `m5` with a digit doubled: likely typos (warning,
+    did-you-mean); `m10g` (a new generation) and `m7gx` (a new variant) may be real newer names (info)."""
+    reqs = ("        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c7ng, m10g, m7gx, m55]}\n"
+            "        - {key: node.kubernetes.io/instance-type, operator: In, values: [c7ng.large]}\n")
+    found = run({"pool.yaml": nodepool("typo", reqs)})
+    assert codes(found) == [("KPL905", 13, 75), ("KPL905", 13, 81), ("KPL905", 13, 87), ("KPL905", 13, 93),
+                            ("KPL905", 14, 74)]
+    assert [f.severity for f in found] == ["warning", "info", "info", "warning", "warning"]
+    assert found[0].parts[0] == ("`c7ng` matches no instance family of the bundled catalog: likely `c7gn` with `ng` "
+                                 "swapped (v1.14 docs, aws/karpenter-provider-aws@1d927085)")
+    assert found[0].parts[1] == ("did you mean `c7gn`?",)
+    assert found[3].parts[1] == ("did you mean `m5`?",)
+    assert found[4].parts[1] == ("did you mean `c7gn.large`?",)
+    assert found[1].parts[0].startswith("`m10g` is unknown to the bundled catalog")
+
+
+def test_a_typo_leaves_the_pool_unjudged():
+    """A likely typo may still be a real newer name: the NodePool is not called empty (KPL901) for it."""
+    reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c7ng]}\n"
+    found = run({"pool.yaml": nodepool("typo", reqs)})
+    assert codes(found) == [("KPL905", 13, 75)]
