@@ -20,6 +20,7 @@ from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, explain_empty, simulate_pool
 from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
+from karplint.readers.templating import has_placeholder
 
 MAX_POOLS = 500
 MAX_WORKLOADS = 5000
@@ -80,6 +81,7 @@ def simulate_pools(model: Model, catalog: Catalog,
     out = []
     nodepools = list(model.nodepools())
     seen: set[tuple[str, str]] = set()
+    overlays = overlay_resources(model)
     for i, np in enumerate(nodepools):
         if i == MAX_POOLS:
             if omitted is not None:
@@ -105,7 +107,23 @@ def simulate_pools(model: Model, catalog: Catalog,
             continue
         seen |= new
         out.append(simulate_pool(np, catalog, facts_for(np)))
+        out[-1].memo["overlay_resources"] = overlays
     return out
+
+
+def overlay_resources(model: Model) -> frozenset:
+    """The resources the run's NodeOverlays add to instance types (`spec.capacity`, kubernetes-sigs/karpenter
+    pkg/apis/v1alpha1/nodeoverlay.go@v1.14.1#L84); "*" when one cannot be read. Requests for them cannot be judged."""
+    out: set[str] = set()
+    for res in model.of_kind("NodeOverlay"):
+        capacity = res.get(("spec", "capacity"))
+        if capacity is None:
+            continue
+        if isinstance(capacity, dict) and all(isinstance(k, str) and not has_placeholder(k) for k in capacity):
+            out.update(capacity)
+        else:
+            out.add("*")
+    return frozenset(out)
 
 
 def placement_omitted(res: Resource, after: int, budget: PlacementBudget) -> Omitted:

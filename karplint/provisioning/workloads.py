@@ -28,11 +28,19 @@ from fractions import Fraction
 from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
 from karplint.model import Resource
 from karplint.provisioning import quantity
-from karplint.provisioning.nodepools import PoolSimulation, allocatable
+from karplint.provisioning.nodepools import LINUX_FAMILIES, PoolSimulation, allocatable
 from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
 
 MAX_CONTAINERS = 200
+# The resources the AWS provider gives instance types (aws/karpenter-provider-aws
+# pkg/providers/instancetype/types.go@v1.14.1#L332 `computeCapacity`); a type without one has 0 of it. The
+# bundled catalog lists all of them but habana.ai/gaudi, which is therefore "cannot tell".
+PROVIDER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "vpc.amazonaws.com/pod-eni",
+                                "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
+                                "habana.ai/gaudi", "vpc.amazonaws.com/efa"})
+# Given only to types whose OS is windows (types.go@v1.14.1#L156): none under a Linux AMI family.
+PRIVATE_IPV4 = "vpc.amazonaws.com/PrivateIPv4Address"
 
 
 @dataclass
@@ -274,6 +282,9 @@ class Verdict:
     reason: str = ""
     types: list[str] = field(default_factory=list)  # types that can host it
     nodepool: Resource | None = None
+    # The miss is a resource no instance type offers: Karpenter launches nothing for the pod, but a node that
+    # already advertises the resource (a device plugin's) may still take it.
+    soft: bool = False
 
 
 def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=frozenset()) -> list[str]:
@@ -296,7 +307,7 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = Fa
             found = memo[key] = _host(pod, sim, ds, any_type=True)
     elif found is None:
         found = memo[key] = _host(pod, sim, ds)
-    return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool)
+    return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool, found.soft)
 
 
 def _compatible_types(sim: PoolSimulation, merged: Requirements, term: Requirements) -> list:
@@ -361,6 +372,11 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         if pod.requests is None:
             v.ok, v.reason = None, "its requests cannot be read"
             return v
+        unoffered = _unoffered(pod.requests, sim)
+        if unoffered:
+            cand = (3, _unoffered_reason(unoffered, sim), True)
+            best = cand if best is None or cand[0] > best[0] else best
+            continue
         overhead = daemon_overhead(sim, ds)
         need = {k: float(v) for k, v in pod.requests.items()}
         skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
@@ -402,7 +418,7 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         if resource == "host port":
             cand = (3, "a DaemonSet on its nodes uses the same host port")
         best = cand if best is None or cand[0] > best[0] else best
-    v.ok, v.stage, v.reason = False, best[0], best[1]
+    v.ok, v.stage, v.reason, v.soft = False, best[0], best[1], len(best) > 2
     return v
 
 
@@ -432,10 +448,35 @@ def _min_values_shortfall(merged: Requirements, keys: list[str], fitting: list[s
 
 
 def _unlisted(requests: dict, sim: PoolSimulation) -> frozenset:
-    """Resources the catalog lists for no instance type (device plugins, hugepages, NodeOverlay capacity):
-    cannot tell."""
+    """Resources the catalog lists for no instance type that karplint cannot judge: those the provider gives some
+    types but the catalog omits (habana.ai/gaudi), PrivateIPv4Address unless the AMI family is known to be Linux,
+    and whatever a NodeOverlay of the run may add (`spec.capacity`)."""
     listed = sim.memo.get("listed_resources", frozenset())
-    return frozenset(k for k in requests if k not in listed)
+    overlays = sim.memo.get("overlay_resources", frozenset())
+    linux = sim.facts.ami_family in LINUX_FAMILIES
+    return frozenset(k for k in requests if k not in listed and (
+        k in PROVIDER_RESOURCES or (k == PRIVATE_IPV4 and not linux) or k in overlays or "*" in overlays))
+
+
+def _unoffered(requests: dict, sim: PoolSimulation) -> list[str]:
+    """Requested resources that no instance type Karpenter knows has (extended resources of device plugins,
+    hugepages-*, PrivateIPv4Address on Linux): `resources.Fits` (kubernetes-sigs/karpenter
+    pkg/utils/resources/resources.go@v1.14.1#L188) compares with the type's allocatable, where they are 0, so no
+    type fits ("should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address if VPC resource
+    controller doesn't advertise it", aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go@v1.14.1#L704;
+    kubernetes-sigs/karpenter#751, aws/karpenter-provider-aws#3315)."""
+    listed = sim.memo.get("listed_resources", frozenset())
+    if "listed_resources" not in sim.memo:
+        return []  # (a simulation built without its catalog's resource list: cannot tell)
+    skip = _unlisted(requests, sim)
+    return sorted(k for k, v in requests.items() if v > 0 and k not in listed and k not in skip)
+
+
+def _unoffered_reason(names: list[str], sim: PoolSimulation) -> str:
+    shown = ", ".join(f"`{n}`" for n in names)
+    if names == [PRIVATE_IPV4]:
+        return f"requests {shown}, which Karpenter gives to Windows nodes only"
+    return f"requests {shown}, which no instance type offers to Karpenter"
 
 
 def _largest(types, resource: str) -> str | None:

@@ -204,11 +204,16 @@ def _unschedulable(ctx, pod, verdicts, level, catalog):
     reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
     more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
     closest = verdicts[0]
+    # A resource no instance type offers: Karpenter launches nothing, but a node that already advertises it may
+    # still take the pods. Said as a warning, with what happens.
+    soft = any(v.soft for v in verdicts)
+    outcome = ("Karpenter launches no node for the pods (\"incompatible with nodepool\"); they stay Pending unless a "
+               "node already advertises the resource" if soft else
+               "Karpenter leaves the pods Pending (\"incompatible with nodepool\")")
     return ctx.violation(
         res, ("metadata", "name"),
         f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
         f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
-        "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
-        f"bundled catalog ({catalog_date(catalog)})",
-        severity=None if level == "error" else "warning")
+        f"note: {outcome}; instance types from the bundled catalog ({catalog_date(catalog)})",
+        severity=None if level == "error" and not soft else "warning")

@@ -200,3 +200,54 @@ def test_a_typo_leaves_the_pool_unjudged():
     reqs = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c7ng]}\n"
     found = run({"pool.yaml": nodepool("typo", reqs)})
     assert codes(found) == [("KPL905", 13, 75)]
+
+
+# ------------------------------------------------------------------------------------------ resources no type offers
+
+NODEPOOL_SELECTOR = "      nodeSelector:\n        karpenter.sh/nodepool: general\n"
+
+
+def _requesting(name: str, resource: str) -> str:
+    return deployment(name, NODEPOOL_SELECTOR + CONTAINER +
+                      f"          resources: {{requests: {{{resource}: 1}}, limits: {{{resource}: 1}}}}\n")
+
+
+def test_an_extended_resource_no_type_offers_fits_nowhere():
+    """`resources.Fits` (kubernetes-sigs/karpenter pkg/utils/resources/resources.go@v1.14.1#L188) against the
+    type's allocatable, which lacks the resource: no type fits (kubernetes-sigs/karpenter#751). A warning: a node
+    that already advertises it (a device plugin) may take the pods. Before: the resource was ignored."""
+    found = run({"pool.yaml": nodepool("general", FAMILY_M5), "a.yaml": _requesting("foo", "example.com/foo")})
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].severity == "warning"
+    assert found[0].parts[1] == ("closest is NodePool `general`: requests `example.com/foo`, which no instance type "
+                                 "offers to Karpenter",)
+    assert found[0].parts[2][1].startswith("Karpenter launches no node for the pods (\"incompatible with "
+                                           "nodepool\"); they stay Pending unless a node already advertises")
+
+
+def test_private_ipv4_address_is_offered_on_windows_only():
+    """"should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address if VPC resource controller
+    doesn't advertise it" (aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go@v1.14.1#L704): the
+    provider gives it to Windows types only (types.go@v1.14.1#L156). Under AL2023 nothing fits; under Windows the
+    per-type count is not in the catalog: cannot tell."""
+    files = {"pool.yaml": nodepool("general", FAMILY_M5),
+             "a.yaml": _requesting("ipv4", "vpc.amazonaws.com/PrivateIPv4Address")}
+    found = run(files)
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert "which Karpenter gives to Windows nodes only" in found[0].message
+    assert run(files, family="Windows2022") == []
+
+
+def test_resources_the_catalog_knows_or_a_node_overlay_adds_are_not_reported():
+    """GPUs are in the catalog (m5 has none: the usual "more than any ... offers" miss), habana.ai/gaudi is a
+    provider resource the catalog lacks (cannot tell), and a NodeOverlay's `spec.capacity` adds resources
+    (kubernetes-sigs/karpenter pkg/apis/v1alpha1/nodeoverlay.go@v1.14.1#L84)."""
+    overlay = ("apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: foo\nspec:\n"
+               "  requirements: []\n  capacity:\n    example.com/foo: 8\n")
+    files = {"pool.yaml": nodepool("general", FAMILY_M5), "a.yaml": _requesting("gaudi", "habana.ai/gaudi"),
+             "b.yaml": _requesting("foo", "example.com/foo"), "overlay.yaml": overlay,
+             "c.yaml": _requesting("gpu", "nvidia.com/gpu")}
+    found = run(files)
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].file.endswith("c.yaml") and found[0].severity == "error"
+    assert "requests nvidia.com/gpu 1, more than any of its" in found[0].message
