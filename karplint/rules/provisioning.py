@@ -476,3 +476,69 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
                 f"note: what remains: {shown}\n"
                 "note: with the default minValuesPolicy Strict, Karpenter launches nothing from this NodePool "
                 "(\"minValues requirement is not met\"); BestEffort relaxes it", on="key")
+
+
+# ------------------------------------------------------------------------------------------ KPL907
+
+# aws/karpenter-provider-aws pkg/operator/options (VM_MEMORY_OVERHEAD_PERCENT): the default share of memory
+# Karpenter takes off an instance type's memory capacity (types.go@v1.14.1#L356 `memory`).
+VM_MEMORY_OVERHEAD = 0.075
+
+
+def _capacity(it, resource: str) -> float | None:
+    """An instance type's capacity of `resource` as the AWS provider computes it (types.go@v1.14.1#L332
+    `computeCapacity`): vCPUs; memory less 64 MiB on Graviton and the VM overhead; the device resources as the
+    catalog lists them (0 when absent). None: not judged (pods and storage depend on the node class)."""
+    from karplint.provisioning.nodepools import allocatable
+
+    if resource == "cpu":
+        n = it.labels.get("karpenter.k8s.aws/instance-cpu")
+        return float(n) if n and n.isdigit() else None
+    if resource == "memory":
+        n = it.labels.get("karpenter.k8s.aws/instance-memory")
+        if not (n and n.isdigit()):
+            return None
+        mib = int(n) - (64 if it.labels.get(ARCH) == "arm64" else 0)
+        return float((mib - -(-mib * VM_MEMORY_OVERHEAD // 1)) * 2**20)
+    if "/" in resource:
+        return allocatable(it).get(resource, 0.0)
+    return None
+
+
+@rule("KPL907", "limits-below-smallest-instance-type", category="provisioning", severity="error",
+      summary="A NodePool `spec.limits` value smaller than the capacity of every instance type the NodePool allows",
+      reads=(karpenter_resources,))
+def limits_below_smallest_instance_type(model: Model, ctx) -> Iterator:
+    yield from too_large(model, ctx)
+    from karplint.provisioning import quantity
+
+    for _catalog, sim in _judged_pools(model, ctx):
+        limits = sim.nodepool.get(("spec", "limits"))
+        if not sim.types or not isinstance(limits, dict):
+            continue
+        parsed = {}
+        for name, value in limits.items():
+            q = quantity.parse(value) if isinstance(name, str) else None
+            if q is not None and q > 0:  # (0 stops the pool on purpose; a bad quantity is the schema's)
+                parsed[name] = float(q)
+        caps = {r: [(c, it.name) for it in sim.types if (c := _capacity(it, r)) is not None] for r in parsed}
+        for resource, limit in parsed.items():
+            known = caps[resource]
+            if len(known) != len(sim.types) or any(c <= limit for c, _n in known):
+                continue  # (some type fits under it, or cannot tell)
+            smallest, name = min(known)
+            shown = (f"{smallest:g}" if resource == "cpu" else f"{smallest / 2**20:.0f}Mi" if resource == "memory"
+                     else quantity.show(resource, smallest))  # (the exact capacity: the help asks for it)
+            unit = " vCPUs" if resource == "cpu" else ""
+            memory = resource == "memory"
+            yield ctx.violation(
+                sim.nodepool, ("spec", "limits", resource),
+                f"NodePool `{sim.name}` can launch no node: its `{resource}` limit "
+                f"({quantity.show(resource, limit) if resource != 'cpu' else f'{limit:g}'}) is below the capacity "
+                f"of every instance type it allows (smallest: {name} with {shown}{unit})\n"
+                f"help: raise `limits.{resource}` to at least {shown}, or allow smaller instance types\n"
+                "note: Karpenter drops the instance types whose capacity exceeds what the limit leaves (\"all "
+                "available instance types exceed limits for nodepool\"); pods that need the NodePool stay Pending"
+                + ("\nnote: memory capacity with Karpenter's default VM memory overhead (7.5%, "
+                   "VM_MEMORY_OVERHEAD_PERCENT)" if memory else ""),
+                severity="warning" if memory else None)

@@ -251,3 +251,31 @@ def test_resources_the_catalog_knows_or_a_node_overlay_adds_are_not_reported():
     assert codes(found) == [("KPL910", 4, 9)]
     assert found[0].file.endswith("c.yaml") and found[0].severity == "error"
     assert "requests nvidia.com/gpu 1, more than any of its" in found[0].message
+
+
+# ------------------------------------------------------------------------------------------ limits
+
+def test_limits_below_the_smallest_type_launch_nothing():
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1#L1069
+    (`filterByRemainingResources`: a type whose capacity exceeds what the limits leave is dropped; "should not
+    schedule if limits would be exceeded", pkg/controllers/provisioning/suite_test.go@v1.14.1#L832). m5's
+    smallest type has 2 vCPUs and 8 GiB (7577Mi of capacity after the VM overhead)."""
+    limits = "  limits:\n    cpu: 1\n    memory: 4Gi\n"
+    found = run({"pool.yaml": nodepool("general", FAMILY_M5, extra=limits)})
+    assert codes(found) == [("KPL907", 7, 10), ("KPL907", 8, 13)]
+    assert [f.severity for f in found] == ["error", "warning"]
+    assert found[0].parts == (
+        "NodePool `general` can launch no node: its `cpu` limit (1) is below the capacity of every instance type it "
+        "allows (smallest: m5.large with 2 vCPUs)",
+        ("raise `limits.cpu` to at least 2, or allow smaller instance types",),
+        ("Karpenter drops the instance types whose capacity exceeds what the limit leaves (\"all available instance "
+         "types exceed limits for nodepool\"); pods that need the NodePool stay Pending",))
+    assert found[1].parts[0].endswith("its `memory` limit (4Gi) is below the capacity of every instance type it "
+                                      "allows (smallest: m5.large with 7577Mi)")
+
+
+def test_limits_some_type_fits_under_are_fine():
+    """2 vCPUs fit a `cpu: 2` limit (capacity equal to the limit is allowed: `Cmp(capacity, remaining) > 0`);
+    `cpu: 0` stops a pool on purpose; a GPU limit on a pool of types without GPUs is no obstacle (capacity 0)."""
+    for limits in ("  limits:\n    cpu: 2\n", "  limits:\n    cpu: 0\n", "  limits:\n    nvidia.com/gpu: 1\n"):
+        assert run({"pool.yaml": nodepool("general", FAMILY_M5, extra=limits)}) == [], limits
