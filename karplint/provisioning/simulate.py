@@ -19,7 +19,7 @@ from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, explain_empty, simulate_pool
 from karplint.provisioning.placement import PlacementBudget
-from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
+from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod, runtime_class_overheads
 from karplint.readers.templating import has_placeholder
 
 MAX_POOLS = 500
@@ -154,7 +154,8 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     """Verdicts for every workload (DaemonSets excepted) on every NodePool: per workload, how many NodePools can
     host it, cannot, cannot tell, and the `SHOWN_VERDICTS` first (hosts, then the closest misses). `related(nodepool,
     daemonset)` says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
-    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
+    classes = runtime_class_overheads(model.of_kind("RuntimeClass", group="node.k8s.io"))
+    pods = [p for p in (read_pod(r, classes) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
     if omitted is not None:
         past = workloads_omitted(model)
         if past is not None:

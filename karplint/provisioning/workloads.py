@@ -51,6 +51,9 @@ class Pod:
     tolerations: list[dict]
     host_ports: frozenset[tuple[str, int]]
     unknown: str | None = None
+    # What the pod's RuntimeClass adds (`overhead.podFixed`), when the run holds it and the pod sets no `overhead`;
+    # None when it cannot be read.
+    class_overhead: dict | None = field(default_factory=dict)
 
     @cached_property
     def placement_key(self) -> tuple:
@@ -64,7 +67,10 @@ class Pod:
     @cached_property
     def requests(self) -> dict[str, Fraction] | None:
         """What one pod requests (None: cannot tell); read when a NodePool's capacity is compared with it."""
-        return pod_requests(self.spec)
+        found = pod_requests(self.spec)
+        if found is None or not self.class_overhead:
+            return found if self.class_overhead is not None else None
+        return _add(found, self.class_overhead)
 
 
 def _container_requests(c: dict) -> dict[str, Fraction] | None:
@@ -193,7 +199,27 @@ def _host_ports(spec: dict) -> frozenset[tuple[str, int]]:
     return frozenset(out)
 
 
-def read_pod(res: Resource) -> Pod | None:
+def runtime_class_overheads(classes) -> dict[str, dict | None]:
+    """RuntimeClass name -> its `overhead.podFixed` as quantities (None: unreadable, e.g. templated)."""
+    out: dict[str, dict | None] = {}
+    for rc in classes:
+        if not isinstance(rc.name, str):
+            continue
+        fixed = rc.get(("overhead", "podFixed"))
+        if fixed is None:
+            out[rc.name] = {}
+            continue
+        parsed = {str(k): quantity.parse(v) for k, v in fixed.items()} if isinstance(fixed, dict) else None
+        out[rc.name] = None if parsed is None or None in parsed.values() else parsed
+    return out
+
+
+def read_pod(res: Resource, runtime_classes: dict[str, dict | None] | None = None) -> Pod | None:
+    """`runtime_classes`: the run's RuntimeClass overheads (`runtime_class_overheads`). The API server's
+    RuntimeClass admission sets a pod's `overhead` from its RuntimeClass's `overhead.podFixed` (kubernetes
+    plugin/pkg/admission/runtimeclass), and Karpenter counts it in the requests ("should take pod runtime class
+    into consideration", kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L1546).
+    A RuntimeClass the run does not hold adds nothing karplint knows of."""
     if res.pod_template is None or res.group not in ("", "apps", "batch"):
         return None
     spec = res.get(res.pod_template[1])
@@ -202,6 +228,9 @@ def read_pod(res: Resource) -> Pod | None:
     tolerations = spec.get("tolerations")
     tolerations = [t for t in tolerations if isinstance(t, dict)] if isinstance(tolerations, list) else []
     pod = Pod(res, spec, pod_terms(spec), tolerations, _host_ports(spec))
+    name = spec.get("runtimeClassName")
+    if runtime_classes and isinstance(name, str) and spec.get("overhead") is None and name in runtime_classes:
+        pod.class_overhead = runtime_classes[name]
     if spec.get("nodeName"):
         pod.unknown = "it names its node (nodeName)"
     elif any(has_placeholder(v) for t in tolerations for v in t.values()):

@@ -279,3 +279,37 @@ def test_limits_some_type_fits_under_are_fine():
     `cpu: 0` stops a pool on purpose; a GPU limit on a pool of types without GPUs is no obstacle (capacity 0)."""
     for limits in ("  limits:\n    cpu: 2\n", "  limits:\n    cpu: 0\n", "  limits:\n    nvidia.com/gpu: 1\n"):
         assert run({"pool.yaml": nodepool("general", FAMILY_M5, extra=limits)}) == [], limits
+
+
+# ------------------------------------------------------------------------------------------ RuntimeClass overhead
+
+RUNTIME_CLASS = """\
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: kata
+handler: kata
+overhead:
+  podFixed:
+    cpu: "2"
+"""
+
+
+def test_runtime_class_overhead_counts_in_the_requests():
+    """"should take pod runtime class into consideration" (kubernetes-sigs/karpenter
+    pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L1546): the RuntimeClass's `overhead.podFixed`
+    (set on the pod by the API server's RuntimeClass admission) adds to the requests. m5.large and m5.xlarge
+    (3920m allocatable) hold 2 cpus but not 2 + 2; a pool of those two then hosts nothing."""
+    reqs = "        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}\n"
+    pod = (NODEPOOL_SELECTOR + "      runtimeClassName: kata\n" + CONTAINER +
+           "          resources: {requests: {cpu: 2}}\n")
+    files = {"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("sandboxed", pod)}
+    assert run(files) == []  # (no RuntimeClass in the run: nothing known to add)
+    found = run(dict(files, **{"rc.yaml": RUNTIME_CLASS}))
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].parts[1] == ("closest is NodePool `general`: requests cpu 4, more than any of its 2 compatible "
+                                 "instance types offers (largest: m5.xlarge with 3920m allocatable)",)
+    # A pod that sets its own `overhead` keeps it (the admission rejects a mismatch; it is the API server's).
+    own = pod.replace("      runtimeClassName: kata\n", "      runtimeClassName: kata\n      overhead: {cpu: 100m}\n")
+    assert run({"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("sandboxed", own),
+                "rc.yaml": RUNTIME_CLASS}) == []
