@@ -313,3 +313,29 @@ def test_runtime_class_overhead_counts_in_the_requests():
     own = pod.replace("      runtimeClassName: kata\n", "      runtimeClassName: kata\n      overhead: {cpu: 100m}\n")
     assert run({"pool.yaml": nodepool("general", reqs), "a.yaml": deployment("sandboxed", own),
                 "rc.yaml": RUNTIME_CLASS}) == []
+
+
+# ------------------------------------------------------------------------------------------ strict Lt / Gt
+
+def test_lt_and_gt_are_strict_bounds():
+    """kubernetes-sigs/karpenter pkg/scheduling/requirement.go@v1.14.1 (`NewRequirementWithFlexibility`: Lt N is
+    Lte N-1, Gt N is Gte N+1; "should schedule compatible requirements with Operator=Lt",
+    scheduling/suite_test.go@v1.14.1#L273): `instance-memory Lt 8192` excludes m5.large (8192 MiB), the smallest
+    m5, so an m5 NodePool launches nothing; `Gt 393216` excludes m5.24xlarge and m5.metal (393216 MiB)."""
+    for op, value in (("Lt", "8192"), ("Gt", "393216")):
+        reqs = FAMILY_M5 + f"        - {{key: karpenter.k8s.aws/instance-memory, operator: {op}, values: ['{value}']}}\n"
+        found = run({"pool.yaml": nodepool("general", reqs)})
+        assert codes(found) == [("KPL901", 14, 11)], op
+    reqs = FAMILY_M5 + "        - {key: karpenter.k8s.aws/instance-memory, operator: Lt, values: ['8193']}\n"
+    assert run({"pool.yaml": nodepool("general", reqs)}) == []
+
+
+def test_min_values_on_an_lt_bound():
+    """"scheduler should fail if the minValues in Lt operator is not satisfied" (instance_selection_test.go
+    @v1.14.1#L961): `instance-memory Lt 16384` with minValues 2 leaves m5.large alone (one value)."""
+    reqs = FAMILY_M5 + ("        - {key: karpenter.k8s.aws/instance-memory, operator: Lt, values: ['16384'], "
+                        "minValues: 2}\n")
+    found = run({"pool.yaml": nodepool("general", reqs)})
+    assert codes(found) == [("KPL904", 14, 85)]
+    assert found[0].parts[0] == ("minValues 2 cannot be met: 1 distinct value(s) of "
+                                 "`karpenter.k8s.aws/instance-memory` remain")
