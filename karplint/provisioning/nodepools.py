@@ -85,8 +85,8 @@ def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) ->
 def class_incompatible(catalog: Catalog, facts: NodeClassFacts) -> tuple[str, frozenset]:
     """(why, the names of the catalog types) the node class's AMI family cannot run; Karpenter drops them:
     - AL2023 runs no a1 type: aws/karpenter-provider-aws pkg/providers/instancetype/compatibility/compatibility.go
-      @v1.14.1#L65 (`amiFamilyCheck`, applied by `FilterForNodeClass`, instancetype.go#L384; upstream test "should
-      mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3144);
+      @v1.14.1#L65 (`amiFamilyCheck`, applied by `FilterForNodeClass`, instancetype.go#L382; upstream test "should
+      mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3145);
     - Windows AMIs are amd64 only: an arm64 type has no OS under a Windows family (types.go@v1.14.1#L313 `getOS`),
       so the Windows AMI (`KnownRequirements` os=windows, amifamily/windows.go#L63) maps to no arm64 type
       (amifamily/ami.go#L228 `MapToInstanceTypes`, resolver.go#L152) and none is launched."""

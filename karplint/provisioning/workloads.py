@@ -459,7 +459,7 @@ def _min_values_keys(merged: Requirements, sim: PoolSimulation) -> list[str]:
 
 def _min_values_shortfall(merged: Requirements, keys: list[str], fitting: list[str],
                           sim: PoolSimulation) -> tuple[int, str] | None:
-    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L600
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L602
     (`filterInstanceTypesByRequirements`): `SatisfiesMinValues` (pkg/cloudprovider/types.go#L399) over the types
     left after the pod's requirements and requests; under the default Strict policy a shortfall leaves none."""
     for key in keys:

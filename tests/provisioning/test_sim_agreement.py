@@ -100,7 +100,7 @@ def test_placement_reads_the_alias_as_the_zone():
 # ------------------------------------------------------------------------------------------ minValues after the pod
 
 def test_a_pod_pinning_one_instance_type_breaks_min_values():
-    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L600
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L602
     (`filterInstanceTypesByRequirements`): minValues is checked on the types left after the pod's own requirements
     and requests; under the default Strict policy a shortfall leaves none ("should not schedule when minValues
     requirement is not met", pkg/controllers/provisioning/suite_test.go@v1.14.1#L2911)."""
@@ -132,7 +132,7 @@ def test_requests_that_leave_one_family_break_min_values():
 
 def test_al2023_launches_no_a1():
     """aws/karpenter-provider-aws pkg/providers/instancetype/compatibility/compatibility.go@v1.14.1#L65 ("should
-    mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3144): a
+    mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3145): a
     NodePool of a1 alone launches nothing under AL2023, and does under Bottlerocket."""
     a1 = "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [a1]}\n"
     found = run({"pool.yaml": nodepool("arm", a1)})
