@@ -429,7 +429,8 @@ def _cover(sim, key: str, value: str) -> list[str]:
                 counts[k] = counts.get(k, 0) + 1
         if not counts:
             break
-        best = max(sorted(counts), key=counts.get)
+        # (a requirement before the AMI family: relaxing it is the fix the help offers, when it suffices)
+        best = max(sorted(counts), key=lambda k: (counts[k], k != NODECLASS_KEY))
         chosen.append(best)
         left = {n: ks for n, ks in left.items() if best not in ks}
     return chosen

@@ -339,3 +339,16 @@ def test_min_values_on_an_lt_bound():
     assert codes(found) == [("KPL904", 14, 85)]
     assert found[0].parts[0] == ("minValues 2 cannot be met: 1 distinct value(s) of "
                                  "`karpenter.k8s.aws/instance-memory` remain")
+
+
+def test_a_value_another_requirement_also_excludes_is_that_requirement_s():
+    """Karpenter's examples/v1/multiple-arch.yaml (aws/karpenter-provider-aws, Apache-2.0) asks for categories
+    `c` and `a` with `instance-generation Gt 2`: a1 (generation 1) is excluded by that requirement, whatever the
+    AMI family; the help must not suggest another AMI family."""
+    reqs = ("        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, a]}\n"
+            "        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ['2']}\n")
+    found = run({"pool.yaml": nodepool("arm", reqs)})
+    assert codes(found) == [("KPL903", 13, 80)]
+    assert found[0].parts[:2] == (
+        "`a` can never be launched: the NodePool's other requirements exclude it",
+        ("remove `a`, or relax `karpenter.k8s.aws/instance-generation Gt [2]`",))
