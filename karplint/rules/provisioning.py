@@ -506,6 +506,28 @@ def _capacity(it, resource: str) -> float | None:
     return None
 
 
+def _smallest_capacity(catalog, sim, resource: str, limit: float) -> tuple[float, str] | None:
+    """(capacity, type) of the NodePool's smallest type for `resource` when even it exceeds `limit`, else None.
+    Capacities are worked out once per catalog; a limit at least the catalog's largest capacity (the usual case:
+    limits bound the whole pool) is settled without looking at the NodePool's types."""
+    memo = catalog.memo.setdefault("capacity", {})
+    caps = memo.get(resource)
+    if caps is None:
+        caps = memo[resource] = {it.name: _capacity(it, resource) for it in catalog.types.values()}
+        memo[(resource, "max")] = max((c for c in caps.values() if c is not None), default=None)
+    largest = memo[(resource, "max")]
+    if largest is None or limit >= largest:
+        return None
+    smallest = None
+    for it in sim.types:
+        c = caps.get(it.name)
+        if c is None or c <= limit:
+            return None  # (cannot tell, or it fits)
+        if smallest is None or (c, it.name) < smallest:
+            smallest = (c, it.name)
+    return smallest
+
+
 @rule("KPL907", "limits-below-smallest-instance-type", category="provisioning", severity="error",
       summary="A NodePool `spec.limits` value smaller than the capacity of every instance type the NodePool allows",
       reads=(karpenter_resources,))
@@ -522,12 +544,11 @@ def limits_below_smallest_instance_type(model: Model, ctx) -> Iterator:
             q = quantity.parse(value) if isinstance(name, str) else None
             if q is not None and q > 0:  # (0 stops the pool on purpose; a bad quantity is the schema's)
                 parsed[name] = float(q)
-        caps = {r: [(c, it.name) for it in sim.types if (c := _capacity(it, r)) is not None] for r in parsed}
         for resource, limit in parsed.items():
-            known = caps[resource]
-            if len(known) != len(sim.types) or any(c <= limit for c, _n in known):
+            found = _smallest_capacity(_catalog, sim, resource, limit)
+            if found is None:
                 continue  # (some type fits under it, or cannot tell)
-            smallest, name = min(known)
+            smallest, name = found
             shown = (f"{smallest:g}" if resource == "cpu" else f"{smallest / 2**20:.0f}Mi" if resource == "memory"
                      else quantity.show(resource, smallest))  # (the exact capacity: the help asks for it)
             unit = " vCPUs" if resource == "cpu" else ""
