@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
-from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, explain_empty, simulate_pool
+from karplint.provisioning.nodepools import (NODECLASS_KEY, NodeClassFacts, PoolSimulation, class_incompatible,
+                                             explain_empty, simulate_pool)
 from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod, runtime_class_overheads
 from karplint.readers.templating import has_placeholder
@@ -212,8 +213,11 @@ def pool_report(sim: PoolSimulation) -> dict[str, Any]:
         entry["min_values_short"] = {k: {"min_values": a, "distinct": b} for k, (a, b) in sim.min_values_short.items()}
     why = explain_empty(sim)
     if why is not None:
-        entry["emptied_by"] = list(why.keys)
-        entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
+        # (the node class's own exclusion is not a label: said in words, `class_incompatible`)
+        said = {NODECLASS_KEY: class_incompatible(sim.type_reqs.catalog, sim.facts)[0]} \
+            if NODECLASS_KEY in why.keys and hasattr(sim.type_reqs, "catalog") else {}
+        entry["emptied_by"] = [said.get(k, k) for k in why.keys]
+        entry["example"] = {"instance_type": why.example, "passes_without": [said.get(k, k) for k in why.without]}
     return entry
 
 
