@@ -45,6 +45,8 @@ RESERVATION_KEYS = ("karpenter.k8s.aws/capacity-reservation-id", "karpenter.k8s.
 # AMI family -> Windows build (types.go: `Windows` families give amd64 types os=windows and this build).
 WINDOWS_BUILDS = {"Windows2019": "10.0.17763", "Windows2022": "10.0.20348", "Windows2025": "10.0.26100"}
 LINUX_FAMILIES = frozenset({"AL2", "AL2023", "Bottlerocket", "Ubuntu"})
+# In `PoolSimulation.rejected_by`, the types the EC2NodeClass cannot run (`class_incompatible`): not a requirement.
+NODECLASS_KEY = "EC2NodeClass"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,30 @@ def nodeclass_facts(nc: Resource | None, ami_family: str | None, family_path) ->
         unknown |= {"cpu", "memory", "ephemeral-storage", "pods"}
     reservations = None if has_placeholder_within(terms) else bool(terms)
     return NodeClassFacts(ami_family, family_path, reservations, frozenset(unknown), nc.name)
+
+
+def class_incompatible(catalog: Catalog, facts: NodeClassFacts) -> tuple[str, frozenset]:
+    """(why, the names of the catalog types) the node class's AMI family cannot run; Karpenter drops them:
+    - AL2023 runs no a1 type: aws/karpenter-provider-aws pkg/providers/instancetype/compatibility/compatibility.go
+      @v1.14.1#L65 (`amiFamilyCheck`, applied by `FilterForNodeClass`, instancetype.go#L382; upstream test "should
+      mark availability of a1 instance type offerings based on AMI", instancetype/suite_test.go@v1.14.1#L3145);
+    - Windows AMIs are amd64 only: an arm64 type has no OS under a Windows family (types.go@v1.14.1#L313 `getOS`),
+      so the Windows AMI (`KnownRequirements` os=windows, amifamily/windows.go#L63) maps to no arm64 type
+      (amifamily/ami.go#L228 `MapToInstanceTypes`, resolver.go#L152) and none is launched."""
+    family = facts.ami_family
+    if family != "AL2023" and family not in WINDOWS_BUILDS:
+        return "", frozenset()
+    memo = catalog.memo.setdefault("class incompatible", {})
+    found = memo.get(family)
+    if found is None:
+        if family == "AL2023":
+            found = ("amiFamily AL2023 cannot run a1 instance types",
+                     frozenset(n for n, it in catalog.types.items() if it.labels.get(FAMILY) == "a1"))
+        else:
+            found = (f"amiFamily {family} runs on amd64 instance types only",
+                     frozenset(n for n, it in catalog.types.items() if it.labels.get(ARCH) != "amd64"))
+        memo[family] = found
+    return found
 
 
 def type_requirements(it: InstanceType, labels: tuple[str, ...], facts: NodeClassFacts) -> Requirements:
@@ -407,6 +433,8 @@ def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_re
     for it in catalog.types.values():
         if it.offerings and it.name not in rejected and not it.offered(reqs):
             rejected[it.name] = [k for k in sorted({k for o in it.offerings for k in o}) if reqs.has(k)]
+    for n in class_incompatible(catalog, facts)[1]:
+        rejected.setdefault(n, []).insert(0, NODECLASS_KEY)
     rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
     compatible = [it for it in catalog.types.values() if it.name not in rejected]
     short = {}
@@ -451,7 +479,7 @@ def explain_empty(sim: PoolSimulation) -> Emptiness | None:
     nothing is left, plus the earlier keys needed (greedily) to remove what that key alone allows."""
     if sim.compatible or not sim.rejected_by:
         return None
-    order: list[str] = []
+    order: list[str] = [NODECLASS_KEY] if NODECLASS_KEY in _rejecting_keys(sim) else []  # (applied first)
     for s in sorted(sim.sources, key=lambda s: s.line):
         if s.key not in order and s.key in _rejecting_keys(sim):
             order.append(s.key)

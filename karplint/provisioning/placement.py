@@ -8,6 +8,7 @@ well-known labels Karpenter fills from instance types, `Gt`/`Lt`), the pod is as
 from __future__ import annotations
 
 from karplint.model import Resource
+from karplint.provisioning.requirements import NORMALIZED_LABELS
 from karplint.readers.templating import has_placeholder
 
 # Labels Karpenter sets on every node from the instance type, the zone or itself: any pod selector on them may
@@ -42,6 +43,7 @@ def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
     if has_placeholder(key) or any(has_placeholder(v) for v in values):
         return True
     labels, reqs, _ = nodepool_template(np)
+    key = NORMALIZED_LABELS.get(key, key)  # (aliases: `topology.ebs.csi.aws.com/zone` is the zone, requirements.py)
     values = [str(v) for v in values]
     fixed: str | None = None
     if key == "karpenter.sh/nodepool" and np.name:
@@ -62,7 +64,7 @@ def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
     forbidden: set[str] = set()
     exists: bool | None = None
     for r in reqs:
-        if r.get("key") != key:
+        if NORMALIZED_LABELS.get(r.get("key"), r.get("key")) != key:
             continue
         rop, rvals = r.get("operator"), r.get("values") if isinstance(r.get("values"), list) else []
         if any(has_placeholder(v) for v in rvals):

@@ -24,13 +24,18 @@ from karplint.numbers import integer
 
 MAX_INT = 2**63 - 1
 
-# pkg/apis/v1/labels.go: NormalizedLabels (aliased keys are translated before anything else).
+# kubernetes-sigs/karpenter pkg/apis/v1/labels.go@v1.14.1#L121 `NormalizedLabels` (aliased keys are translated
+# before anything else, `NewRequirementWithFlexibility` requirement.go#L49), plus the alias the AWS provider adds
+# at start-up: aws/karpenter-provider-aws pkg/operator/operator.go@v1.14.1#L81 (`init`: the EBS CSI driver's zone
+# label is the zone; exercised by "should support individual instance type labels",
+# pkg/providers/instancetype/suite_test.go@v1.14.1#L223).
 NORMALIZED_LABELS = {
     "failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
     "beta.kubernetes.io/arch": "kubernetes.io/arch",
     "beta.kubernetes.io/os": "kubernetes.io/os",
     "beta.kubernetes.io/instance-type": "node.kubernetes.io/instance-type",
     "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
+    "topology.ebs.csi.aws.com/zone": "topology.kubernetes.io/zone",
 }
 
 # pkg/apis/v1/labels.go: WellKnownLabels of core, plus the AWS provider's (aws/karpenter-provider-aws

@@ -17,9 +17,11 @@ from typing import Any, Callable
 
 from karplint.model import Model, Resource
 from karplint.provisioning.catalog import Catalog
-from karplint.provisioning.nodepools import NodeClassFacts, PoolSimulation, explain_empty, simulate_pool
+from karplint.provisioning.nodepools import (NODECLASS_KEY, NodeClassFacts, PoolSimulation, class_incompatible,
+                                             explain_empty, simulate_pool)
 from karplint.provisioning.placement import PlacementBudget
-from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
+from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod, runtime_class_overheads
+from karplint.readers.templating import has_placeholder
 
 MAX_POOLS = 500
 MAX_WORKLOADS = 5000
@@ -80,6 +82,7 @@ def simulate_pools(model: Model, catalog: Catalog,
     out = []
     nodepools = list(model.nodepools())
     seen: set[tuple[str, str]] = set()
+    overlays = overlay_resources(model)
     for i, np in enumerate(nodepools):
         if i == MAX_POOLS:
             if omitted is not None:
@@ -105,7 +108,23 @@ def simulate_pools(model: Model, catalog: Catalog,
             continue
         seen |= new
         out.append(simulate_pool(np, catalog, facts_for(np)))
+        out[-1].memo["overlay_resources"] = overlays
     return out
+
+
+def overlay_resources(model: Model) -> frozenset:
+    """The resources the run's NodeOverlays add to instance types (`spec.capacity`, kubernetes-sigs/karpenter
+    pkg/apis/v1alpha1/nodeoverlay.go@v1.14.1#L84); "*" when one cannot be read. Requests for them cannot be judged."""
+    out: set[str] = set()
+    for res in model.of_kind("NodeOverlay"):
+        capacity = res.get(("spec", "capacity"))
+        if capacity is None:
+            continue
+        if isinstance(capacity, dict) and all(isinstance(k, str) and not has_placeholder(k) for k in capacity):
+            out.update(capacity)
+        else:
+            out.add("*")
+    return frozenset(out)
 
 
 def placement_omitted(res: Resource, after: int, budget: PlacementBudget) -> Omitted:
@@ -136,7 +155,8 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     """Verdicts for every workload (DaemonSets excepted) on every NodePool: per workload, how many NodePools can
     host it, cannot, cannot tell, and the `SHOWN_VERDICTS` first (hosts, then the closest misses). `related(nodepool,
     daemonset)` says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
-    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
+    classes = runtime_class_overheads(model.of_kind("RuntimeClass", group="node.k8s.io"))
+    pods = [p for p in (read_pod(r, classes) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
     if omitted is not None:
         past = workloads_omitted(model)
         if past is not None:
@@ -193,8 +213,11 @@ def pool_report(sim: PoolSimulation) -> dict[str, Any]:
         entry["min_values_short"] = {k: {"min_values": a, "distinct": b} for k, (a, b) in sim.min_values_short.items()}
     why = explain_empty(sim)
     if why is not None:
-        entry["emptied_by"] = list(why.keys)
-        entry["example"] = {"instance_type": why.example, "passes_without": list(why.without)}
+        # (the node class's own exclusion is not a label: said in words, `class_incompatible`)
+        said = {NODECLASS_KEY: class_incompatible(sim.type_reqs.catalog, sim.facts)[0]} \
+            if NODECLASS_KEY in why.keys and hasattr(sim.type_reqs, "catalog") else {}
+        entry["emptied_by"] = [said.get(k, k) for k in why.keys]
+        entry["example"] = {"instance_type": why.example, "passes_without": [said.get(k, k) for k in why.without]}
     return entry
 
 

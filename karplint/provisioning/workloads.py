@@ -28,7 +28,7 @@ from fractions import Fraction
 from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
 from karplint.model import Resource
 from karplint.provisioning import quantity
-from karplint.provisioning.nodepools import PoolSimulation, allocatable
+from karplint.provisioning.nodepools import LINUX_FAMILIES, PoolSimulation, allocatable
 from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
 
@@ -39,6 +39,14 @@ STATED_RESOURCES = frozenset({"cpu", "memory", "pods"})
 # k8s.io/component-helpers resource/helpers.go `PodRequests` (what `Ceiling` asks, `SkipPodLevelResources` unset):
 # `spec.resources` of the pod, when set, gives these for the whole pod (`IsSupportedPodLevelResource`).
 POD_LEVEL_RESOURCES = ("cpu", "memory")
+# The resources the AWS provider gives instance types (aws/karpenter-provider-aws
+# pkg/providers/instancetype/types.go@v1.14.1#L332 `computeCapacity`); a type without one has 0 of it. The
+# bundled catalog lists all of them but habana.ai/gaudi, which is therefore "cannot tell".
+PROVIDER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods", "vpc.amazonaws.com/pod-eni",
+                                "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
+                                "habana.ai/gaudi", "vpc.amazonaws.com/efa"})
+# Given only to types whose OS is windows (types.go@v1.14.1#L156): none under a Linux AMI family.
+PRIVATE_IPV4 = "vpc.amazonaws.com/PrivateIPv4Address"
 
 
 @dataclass
@@ -49,6 +57,9 @@ class Pod:
     tolerations: list[dict]
     host_ports: frozenset[tuple[str, int]]
     unknown: str | None = None
+    # What the pod's RuntimeClass adds (`overhead.podFixed`), when the run holds it and the pod sets no `overhead`;
+    # None when it cannot be read.
+    class_overhead: dict | None = field(default_factory=dict)
 
     @cached_property
     def placement_key(self) -> tuple:
@@ -62,7 +73,10 @@ class Pod:
     @cached_property
     def requests(self) -> dict[str, Fraction] | None:
         """What one pod requests (None: cannot tell); read when a NodePool's capacity is compared with it."""
-        return pod_requests(self.spec)
+        found = pod_requests(self.spec)
+        if found is None or not self.class_overhead:
+            return found if self.class_overhead is not None else None
+        return _add(found, self.class_overhead)
 
 
 def _container_requests(c: dict) -> dict[str, Fraction] | None:
@@ -197,7 +211,27 @@ def _host_ports(spec: dict) -> frozenset[tuple[str, int]]:
     return frozenset(out)
 
 
-def read_pod(res: Resource) -> Pod | None:
+def runtime_class_overheads(classes) -> dict[str, dict | None]:
+    """RuntimeClass name -> its `overhead.podFixed` as quantities (None: unreadable, e.g. templated)."""
+    out: dict[str, dict | None] = {}
+    for rc in classes:
+        if not isinstance(rc.name, str):
+            continue
+        fixed = rc.get(("overhead", "podFixed"))
+        if fixed is None:
+            out[rc.name] = {}
+            continue
+        parsed = {str(k): quantity.parse(v) for k, v in fixed.items()} if isinstance(fixed, dict) else None
+        out[rc.name] = None if parsed is None or None in parsed.values() else parsed
+    return out
+
+
+def read_pod(res: Resource, runtime_classes: dict[str, dict | None] | None = None) -> Pod | None:
+    """`runtime_classes`: the run's RuntimeClass overheads (`runtime_class_overheads`). The API server's
+    RuntimeClass admission sets a pod's `overhead` from its RuntimeClass's `overhead.podFixed` (kubernetes
+    plugin/pkg/admission/runtimeclass), and Karpenter counts it in the requests ("should take pod runtime class
+    into consideration", kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L1546).
+    A RuntimeClass the run does not hold adds nothing karplint knows of."""
     if res.pod_template is None or res.group not in ("", "apps", "batch"):
         return None
     spec = res.get(res.pod_template[1])
@@ -206,6 +240,9 @@ def read_pod(res: Resource) -> Pod | None:
     tolerations = spec.get("tolerations")
     tolerations = [t for t in tolerations if isinstance(t, dict)] if isinstance(tolerations, list) else []
     pod = Pod(res, spec, pod_terms(spec), tolerations, _host_ports(spec))
+    name = spec.get("runtimeClassName")
+    if runtime_classes and isinstance(name, str) and spec.get("overhead") is None and name in runtime_classes:
+        pod.class_overhead = runtime_classes[name]
     if spec.get("nodeName"):
         pod.unknown = "it names its node (nodeName)"
     elif any(has_placeholder(v) for t in tolerations for v in t.values()):
@@ -286,6 +323,9 @@ class Verdict:
     reason: str = ""
     types: list[str] = field(default_factory=list)  # types that can host it
     nodepool: Resource | None = None
+    # The miss is a resource no instance type offers: Karpenter launches nothing for the pod, but a node that
+    # already advertises the resource (a device plugin's) may still take it.
+    soft: bool = False
 
 
 def _missing(need: dict[str, Fraction], have: dict[str, Fraction], unknown=frozenset()) -> list[str]:
@@ -308,7 +348,7 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = Fa
             found = memo[key] = _host(pod, sim, ds, any_type=True)
     elif found is None:
         found = memo[key] = _host(pod, sim, ds)
-    return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool)
+    return Verdict(found.pool, found.ok, found.stage, found.reason, found.types, found.nodepool, found.soft)
 
 
 def _compatible_types(sim: PoolSimulation, merged: Requirements, term: Requirements) -> list:
@@ -375,10 +415,17 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         if pod.requests is None:
             v.ok, v.reason = None, "its requests cannot be read"
             return v
+        unoffered = _unoffered(pod.requests, sim)
+        if unoffered:
+            cand = (3, _unoffered_reason(unoffered, sim), True)
+            best = cand if best is None or cand[0] > best[0] else best
+            continue
         overhead = daemon_overhead(sim, ds)
         need = {k: float(v) for k, v in pod.requests.items()}
         skip = sim.facts.unknown_resources | _unlisted(pod.requests, sim)
         fitting, short = [], {}
+        min_keys = _min_values_keys(merged, sim)
+        any_type = any_type and not min_keys  # (minValues counts the values of every type that fits)
         if any_type and None in overhead.values() and any(overhead.get(it.name) is None for it in compat):
             v.ok, v.reason = None, "a DaemonSet's placement or requests cannot be read"  # (as the full search says)
             return v
@@ -399,9 +446,13 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
                     break
             for k in missing:
                 short[k] = short.get(k, 0) + 1
-        if fitting:
+        shortfall = _min_values_shortfall(merged, min_keys, fitting, sim) if fitting else None
+        if fitting and shortfall is None:
             v.ok, v.stage, v.types = True, 4, fitting
             return v
+        if shortfall is not None:
+            best = shortfall if best is None or shortfall[0] > best[0] else best
+            continue
         resource = max(sorted(short), key=short.get) if short else "resources"
         largest = _largest(compat, resource)
         need_s = quantity.show(resource, pod.requests.get(resource, 0)) if resource in pod.requests else "?"
@@ -412,15 +463,65 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         if resource == "host port":
             cand = (3, "a DaemonSet on its nodes uses the same host port")
         best = cand if best is None or cand[0] > best[0] else best
-    v.ok, v.stage, v.reason = False, best[0], best[1]
+    v.ok, v.stage, v.reason, v.soft = False, best[0], best[1], len(best) > 2
     return v
 
 
+def _min_values_keys(merged: Requirements, sim: PoolSimulation) -> list[str]:
+    """The keys with minValues whose values the catalog knows (zones and other offering keys: cannot tell)."""
+    known = sim.type_reqs[sim.types[0].name].by_key
+    return sorted(k for k, r in merged.by_key.items() if r.min_values is not None and k in known)
+
+
+def _min_values_shortfall(merged: Requirements, keys: list[str], fitting: list[str],
+                          sim: PoolSimulation) -> tuple[int, str] | None:
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/nodeclaim.go@v1.14.1#L602
+    (`filterInstanceTypesByRequirements`): `SatisfiesMinValues` (pkg/cloudprovider/types.go#L399) over the types
+    left after the pod's requirements and requests; under the default Strict policy a shortfall leaves none."""
+    for key in keys:
+        values: set[str] = set()
+        for name in fitting:
+            values |= sim.type_reqs[name].get(key).values
+        wanted = merged.by_key[key].min_values
+        if len(values) < wanted:
+            n, shown = len(fitting), ", ".join(sorted(values)[:6]) + (", ..." if len(values) > 6 else "")
+            types = f"the {n} instance type that fits" if n == 1 else f"the {n} instance types that fit"
+            distinct = f"{len(values)} distinct value" + ("" if len(values) == 1 else "s")
+            return 3, (f"minValues {wanted} on `{key}` cannot be met by {types} the pod ({distinct}"
+                       + (f": {shown})" if values else ")"))
+    return None
+
+
 def _unlisted(requests: dict, sim: PoolSimulation) -> frozenset:
-    """Resources the catalog lists for no instance type (device plugins, hugepages, NodeOverlay capacity):
-    cannot tell."""
+    """Resources the catalog lists for no instance type that karplint cannot judge: those the provider gives some
+    types but the catalog omits (habana.ai/gaudi), PrivateIPv4Address unless the AMI family is known to be Linux,
+    and whatever a NodeOverlay of the run may add (`spec.capacity`)."""
     listed = sim.memo.get("listed_resources", frozenset())
-    return frozenset(k for k in requests if k not in listed)
+    overlays = sim.memo.get("overlay_resources", frozenset())
+    linux = sim.facts.ami_family in LINUX_FAMILIES
+    return frozenset(k for k in requests if k not in listed and (
+        k in PROVIDER_RESOURCES or (k == PRIVATE_IPV4 and not linux) or k in overlays or "*" in overlays))
+
+
+def _unoffered(requests: dict, sim: PoolSimulation) -> list[str]:
+    """Requested resources that no instance type Karpenter knows has (extended resources of device plugins,
+    hugepages-*, PrivateIPv4Address on Linux): `resources.Fits` (kubernetes-sigs/karpenter
+    pkg/utils/resources/resources.go@v1.14.1#L188) compares with the type's allocatable, where they are 0, so no
+    type fits ("should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address if VPC resource
+    controller doesn't advertise it", aws/karpenter-provider-aws pkg/providers/instancetype/suite_test.go@v1.14.1#L704;
+    kubernetes-sigs/karpenter#751, aws/karpenter-provider-aws#3315)."""
+    listed = sim.memo.get("listed_resources", frozenset())
+    if "listed_resources" not in sim.memo:
+        return []  # (a simulation built without its catalog's resource list: cannot tell)
+    skip = _unlisted(requests, sim)
+    return sorted(k for k, v in requests.items() if v > 0 and k not in listed and k not in skip)
+
+
+def _unoffered_reason(names: list[str], sim: PoolSimulation) -> str:
+    shown = ", ".join(f"`{n}`" for n in names)
+    if names == [PRIVATE_IPV4]:
+        return f"requests {shown}, which Karpenter gives to Windows nodes only"
+    return f"requests {shown}, which no instance type offers to Karpenter"
 
 
 def _largest(types, resource: str) -> str | None:

@@ -17,6 +17,13 @@ from karplint.rules import rule
 from karplint.rules._simulation import (CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, catalog_name, simulation,
                                        too_large)
 
+NODECLASS_KEY = "EC2NodeClass"  # (karplint.provisioning.nodepools.NODECLASS_KEY: not imported before a NodePool is)
+
+
+def class_incompatible(catalog, facts):
+    from karplint.provisioning.nodepools import class_incompatible as found
+    return found(catalog, facts)
+
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
                           "karpenter.k8s.aws/instance-category")
@@ -134,9 +141,43 @@ def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
+        typo = _likely_typo(catalog, key, value)
+        if typo:
+            return "typo", typo
         return "unknown", f"`{value}` is unknown to the {catalog_name(catalog)}"
     return "wrong", (f"`{value}` matches no {_what(key)}\n"
                      f"note: values look like: {', '.join(heapq.nsmallest(4, known))}, ...")
+
+
+def _slips(word: str) -> Iterator[tuple[str, str]]:
+    """(word as meant, what went wrong) for the slips that do not make a plausible new EC2 name: two adjacent
+    characters swapped (`c7ng` for `c7gn`), a character doubled (`m55`). A changed digit (`m9g`: a new generation)
+    or an added or changed letter (`m7gx`: a new variant) may be a real name newer than the catalog."""
+    for i in range(len(word) - 1):
+        if word[i] != word[i + 1]:
+            yield word[:i] + word[i + 1] + word[i] + word[i + 2:], f"`{word[i]}{word[i + 1]}` swapped"
+        else:
+            yield word[:i] + word[i + 1:], f"`{word[i]}` doubled"
+
+
+def _likely_typo(catalog, key: str, value: str) -> str | None:
+    """The headline for a family or type name one slip (`_slips`) away from exactly one the catalog has."""
+    if key == TYPE:
+        family, _, size = value.partition(".")
+        if size not in _catalog_values(catalog, SIZE):
+            return None
+        known = _catalog_values(catalog, TYPE)
+        meant = {(f"{f}.{size}", how) for f, how in _slips(family) if f"{f}.{size}" in known}
+    elif key == FAMILY:
+        known = _catalog_values(catalog, FAMILY)
+        meant = {(f, how) for f, how in _slips(value) if f in known}
+    else:
+        return None
+    if len({m for m, _ in meant}) != 1:
+        return None
+    right, how = sorted(meant)[0]
+    return (f"`{value}` matches no {_what(key)} of the bundled catalog: likely `{right}` with {how}\n"
+            f"help: did you mean `{right}`?")
 
 
 def _nearest(value: str, known: set[str]) -> str | None:
@@ -188,7 +229,8 @@ def _has_unknown_values(sim, catalog) -> bool:
     """A value the catalog does not know but that may be a real new type: whatever it adds cannot be told."""
     memo = sim.memo.get("unknown_values")
     if memo is None:
-        memo = sim.memo["unknown_values"] = any(kind == "unknown" for *_, kind, _m in _value_findings(sim, catalog))
+        memo = sim.memo["unknown_values"] = any(kind in ("unknown", "typo")
+                                                for *_, kind, _m in _value_findings(sim, catalog))
     return memo
 
 
@@ -223,14 +265,24 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
             continue
         if len(why.keys) == 1 and _single_key_explained(sim, why.keys[0], catalog):
             continue
+        if set(why.keys) <= {NODECLASS_KEY, OS, ARCH, WINDOWS_BUILD} and sim.facts.ami_family:
+            continue  # the AMI family against os/arch: KPL607
         srcs = {k: [s for s in sim.sources if s.key == k] for k in why.keys}
-        shown = " and ".join(", ".join(f"{s.text} (line {s.line})" for s in srcs[k]) for k in why.keys)
+        if not any(srcs.values()):
+            continue
+        why_class = class_incompatible(catalog, sim.facts)[0]
+        shown = " and ".join(", ".join(f"{s.text} (line {s.line})" for s in srcs[k]) if k != NODECLASS_KEY else
+                             f"the EC2NodeClass (`{why_class}`)" for k in why.keys)
         anchor = max((s for k in why.keys for s in srcs[k]), key=lambda s: s.line)
         help_ = ""
         if why.example:
-            dropped = " and ".join(", ".join(s.text for s in srcs[k]) for k in why.without)
-            help_ = f"\nhelp: `{why.example}` would pass without {dropped}"
-        family = f" under {sim.facts.ami_family}" if sim.facts.ami_family else ""
+            dropped = " and ".join(", ".join(s.text for s in srcs[k]) for k in why.without if k != NODECLASS_KEY)
+            if NODECLASS_KEY in why.without:
+                help_ = (f"\nhelp: `{why.example}` would pass under another AMI family" +
+                         (f" and without {dropped}" if dropped else ""))
+            else:
+                help_ = f"\nhelp: `{why.example}` would pass without {dropped}"
+        family = f" under {sim.facts.ami_family}" if sim.facts.ami_family and NODECLASS_KEY not in why.keys else ""
         yield ctx.violation(
             sim.nodepool, anchor.path,
             f"NodePool `{sim.name}` can launch no instance type{help_}\n"
@@ -254,7 +306,7 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
             continue
         reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
-            if kind == "unknown":
+            if kind in ("unknown", "typo"):
                 continue
             reported += 1
             if reported > MAX_VALUE_FINDINGS:
@@ -281,12 +333,20 @@ def instance_type_unknown_to_catalog(model: Model, ctx) -> Iterator:
             continue
         reported = 0
         for src, j, value, kind, message in _value_findings(sim, catalog):
-            if kind != "unknown":
+            if kind not in ("unknown", "typo"):
                 continue
             reported += 1
             if reported > MAX_VALUE_FINDINGS:
                 yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL905"))
                 break
+            if kind == "typo":  # one slip from a real name: a warning, still "cannot tell" for the other rules
+                headline, _, rest = message.partition("\n")
+                yield ctx.violation(
+                    sim.nodepool, src.path + ("values", j),
+                    f"{headline} ({catalog_date(catalog)})\n{rest}\nnote: if `{value}` is real and newer than the "
+                    f"catalog, describe it under `[tool.karplint.options] {CATALOG_OPTION}`; until then karplint "
+                    "cannot tell what this value selects", severity="warning")
+                continue
             yield ctx.violation(
                 sim.nodepool, src.path + ("values", j),
                 f"{message} ({catalog_date(catalog)})\nhelp: if it is new, describe it under "
@@ -343,10 +403,18 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                     yield ctx.violation(sim.nodepool, src.path + ("values", j), _cut("KPL903"))
                     break
                 others = _cover(sim, src.key, v)
+                if others == [NODECLASS_KEY]:  # (the AMI family alone: no requirement to relax)
+                    yield ctx.violation(
+                        sim.nodepool, src.path + ("values", j),
+                        f"`{v}` can never be launched: {class_incompatible(catalog, sim.facts)[0]}\n"
+                        f"help: remove `{v}`, or use another AMI family in EC2NodeClass `{sim.facts.name}`\n"
+                        f"note: Karpenter drops the instance types the AMI family cannot run (NodePool `{sim.name}`)")
+                    continue
                 by = ", ".join(s.text for s in sim.sources if s.key in others)
+                also = " with its EC2NodeClass's AMI family" if NODECLASS_KEY in others else ""
                 yield ctx.violation(
                     sim.nodepool, src.path + ("values", j),
-                    f"`{v}` can never be launched: the NodePool's other requirements exclude it\n"
+                    f"`{v}` can never be launched: the NodePool's other requirements{also} exclude it\n"
                     f"help: remove `{v}`, or relax {by or 'the other requirements'}\n"
                     f"note: no instance type with {src.key} `{v}` passes them (NodePool `{sim.name}`)")
 
@@ -363,7 +431,8 @@ def _cover(sim, key: str, value: str) -> list[str]:
                 counts[k] = counts.get(k, 0) + 1
         if not counts:
             break
-        best = max(sorted(counts), key=counts.get)
+        # (a requirement before the AMI family: relaxing it is the fix the help offers, when it suffices)
+        best = max(sorted(counts), key=lambda k: (counts[k], k != NODECLASS_KEY))
         chosen.append(best)
         left = {n: ks for n, ks in left.items() if best not in ks}
     return chosen
@@ -410,3 +479,90 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
                 f"note: what remains: {shown}\n"
                 "note: with the default minValuesPolicy Strict, Karpenter launches nothing from this NodePool "
                 "(\"minValues requirement is not met\"); BestEffort relaxes it", on="key")
+
+
+# ------------------------------------------------------------------------------------------ KPL907
+
+# aws/karpenter-provider-aws pkg/operator/options (VM_MEMORY_OVERHEAD_PERCENT): the default share of memory
+# Karpenter takes off an instance type's memory capacity (types.go@v1.14.1#L356 `memory`).
+VM_MEMORY_OVERHEAD = 0.075
+
+
+def _capacity(it, resource: str) -> float | None:
+    """An instance type's capacity of `resource` as the AWS provider computes it (types.go@v1.14.1#L332
+    `computeCapacity`): vCPUs; memory less 64 MiB on Graviton and the VM overhead; the device resources as the
+    catalog lists them (0 when absent). None: not judged (pods and storage depend on the node class)."""
+    from karplint.provisioning.nodepools import allocatable
+
+    if resource == "cpu":
+        n = it.labels.get("karpenter.k8s.aws/instance-cpu")
+        return float(n) if n and n.isdigit() else None
+    if resource == "memory":
+        n = it.labels.get("karpenter.k8s.aws/instance-memory")
+        if not (n and n.isdigit()):
+            return None
+        mib = int(n) - (64 if it.labels.get(ARCH) == "arm64" else 0)
+        return float((mib - -(-mib * VM_MEMORY_OVERHEAD // 1)) * 2**20)
+    if "/" in resource:
+        return allocatable(it).get(resource, 0.0)
+    return None
+
+
+def _smallest_capacity(catalog, sim, resource: str, limit: float) -> tuple[float, str] | None:
+    """(capacity, type) of the NodePool's smallest type for `resource` when even it exceeds `limit`, else None.
+    Capacities are worked out once per catalog; a limit at least the catalog's largest capacity (the usual case:
+    limits bound the whole pool) is settled without looking at the NodePool's types."""
+    memo = catalog.memo.setdefault("capacity", {})
+    caps = memo.get(resource)
+    if caps is None:
+        caps = memo[resource] = {it.name: _capacity(it, resource) for it in catalog.types.values()}
+        memo[(resource, "max")] = max((c for c in caps.values() if c is not None), default=None)
+    largest = memo[(resource, "max")]
+    if largest is None or limit >= largest:
+        return None
+    smallest = None
+    for it in sim.types:
+        c = caps.get(it.name)
+        if c is None or c <= limit:
+            return None  # (cannot tell, or it fits)
+        if smallest is None or (c, it.name) < smallest:
+            smallest = (c, it.name)
+    return smallest
+
+
+@rule("KPL907", "limits-below-smallest-instance-type", category="provisioning", severity="error",
+      summary="A NodePool `spec.limits` value smaller than the capacity of every instance type the NodePool allows",
+      reads=(karpenter_resources,))
+def limits_below_smallest_instance_type(model: Model, ctx) -> Iterator:
+    yield from too_large(model, ctx)
+    from karplint.provisioning import quantity
+
+    for _catalog, sim in _judged_pools(model, ctx):
+        limits = sim.nodepool.get(("spec", "limits"))
+        if not sim.types or not isinstance(limits, dict):
+            continue
+        parsed = {}
+        for name, value in limits.items():
+            q = quantity.parse(value) if isinstance(name, str) else None
+            if q is not None and q > 0:  # (0 stops the pool on purpose; a bad quantity is the schema's)
+                parsed[name] = float(q)
+        for resource, limit in parsed.items():
+            found = _smallest_capacity(_catalog, sim, resource, limit)
+            if found is None:
+                continue  # (some type fits under it, or cannot tell)
+            smallest, name = found
+            shown = (f"{smallest:g}" if resource == "cpu" else f"{smallest / 2**20:.0f}Mi" if resource == "memory"
+                     else quantity.show(resource, smallest))  # (the exact capacity: the help asks for it)
+            unit = " vCPUs" if resource == "cpu" else ""
+            memory = resource == "memory"
+            yield ctx.violation(
+                sim.nodepool, ("spec", "limits", resource),
+                f"NodePool `{sim.name}` can launch no node: its `{resource}` limit "
+                f"({quantity.show(resource, limit) if resource != 'cpu' else f'{limit:g}'}) is below the capacity "
+                f"of every instance type it allows (smallest: {name} with {shown}{unit})\n"
+                f"help: raise `limits.{resource}` to at least {shown}, or allow smaller instance types\n"
+                "note: Karpenter drops the instance types whose capacity exceeds what the limit leaves (\"all "
+                "available instance types exceed limits for nodepool\"); pods that need the NodePool stay Pending"
+                + ("\nnote: memory capacity with Karpenter's default VM memory overhead (7.5%, "
+                   "VM_MEMORY_OVERHEAD_PERCENT)" if memory else ""),
+                severity="warning" if memory else None)

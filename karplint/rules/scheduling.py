@@ -114,7 +114,7 @@ def _targeting(pod, pools, marks=None) -> str | None:
 
 @rule("KPL910", "workload-unschedulable", category="provisioning", severity="error",
       summary="A workload that targets Karpenter but that no NodePool of the run can ever give a node",
-      reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet")))
+      reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet", "RuntimeClass")))
 def workload_unschedulable(model: Model, ctx) -> Iterator:
     yield from too_large(model, ctx)
     catalog, pools = simulation(model, ctx)
@@ -122,7 +122,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         return
     from karplint.provisioning.placement import PlacementBudget
     from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
-    from karplint.provisioning.workloads import daemons, host, read_pod
+    from karplint.provisioning.workloads import daemons, host, read_pod, runtime_class_overheads
 
     if sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # some NodePools were not simulated (reported): any of them might host the workload
@@ -133,7 +133,8 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     strict = ctx.cluster.get("karpenter-only") is True
     all_marks = _pool_marks(pools)
     # (every DaemonSet: they take room on the nodes of every workload judged; the workloads of the focus)
-    pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]
+    classes = runtime_class_overheads(model.of_kind("RuntimeClass", group="node.k8s.io"))
+    pods = [p for p in (read_pod(r, classes) for r in list(model.workloads())[:MAX_WORKLOADS]
                         if r.kind == "DaemonSet" or (ctx.in_focus(r) and (
                             pods_with_node_constraints(r.doc, r) if strict else _may_target(r, all_marks))))
             if p is not None]
@@ -204,11 +205,16 @@ def _unschedulable(ctx, pod, verdicts, level, catalog):
     reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
     more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
     closest = verdicts[0]
+    # A resource no instance type offers: Karpenter launches nothing, but a node that already advertises it may
+    # still take the pods. Said as a warning, with what happens.
+    soft = any(v.soft for v in verdicts)
+    outcome = ("Karpenter launches no node for the pods (\"incompatible with nodepool\"); they stay Pending unless a "
+               "node already advertises the resource" if soft else
+               "Karpenter leaves the pods Pending (\"incompatible with nodepool\")")
     return ctx.violation(
         res, ("metadata", "name"),
         f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
         f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
-        "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
-        f"{catalog_name(catalog)} ({catalog_date(catalog)})",
-        severity=None if level == "error" else "warning")
+        f"note: {outcome}; instance types from the {catalog_name(catalog)} ({catalog_date(catalog)})",
+        severity=None if level == "error" and not soft else "warning")

@@ -109,9 +109,13 @@ def test_labels_derived_from_a_name():
     assert got["karpenter.k8s.aws/instance-category"] == "c" and got["karpenter.k8s.aws/instance-generation"] == "7"
 
 
-def test_resources_no_instance_type_lists_cannot_be_told():
+def test_resources_no_instance_type_lists_fit_nowhere():
+    """Karpenter knows only the resources its provider gives instance types (resources.Fits: the others are 0):
+    hugepages and device plugins' resources fit no type (kubernetes-sigs/karpenter#751). `soft`: a node that
+    already advertises them may take the pod."""
     v = _verdict("  containers: [{name: a, resources: {limits: {hugepages-2Mi: 1Gi, example.com/fuse: 1}}}]\n")
-    assert v.ok is True
+    assert (v.ok, v.soft) == (False, True)
+    assert v.reason == "requests `example.com/fuse`, `hugepages-2Mi`, which no instance type offers to Karpenter"
 
 
 def test_odd_quantities_are_unknown():
