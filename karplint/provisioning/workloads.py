@@ -294,18 +294,36 @@ def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[di
     if memo is not None and memo[0] == [id(d) for d in ds]:
         return memo[1]
     out: dict[str, tuple[dict, frozenset] | None] = {}
+    # Whether a DaemonSet lands depends on a type only through the type's requirements on the keys its terms
+    # name (shared objects: types with equal values share them), and the overhead only on which DaemonSets land:
+    # both are worked out once per distinct case, not once per type (NodePools of a thousand types, dozens of
+    # DaemonSets).
+    keys = [sorted({k for t in d.pod.terms for k in t.keys()}) if d.pod.terms else [] for d in ds]
+    lands_memo: dict[tuple, bool | None] = {}
+    totals: dict[tuple, tuple[dict, frozenset] | None] = {}
     for it in sim.types:
-        total: dict = {}
-        ports: set = set()
-        for d in ds:
-            lands = daemon_lands(d, sim, it.name)
-            if lands is None or (lands and d.pod.requests is None):
-                total = None
-                break
-            if lands:
-                total = _add(total, {k: float(v) for k, v in d.pod.requests.items()})
-                ports |= d.pod.host_ports
-        out[it.name] = None if total is None else (total, frozenset(ports))
+        by = sim.type_reqs[it.name].by_key
+        landing = []
+        for i, d in enumerate(ds):
+            sig = (i, *(id(by.get(k)) for k in keys[i]))
+            lands = lands_memo.get(sig, lands_memo)
+            if lands is lands_memo:
+                lands = lands_memo[sig] = daemon_lands(d, sim, it.name)
+            landing.append(lands)
+        landing = tuple(landing)
+        found = totals.get(landing, totals)
+        if found is totals:
+            total: dict | None = {}
+            ports: set = set()
+            for d, lands in zip(ds, landing):
+                if lands is None or (lands and d.pod.requests is None):
+                    total = None
+                    break
+                if lands:
+                    total = _add(total, {k: float(v) for k, v in d.pod.requests.items()})
+                    ports |= d.pod.host_ports
+            found = totals[landing] = None if total is None else (total, frozenset(ports))
+        out[it.name] = found
     sim.memo["daemons"] = ([id(d) for d in ds], out)
     return out
 
