@@ -555,14 +555,14 @@ def limits_below_smallest_instance_type(model: Model, ctx) -> Iterator:
                      else quantity.show(resource, smallest))  # (the exact capacity: the help asks for it)
             unit = " vCPUs" if resource == "cpu" else ""
             memory = resource == "memory"
+            limit_shown = f"{limit:g}" if resource == "cpu" else quantity.show(resource, limit)
             yield ctx.violation(
                 sim.nodepool, ("spec", "limits", resource),
-                f"NodePool `{sim.name}` can launch no node: its `{resource}` limit "
-                f"({quantity.show(resource, limit) if resource != 'cpu' else f'{limit:g}'}) is below the capacity "
-                f"of every instance type it allows (smallest: {name} with {shown}{unit})\n"
+                f"NodePool `{sim.name}` can launch no node under its `{resource}` limit ({limit_shown})\n"
                 f"help: raise `limits.{resource}` to at least {shown}, or allow smaller instance types\n"
-                "note: Karpenter drops the instance types whose capacity exceeds what the limit leaves (\"all "
-                "available instance types exceed limits for nodepool\"); pods that need the NodePool stay Pending"
+                f"note: the smallest instance type it allows, {name}, has {shown}{unit} of capacity; Karpenter drops "
+                "the types whose capacity exceeds what the limit leaves (\"all available instance types exceed "
+                "limits for nodepool\"), so pods that need the NodePool stay Pending"
                 + ("\nnote: memory capacity with Karpenter's default VM memory overhead (7.5%, "
                    "VM_MEMORY_OVERHEAD_PERCENT)" if memory else ""),
                 severity="warning" if memory else None)

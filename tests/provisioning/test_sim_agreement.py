@@ -265,14 +265,13 @@ def test_limits_below_the_smallest_type_launch_nothing():
     assert codes(found) == [("KPL907", 7, 10), ("KPL907", 8, 13)]
     assert [f.severity for f in found] == ["error", "warning"]
     assert found[0].parts == (
-        "NodePool `general` can launch no node: its `cpu` limit (1) is below the capacity of every instance type it "
-        "allows (smallest: m5.large with 2 vCPUs)",
+        "NodePool `general` can launch no node under its `cpu` limit (1)",
         ("raise `limits.cpu` to at least 2, or allow smaller instance types",),
-        ("Karpenter drops the instance types whose capacity exceeds what the limit leaves (\"all available instance "
-         "types exceed limits for nodepool\"); pods that need the NodePool stay Pending",))
-    assert found[1].parts[0].endswith("its `memory` limit (4Gi) is below the capacity of every instance type it "
-                                      "allows (smallest: m5.large with 7577Mi)")
-
+        ("the smallest instance type it allows, m5.large, has 2 vCPUs of capacity; Karpenter drops the types whose "
+         "capacity exceeds what the limit leaves (\"all available instance types exceed limits for nodepool\"), so "
+         "pods that need the NodePool stay Pending",))
+    assert found[1].parts[0] == "NodePool `general` can launch no node under its `memory` limit (4Gi)"
+    assert found[1].parts[2][0].startswith("the smallest instance type it allows, m5.large, has 7577Mi of capacity")
 
 def test_limits_some_type_fits_under_are_fine():
     """2 vCPUs fit a `cpu: 2` limit (capacity equal to the limit is allowed: `Cmp(capacity, remaining) > 0`);
