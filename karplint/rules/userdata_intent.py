@@ -47,10 +47,12 @@ def kubelet_extra_args_unassigned_variable(res, ctx):
       summary="KUBELET_EXTRA_ARGS assigned but not exported before bootstrap.sh: bootstrap.sh never sees it",
       kinds=NODECLASS)
 def kubelet_extra_args_not_exported(res, ctx):
+    seen: set[tuple[int, int]] = set()  # (part, offset): one finding per assignment, however many calls follow
     for ba in _bootstraps(_analysis(res)):
         a = ba.unexported_extra_args
-        if a is None or ba.never_runs is not None:
+        if a is None or ba.never_runs is not None or (id(ba.part), a.offset) in seen:
             continue
+        seen.add((id(ba.part), a.offset))
         yield ctx.at(res, res.doc, ba.view.span(a.word.start, a.word.end),
                      "KUBELET_EXTRA_ARGS is not exported: bootstrap.sh never sees it and the kubelet starts "
                      f"without `{_quoted(a.value.value)}`\n"

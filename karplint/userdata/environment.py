@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -28,18 +29,64 @@ _PLAIN_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9
 # Builtins that assign the names they are given (or whose effect on variables is unknowable here).
 _BINDS = re.compile(r"(?:^|[\s;&|(`{])(?:read|for|select|local|declare|typeset|export|readonly|getopts|mapfile|"
                     r"readarray|printf\s+-v|let)\s+(?:-[\w]+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
-_OPAQUE_ENV = re.compile(r"(?:^|[\s;&|(`{])(?:source|\.|eval)\s")
-_OPAQUE = re.compile(r"(?:^|[\s;&|(`{])(?:source|\.|eval|set\s+-[a-zA-Z]*[ua]|set\s+-o\s+(?:nounset|allexport))\s")
+_SOURCES = re.compile(r"(?:^|[\s;&|(`{])(?:source|\.|eval)\s")  # may assign any name
+_UNSET_RULES = re.compile(r"(?:^|[\s;&|(`{])set\s+(?:-[a-zA-Z]*[ua]|-o\s+(?:nounset|allexport))")
+_ALLEXPORT = re.compile(r"set\s+(?:-[a-zA-Z]*a[a-zA-Z]*|(?:-[a-zA-Z]*\s+)*-o\s+allexport)\b")
+_EXTRA_ARGS = "KUBELET_EXTRA_ARGS"
+_EXTRA_ARGS_REF = re.compile(r"\$\{?KUBELET_EXTRA_ARGS\b")
 
 
-def assigned_names(script: ShellScript) -> set[str] | None:
-    """Every variable name the script may assign; None when something in it could assign any name (`source`,
-    `.`, `eval`) or changes what an unset name does (`set -u`, `set -a`)."""
-    if _OPAQUE.search(script.text):
-        return None
-    names = {a.name for a in script.assignments}
-    names |= {m.group(1) for m in _BINDS.finditer(script.text)}
-    return names
+class ScriptEnvironment:
+    """What one script does to variables, computed once per script (`of(script)`) so that a script with
+    thousands of bootstrap.sh calls costs one pass, not one per call."""
+
+    def __init__(self, script: ShellScript):
+        text = script.text
+        self.sources = _SOURCES.search(text) is not None
+        self.unset_rules = _UNSET_RULES.search(text) is not None
+        self.assigned = {a.name for a in script.assignments} | {m.group(1) for m in _BINDS.finditer(text)}
+        self.by_name: dict[str, list[Assignment]] = {}
+        for a in script.assignments:
+            if not a.in_command:
+                self.by_name.setdefault(a.name, []).append(a)
+        self.offsets = {n: [a.offset for a in v] for n, v in self.by_name.items()}
+        self.export_marks: dict[str, list[int]] = {}  # name -> offsets of `export NAME`, `declare -x NAME`
+        self.allexport: int | None = None  # offset of the first `set -a`
+        for cmd in script.commands:
+            ws = [w.value for w in cmd.words]
+            if not ws:
+                continue
+            if self.allexport is None and ws[0] == "set" and _ALLEXPORT.match(text, cmd.start):
+                self.allexport = cmd.start
+            opts = [w for w in ws[1:] if w.startswith("-")]
+            if ws[0] == "export" and not any("n" in o for o in opts) or \
+                    ws[0] in ("declare", "typeset") and any("x" in o for o in opts):
+                for w in ws[1:]:
+                    if not w.startswith("-"):
+                        self.export_marks.setdefault(w.partition("=")[0], []).append(cmd.start)
+        self.extra_args_refs = [m.start() for m in _EXTRA_ARGS_REF.finditer(text)]
+
+    def last_assignment(self, name: str, before: int) -> Assignment | None:
+        """The last assignment of `name` before offset `before` (command prefixes excluded)."""
+        k = bisect.bisect_left(self.offsets.get(name, ()), before)
+        return self.by_name[name][k - 1] if k else None
+
+    def static_value(self, name: str, at: int) -> str | None:
+        """The value of `name` at offset `at` when it is known (as the shell scan substitutes it)."""
+        a = self.last_assignment(name, at)
+        if a is None or a.value.dynamic or not a.top_level:
+            return None
+        return a.value.value
+
+    def never_assigned(self, name: str) -> bool:
+        return not self.sources and not self.unset_rules and name not in self.assigned and name not in ALWAYS_SET
+
+
+def of(script: ShellScript) -> ScriptEnvironment:
+    env = script.__dict__.get("_environment")
+    if env is None:
+        env = script.__dict__["_environment"] = ScriptEnvironment(script)
+    return env
 
 
 @dataclass
@@ -48,41 +95,30 @@ class EmptyExpansion:
     offset: int  # script offset of the `$`
 
 
+def _plain_name(text: str) -> str | None:
+    m = _PLAIN_REF.fullmatch(text)
+    return (m.group(1) or m.group(2)) if m else None
+
+
 def assume_unassigned_empty(word: Word, script: ShellScript, others: list[Word] = ()
                             ) -> tuple[Word, list[EmptyExpansion]] | None:
     """`word` as bash builds it when its unresolved expansions are variables the script never assigns (empty),
-    with those expansions; None when any expansion is something else or may be set, or when the empty expansion
-    could remove or split the word (unquoted). `others`: the command's other words; one of them expanding a
-    variable the script never assigns too (`/etc/eks/bootstrap.sh $CLUSTER_NAME`) says the script is a template
-    something fills in before it runs, so nothing is assumed."""
+    with those expansions; None when any expansion is something else or may be set (`source`, `.`, `eval`, a
+    `read`, a loop variable, ...; `set -u` aborts instead: KPL215), or when the empty expansion could remove or
+    split the word (unquoted). `others`: the command's other words; one of them expanding a variable the script
+    never assigns too (`/etc/eks/bootstrap.sh $CLUSTER_NAME`) says the script is a template something fills in
+    before it runs, so nothing is assumed."""
     if not word.dynamic or word.splits or not word.unknown:
         return None
-    names = assigned_names(script)
-    if names is None:
+    senv = of(script)
+    empty = {_plain_name(t) for t in word.unknown}
+    if None in empty or not all(senv.never_assigned(n) for n in empty):
         return None
-    for w in others:
-        for text in w.unknown:
-            m = _PLAIN_REF.fullmatch(text)
-            if m and (m.group(1) or m.group(2)) not in names and (m.group(1) or m.group(2)) not in ALWAYS_SET:
-                return None
-    empty: set[str] = set()
-    for text in word.unknown:
-        m = _PLAIN_REF.fullmatch(text)
-        name = m and (m.group(1) or m.group(2))
-        if not name or name in names or name in ALWAYS_SET:
-            return None
-        empty.add(name)
-    by_name: dict[str, list[Assignment]] = {}
-    for a in script.assignments:
-        by_name.setdefault(a.name, []).append(a)
+    if any(n is not None and senv.never_assigned(n) for w in others for n in map(_plain_name, w.unknown)):
+        return None
 
     def env(name: str, at: int) -> str | None:
-        if name in empty:
-            return ""
-        found = next((a for a in reversed(by_name.get(name, ())) if a.offset < at and not a.in_command), None)
-        if found is None or found.value.dynamic or not found.top_level:
-            return None
-        return found.value.value
+        return "" if name in empty else senv.static_value(name, at)
 
     rebuilt = make_word(word.raw, word.start, env)
     if rebuilt.dynamic or rebuilt.splits:
@@ -92,52 +128,31 @@ def assume_unassigned_empty(word: Word, script: ShellScript, others: list[Word] 
     return rebuilt, refs
 
 
-_ALLEXPORT = re.compile(r"set\s+(?:-[a-zA-Z]*a[a-zA-Z]*|(?:-[a-zA-Z]*\s+)*-o\s+allexport)\b")
-
-
-def _export_marks(script: ShellScript, name: str) -> list[int]:
-    """Offsets of the commands that give `name` the export attribute: `export NAME[=v]`, `declare -x`/`typeset -x
-    NAME[=v]` (bash passes every later value of an exported name to child processes)."""
-    out = []
-    for cmd in script.commands:
-        ws = [w.value for w in cmd.words]
-        if not ws:
-            continue
-        opts = [w for w in ws[1:] if w.startswith("-")]
-        if ws[0] == "export" and not any("n" in o for o in opts) or \
-                ws[0] in ("declare", "typeset") and any("x" in o for o in opts):
-            if any(w == name or w.startswith(name + "=") for w in ws[1:]):
-                out.append(cmd.start)
-    return out
-
-
 def environment_assignment(script: ShellScript, name: str, before: int) -> tuple[Assignment | None, bool]:
     """The last assignment of `name` before offset `before` (not a command prefix) and whether it is in the
     environment of a command run at `before`: exported with it, marked by `export`/`declare -x` before that
     command, or assigned while `set -a` (allexport) is on."""
-    last = None
-    for a in script.assignments:
-        if a.offset >= before:
-            break
-        if a.name == name and not a.in_command:
-            last = a
+    senv = of(script)
+    last = senv.last_assignment(name, before)
     if last is None:
         return None, False
-    if last.exported or any(m < before for m in _export_marks(script, name)):
+    marks = senv.export_marks.get(name, ())
+    if last.exported or (marks and marks[0] < before):
         return last, True
-    allexport = next((c.start for c in script.commands if _ALLEXPORT.match(script.text, c.start)), None)
-    return last, allexport is not None and allexport < last.offset
+    return last, senv.allexport is not None and senv.allexport < last.offset
 
 
 def unused_extra_args_assignment(script: ShellScript, cmd: Command) -> Assignment | None:
     """The last `KUBELET_EXTRA_ARGS=...` before the bootstrap.sh command `cmd` that bootstrap.sh never sees: not
     exported (no `export`, `declare -x` or `set -a` before the call), not a prefix of this command, and not used
     by the script elsewhere (a `$KUBELET_EXTRA_ARGS` after it means the author passes it on some other way)."""
-    if _OPAQUE_ENV.search(script.text) or any(p.raw.startswith("KUBELET_EXTRA_ARGS=") for p in cmd.assignments):
+    senv = of(script)
+    if senv.sources or any(p.raw.startswith(_EXTRA_ARGS + "=") for p in cmd.assignments):
         return None
-    last, exported = environment_assignment(script, "KUBELET_EXTRA_ARGS", cmd.start)
+    last, exported = environment_assignment(script, _EXTRA_ARGS, cmd.start)
     if last is None or exported or not last.value.value.strip():
         return None
-    if re.search(r"\$\{?KUBELET_EXTRA_ARGS\b", script.text[last.word.end:]):
+    refs = senv.extra_args_refs
+    if refs and refs[-1] >= last.word.end:
         return None
     return last
