@@ -6,7 +6,8 @@ the last word aborts with `$2: unbound variable` (set -o nounset) before anythin
 matches and lands in POSITIONAL like any other word; the cluster name is POSITIONAL[0] (so an `=`-form word before
 the cluster name becomes the cluster name) and every further positional is ignored. `-h|--help` prints help and
 exits 1. Repeated options: last wins. After parsing, an exported `KUBELET_EXTRA_ARGS` is picked up when the flag is
-absent (`export`, `declare -x` or `set -a`; `karplint.userdata.environment`). The value then goes to the systemd drop-in (`karplint.userdata.systemd`).
+absent (`export`, `declare -x` or `set -a`: `karplint.userdata.environment`). The value then goes to the systemd
+drop-in (`karplint.userdata.systemd`).
 """
 
 from __future__ import annotations

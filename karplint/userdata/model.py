@@ -254,8 +254,6 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
 # `${name.x}` (Terraform and other templates) is not a parameter expansion: bash reports "bad substitution" and does
 # not run the command (the script goes on).
 _BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\.[^}\n]*\}")
-# Variables bash or the boot environment (cloud-init runs scripts as root) always sets.
-_ALWAYS_SET = ALWAYS_SET
 _SET_U = re.compile(r"^set\s+(?:-[a-zA-Z]*u[a-zA-Z]*|(?:-[a-zA-Z]*\s+)*-o\s+nounset)\b")
 _REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
@@ -282,7 +280,7 @@ def nounset_abort(script: ShellScript) -> tuple[str, int] | None:
             continue  # single quotes may hide the reference; stay on the safe side
         for m in _REF.finditer(w.raw):
             name = m.group(1) or m.group(2)
-            if name not in assigned and name not in _ALWAYS_SET:
+            if name not in assigned and name not in ALWAYS_SET:
                 return (f"`set -u` is on and `{name}` is never assigned: bash aborts the script here with "
                         f"\"{name}: unbound variable\"", w.start + m.start())
     return None
