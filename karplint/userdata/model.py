@@ -92,10 +92,14 @@ def _not_analysed(text: UserDataText, family: str | None, family_source: str, wh
 
 
 def _templated(res) -> bool:
-    """The resource's document has a template hole (`${X}`, `{{ }}`, `<<X>>`, `$X`) outside its userData."""
+    """The resource's document has a template hole (`${X}`, `{{ }}`, `<<X>>`, `$X`) outside its userData, or is
+    embedded where its `$` is expanded before it is applied (an unquoted shell heredoc, a Terraform string)."""
     from karplint.readers.document import walk
     from karplint.readers.templating import is_placeholder
 
+    embedding = getattr(res.doc.source, "embedding", None)
+    if embedding is not None and embedding.escape:
+        return True
     return any(is_placeholder(v) or any(is_placeholder(k) for k in (v if isinstance(v, dict) else ()))
                for path, v in walk(res.doc.data) if tuple(path[-2:]) != ("spec", "userData"))
 

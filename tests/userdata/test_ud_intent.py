@@ -58,6 +58,16 @@ def test_kpl219_not_in_a_templated_manifest():
     assert [f.code for f in ud_findings(text)] == ["KPL200", "KPL200"]
 
 
+@pytest.mark.parametrize("delimiter,expected", [
+    ("EOF", ["KPL200", "KPL200"]),  # the deploying shell expands `$TAINTS` (assigned there) before kubectl sees it
+    ("'EOF'", ["KPL206", "KPL219"]),  # a quoted heredoc is passed as written: `$TAINTS` is empty on the node
+])
+def test_kpl219_in_a_shell_heredoc(delimiter, expected):
+    manifest = nodeclass(userdata=f'#!/bin/bash\n{H} --kubelet-extra-args "--register-with-taints=$TAINTS"')
+    deploy = f"#!/bin/bash\nTAINTS={U}\ncat <<{delimiter} | kubectl apply -f -\n{manifest}EOF\n"
+    assert [f.code for f in lint({"deploy.sh": deploy}) if f.code.startswith("KPL2")] == expected
+
+
 def test_kpl220_kubelet_extra_args_not_exported():
     script = f"#!/bin/bash\nKUBELET_EXTRA_ARGS='--register-with-taints={U} --node-labels=a=b'\n{H}"
     found = ud_findings(nodeclass(userdata=script))
