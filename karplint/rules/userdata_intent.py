@@ -34,11 +34,11 @@ def kubelet_extra_args_unassigned_variable(res, ctx):
         listed = ", ".join(f"`{n}`" for n in names)
         verb = "is" if len(names) == 1 else "are"
         yield ctx.at(res, res.doc, ba.view.span(first.offset, first.offset + 1),
-                     f"{listed} {verb} never assigned in this script: bootstrap.sh gets --kubelet-extra-args "
-                     f"`{_quoted(w.value)}`\n"
+                     f"{listed} {verb} never assigned in this script: bash expands "
+                     f"{'it' if len(names) == 1 else 'them'} to nothing\n"
                      f"help: assign {listed} before the bootstrap.sh call, or write the value in place\n"
-                     "note: bash expands a variable that was never assigned to nothing, and cloud-init runs userData "
-                     "in an environment that does not set it")
+                     f"note: bootstrap.sh gets --kubelet-extra-args `{_quoted(w.value)}`\n"
+                     "note: cloud-init runs userData in an environment that does not set it")
 
 
 # ------------------------------------------------------------------------------------------------ KPL220
@@ -54,9 +54,9 @@ def kubelet_extra_args_not_exported(res, ctx):
             continue
         seen.add((id(ba.part), a.offset))
         yield ctx.at(res, res.doc, ba.view.span(a.word.start, a.word.end),
-                     "KUBELET_EXTRA_ARGS is not exported: bootstrap.sh never sees it and the kubelet starts "
-                     f"without `{_quoted(a.value.value)}`\n"
+                     "KUBELET_EXTRA_ARGS is not exported: bootstrap.sh never sees it\n"
                      "help: write `export KUBELET_EXTRA_ARGS=...`, or pass the value with `--kubelet-extra-args`\n"
+                     f"note: the kubelet starts without `{_quoted(a.value.value)}`\n"
                      "note: bootstrap.sh reads KUBELET_EXTRA_ARGS from its environment when --kubelet-extra-args is "
                      "absent; a shell variable that is not exported is not in a child process's environment")
 
@@ -72,8 +72,8 @@ def kubelet_extra_args_cut_at_quote(res, ctx):
         if sd is None or w is None or sd.cut_at is None or sd.dropped or sd.exec_fails:
             continue
         yield ctx.at(res, res.doc, ba.span(w, sd.cut_at, sd.cut_at + 1),
-                     "a single quote in --kubelet-extra-args ends KUBELET_EXTRA_ARGS on AL2: "
-                     f"`{_quoted(sd.cut)}` never reaches the kubelet\n"
+                     "a single quote ends KUBELET_EXTRA_ARGS on AL2: the rest of the value is dropped\n"
                      "help: use double quotes inside the value (systemd removes them), or none\n"
+                     f"note: `{_quoted(sd.cut)}` never reaches the kubelet\n"
                      "note: bootstrap.sh writes Environment='KUBELET_EXTRA_ARGS=...' and systemd 219 ends the quoted "
                      "word at this quote; what follows is not part of the variable")

@@ -31,11 +31,10 @@ def test_kpl219_variable_never_assigned_expands_to_nothing():
     f = found[1]
     assert f.severity == "warning"
     assert f.message.splitlines() == [
-        "`TAINTS` is never assigned in this script: bootstrap.sh gets --kubelet-extra-args "
-        "`--node-labels=a=b --register-with-taints=`",
+        "`TAINTS` is never assigned in this script: bash expands it to nothing",
         "help: assign `TAINTS` before the bootstrap.sh call, or write the value in place",
-        "note: bash expands a variable that was never assigned to nothing, and cloud-init runs userData in an "
-        "environment that does not set it"]
+        "note: bootstrap.sh gets --kubelet-extra-args `--node-labels=a=b --register-with-taints=`",
+        "note: cloud-init runs userData in an environment that does not set it"]
 
 
 @pytest.mark.parametrize("script", [
@@ -73,8 +72,10 @@ def test_kpl220_kubelet_extra_args_not_exported():
     found = ud_findings(nodeclass(userdata=script))
     assert codes(found) == [("KPL220", 12, 5), ("KPL206", 13, 5)]
     assert found[0].severity == "error"
-    assert found[0].message.splitlines()[0] == ("KUBELET_EXTRA_ARGS is not exported: bootstrap.sh never sees it and the kubelet "
-                                f"starts without `--register-with-taints={U} --node-labels=a=b`")
+    assert found[0].message.splitlines()[:3] == [
+        "KUBELET_EXTRA_ARGS is not exported: bootstrap.sh never sees it",
+        "help: write `export KUBELET_EXTRA_ARGS=...`, or pass the value with `--kubelet-extra-args`",
+        f"note: the kubelet starts without `--register-with-taints={U} --node-labels=a=b`"]
 
 
 @pytest.mark.parametrize("script", [
@@ -103,8 +104,10 @@ def test_kpl221_single_quote_cuts_the_rest_of_the_line():
     line = f"{H} --kubelet-extra-args \"--node-labels=a=b' --register-with-taints={U}\""
     found = ud_findings(nodeclass(userdata=f"#!/bin/bash\n{line}"))
     assert codes(found) == [("KPL206", 12, 5), ("KPL221", 12, col(line, "' --register"))]
-    assert found[1].message.splitlines()[0] == ("a single quote in --kubelet-extra-args ends KUBELET_EXTRA_ARGS on AL2: "
-                                f"`--register-with-taints={U}` never reaches the kubelet")
+    assert found[1].message.splitlines()[:3] == [
+        "a single quote ends KUBELET_EXTRA_ARGS on AL2: the rest of the value is dropped",
+        "help: use double quotes inside the value (systemd removes them), or none",
+        f"note: `--register-with-taints={U}` never reaches the kubelet"]
     (ba,) = analyze(_resource(nodeclass(userdata=f"#!/bin/bash\n{line}"))).bootstraps
     assert [w.value for w in ba.kubelet_argv] == ["--node-labels=a=b"]
 
