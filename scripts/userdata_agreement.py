@@ -19,7 +19,7 @@ import ud_generator  # noqa: E402
 
 
 def main() -> int:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 720
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 120 * len(ud_generator.GENERATORS)
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     reason = sandbox.sandbox_unavailable_reason()
     source = sandbox.find_bootstrap()

@@ -1,4 +1,4 @@
-"""userData rules on the kubelet's own flag parsing (KPL216-KPL219): flag names, value types and versions.
+"""userData rules on the kubelet's own flag parsing (KPL216-KPL218): flag names, value types and versions.
 
 The verdicts come from `karplint.userdata.kubelet_flags` (the table generated from the kubelet's registration code by
 scripts/gen_kubelet_flags.py). Flags reach the kubelet from an AL2/Custom `bootstrap.sh --kubelet-extra-args` (after

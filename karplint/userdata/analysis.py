@@ -87,6 +87,10 @@ class BootstrapAnalysis:
     # bash never runs this call: (why, offset in the part of the cause) — a "bad substitution" in one of its words
     # skips the command; an unbound variable under `set -u` earlier aborts the script
     never_runs: tuple[str, int] | None = None
+    # variables the script never assigns, expanded to nothing in the extra args (`environment.EmptyExpansion`)
+    empty_expansions: list = field(default_factory=list)
+    # a `KUBELET_EXTRA_ARGS=...` before this call that bootstrap.sh never sees (not exported): shell `Assignment`
+    unexported_extra_args: object | None = None
 
     @property
     def no_kubelet(self) -> bool:
@@ -129,6 +133,9 @@ class UserDataAnalysis:
     bootstraps: list[BootstrapAnalysis] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     budget: FileBudget | None = field(default=None, repr=False)  # the file's userData budget, while analysing
+    # the manifest has template holes outside the userData (envsubst, Terraform, Helm): a variable the script
+    # never assigns may be filled in before the file is applied
+    templated: bool = False
 
     @property
     def shell_parts(self) -> list[Part]:

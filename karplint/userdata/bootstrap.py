@@ -6,7 +6,8 @@ the last word aborts with `$2: unbound variable` (set -o nounset) before anythin
 matches and lands in POSITIONAL like any other word; the cluster name is POSITIONAL[0] (so an `=`-form word before
 the cluster name becomes the cluster name) and every further positional is ignored. `-h|--help` prints help and
 exits 1. Repeated options: last wins. After parsing, an exported `KUBELET_EXTRA_ARGS` is picked up when the flag is
-absent. The value then goes to the systemd drop-in (`karplint.userdata.systemd`).
+absent (`export`, `declare -x` or `set -a`: `karplint.userdata.environment`). The value then goes to the systemd
+drop-in (`karplint.userdata.systemd`).
 """
 
 from __future__ import annotations
@@ -130,9 +131,11 @@ def parse_bootstrap(cmd: Command, program_index: int, script: ShellScript | None
             cut = len("KUBELET_EXTRA_ARGS=")
             call.extra_args_from_env = make_word(prefix.raw[cut:], prefix.start + cut)
         else:
-            exported = script.exported("KUBELET_EXTRA_ARGS", cmd.start)
-            if exported is not None:
-                call.extra_args_from_env = exported.value
+            from karplint.userdata.environment import environment_assignment
+
+            last, exported = environment_assignment(script, "KUBELET_EXTRA_ARGS", cmd.start)
+            if exported:
+                call.extra_args_from_env = last.value
     return call
 
 

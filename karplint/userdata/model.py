@@ -26,6 +26,7 @@ from karplint.readers.document import per_document
 from karplint.userdata import content as ct
 from karplint.userdata.bootstrap import parse_bootstrap, validation_failures
 from karplint.userdata.analysers import PART_ANALYSERS
+from karplint.userdata.environment import ALWAYS_SET, assume_unassigned_empty, unused_extra_args_assignment
 from karplint.userdata.analysis import (  # noqa: F401 - the analysis' types, imported from here by the rules
     BootstrapAnalysis, FileBudget, KubeletWord, Note, Part, UserDataAnalysis,
 )
@@ -47,7 +48,7 @@ def analyze(res) -> UserDataAnalysis | None:
     else:
         family, source = ct.family_of(res)
         try:
-            result = analyze_text(text, family, source, file_budget(text.source))
+            result = analyze_text(text, family, source, file_budget(text.source), _templated(res))
             result.ami_os = ct.alias_family(res) or family
         except Exception as exc:  # a library bug must never become a traceback in a lint run
             result = UserDataAnalysis(text, family, source, ct.Content(ct.UNKNOWN, "analysis failed"))
@@ -90,9 +91,23 @@ def _not_analysed(text: UserDataText, family: str | None, family_source: str, wh
     return analysis
 
 
+def _templated(res) -> bool:
+    """The resource's document has a template hole (`${X}`, `{{ }}`, `<<X>>`, `$X`) outside its userData, or is
+    embedded where its `$` is expanded before it is applied (an unquoted shell heredoc, a Terraform string)."""
+    from karplint.readers.document import walk
+    from karplint.readers.templating import is_placeholder
+
+    embedding = getattr(res.doc.source, "embedding", None)
+    if embedding is not None and embedding.escape:
+        return True
+    return any(is_placeholder(v) or any(is_placeholder(k) for k in (v if isinstance(v, dict) else ()))
+               for path, v in walk(res.doc.data) if tuple(path[-2:]) != ("spec", "userData"))
+
+
 def analyze_text(text: UserDataText, family: str | None, family_source: str = "amiFamily",
-                 budget: FileBudget | None = None) -> UserDataAnalysis:
-    """`budget`: the file's, when the analysis is one of many in a file (`analyze`); None: this text alone."""
+                 budget: FileBudget | None = None, templated: bool = False) -> UserDataAnalysis:
+    """`budget`: the file's, when the analysis is one of many in a file (`analyze`); None: this text alone.
+    `templated`: the manifest holds template holes elsewhere (`UserDataAnalysis.templated`)."""
     size = len(text.text.encode("utf-8", "surrogatepass"))
     if size > MAX_ANALYSED_BYTES:
         return _not_analysed(text, family, family_source, "too large to analyse",
@@ -114,6 +129,7 @@ def analyze_text(text: UserDataText, family: str | None, family_source: str = "a
                                  f"verified\nnote: karplint analyses up to {MAX_MIME_PARTS:,} parts")
     analysis = UserDataAnalysis(text, family, family_source, content)
     analysis.budget = budget
+    analysis.templated = templated
     if content.kind == ct.MIME:
         analysis.mime = mime
         for idx, mp in enumerate(analysis.mime.parts):
@@ -219,6 +235,13 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
             w = next(w for w in cmd.words + cmd.assignments if _BAD_SUBSTITUTION.search(w.raw))
             ba.never_runs = (f"`{bad.group(0)}` is a bash \"bad substitution\": bash skips this command",
                              w.start + w.raw.index(bad.group(0)))
+        if ba.extra_args is not None and ba.extra_args.dynamic and not analysis.templated:
+            others = [w for w in cmd.words + cmd.assignments if w is not ba.extra_args]
+            resolved = assume_unassigned_empty(ba.extra_args, script, others)
+            if resolved is not None:
+                ba.extra_args, ba.empty_expansions = resolved
+        if "--kubelet-extra-args" not in call.options and call.extra_args_from_env is None:
+            ba.unexported_extra_args = unused_extra_args_assignment(script, cmd)
         _analyse_extra_args(ba)
         if ba.kubelet_fails or ba.unverifiable or ba.no_kubelet:
             continue  # unknown, or the node never gets a kubelet: other findings say so
@@ -235,10 +258,6 @@ def _analyse_shell(part: Part, analysis: UserDataAnalysis) -> None:
 # `${name.x}` (Terraform and other templates) is not a parameter expansion: bash reports "bad substitution" and does
 # not run the command (the script goes on).
 _BAD_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\.[^}\n]*\}")
-# Variables bash or the boot environment (cloud-init runs scripts as root) always sets.
-_ALWAYS_SET = {"HOME", "PATH", "PWD", "SHELL", "USER", "HOSTNAME", "UID", "EUID", "PPID", "BASH", "BASH_VERSION",
-               "RANDOM", "LINENO", "SECONDS", "OSTYPE", "HOSTTYPE", "MACHTYPE", "IFS", "SHLVL", "OLDPWD", "TERM",
-               "LANG", "OPTIND", "PS4", "BASHPID", "GROUPS", "FUNCNAME", "BASH_SOURCE"}
 _SET_U = re.compile(r"^set\s+(?:-[a-zA-Z]*u[a-zA-Z]*|(?:-[a-zA-Z]*\s+)*-o\s+nounset)\b")
 _REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
@@ -265,7 +284,7 @@ def nounset_abort(script: ShellScript) -> tuple[str, int] | None:
             continue  # single quotes may hide the reference; stay on the safe side
         for m in _REF.finditer(w.raw):
             name = m.group(1) or m.group(2)
-            if name not in assigned and name not in _ALWAYS_SET:
+            if name not in assigned and name not in ALWAYS_SET:
                 return (f"`set -u` is on and `{name}` is never assigned: bash aborts the script here with "
                         f"\"{name}: unbound variable\"", w.start + m.start())
     return None

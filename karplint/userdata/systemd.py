@@ -153,6 +153,24 @@ class ExtraArgsResult:
     exec_fails: bool = False
     truncated_at: int | None = None
     lost: str = ""
+    # a single quote followed by whitespace ended the drop-in's quoted word: systemd assigned the value up to it
+    # and the rest of the line (`cut`, from index `cut_at` in the value) never becomes KUBELET_EXTRA_ARGS
+    cut_at: int | None = None
+    cut: str = ""
+
+
+def _closing_quote(value: str) -> int | None:
+    """Index of the `'` in the value that ends the drop-in's `'KUBELET_EXTRA_ARGS=...` word (systemd 219's
+    `split_quoted`: a quoted word runs to the next same quote not escaped by a backslash)."""
+    i = 0
+    while i < len(value):
+        if value[i] == "\\":
+            i += 2
+            continue
+        if value[i] == "'":
+            return i
+        i += 1
+    return None
 
 
 def kubelet_extra_args_219(value: str) -> ExtraArgsResult:
@@ -186,6 +204,9 @@ def kubelet_extra_args_219(value: str) -> ExtraArgsResult:
         res.reason_at = max(0, min(at, len(value) - 1)) if at >= 0 else 0
         return res
     assigned, aidx = env.values["KUBELET_EXTRA_ARGS"]
+    q = _closing_quote(value)
+    if q is not None and value[q + 1:].strip(sd.WHITESPACE) and all(k < q for k in aidx):
+        res.cut_at, res.cut = q, value[q + 1:].strip(sd.WHITESPACE)
     rc, words, stop = sd.strv_split_quoted(assigned, relax=True)
     for w in words:
         offs = [aidx[k] for k in w]

@@ -17,7 +17,7 @@ REASON = sandbox.sandbox_unavailable_reason() or (
                         "templates/al2/runtime/bootstrap.sh of awslabs/amazon-eks-ami@0ab84280")
 needs_sandbox = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
-SAMPLE = ud_generator.generate(24, seed=15)  # bounded: 4 per class
+SAMPLE = ud_generator.generate(4 * len(ud_generator.GENERATORS), seed=15)  # bounded: 4 per class
 
 
 @pytest.mark.slow

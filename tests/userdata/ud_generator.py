@@ -21,6 +21,9 @@ LABELS = ["team=a", "a=b,c=d", "x.io/y=z"]
 class Case:
     klass: str
     userdata: str
+    # the kubelet flags the author meant the kubelet to get ("intent" class); each one missing from the kubelet's
+    # real argv must be reported
+    intended: tuple[str, ...] = ()
 
 
 def _flags(r: random.Random) -> str:
@@ -138,15 +141,50 @@ def _kubelet_type(r: random.Random) -> str:
     return f"#!/bin/bash\n{HEAD} --kubelet-extra-args {quote}{f}{quote}\n"
 
 
+def _intent(r: random.Random) -> tuple[str, tuple[str, ...]]:
+    """Scripts where the author's taints or labels may silently never reach the kubelet: a variable the script
+    never assigns, KUBELET_EXTRA_ARGS exported or not (and the ways bash exports it), a single quote in the value
+    after which systemd 219 drops the rest of the drop-in line."""
+    t, lab = r.choice(TAINTS), r.choice(LABELS)
+    taint, label = f"--register-with-taints={t}", f"--node-labels={lab}"
+    choices = [
+        # a variable never assigned expands to nothing; assigned, it is used
+        (f"{HEAD} --kubelet-extra-args \"--register-with-taints=$TAINTS\"", (taint,)),
+        (f"{HEAD} --kubelet-extra-args \"{label} --register-with-taints=${{TAINTS}}\"", (label, taint)),
+        (f"TAINTS='{t}'\n{HEAD} --kubelet-extra-args \"--register-with-taints=$TAINTS\"", (taint,)),
+        (f"LABELS='{lab}'\n{HEAD} --kubelet-extra-args \"--node-labels=$LABELS {taint}\"", (label, taint)),
+        # bootstrap.sh reads KUBELET_EXTRA_ARGS from its environment: only exported values get there
+        (f"KUBELET_EXTRA_ARGS='{taint}'\n{HEAD}", (taint,)),
+        (f"KUBELET_EXTRA_ARGS='{taint}'\nexport KUBELET_EXTRA_ARGS\n{HEAD}", (taint,)),
+        (f"export KUBELET_EXTRA_ARGS\nKUBELET_EXTRA_ARGS='{taint}'\n{HEAD}", (taint,)),
+        (f"declare -x KUBELET_EXTRA_ARGS='{taint} {label}'\n{HEAD}", (taint, label)),
+        (f"set -a\nKUBELET_EXTRA_ARGS='{taint}'\n{HEAD}", (taint,)),
+        (f"KUBELET_EXTRA_ARGS='{taint}' {HEAD}", (taint,)),
+        (f"KUBELET_EXTRA_ARGS='{taint}'\n{HEAD}\nexport KUBELET_EXTRA_ARGS", (taint,)),
+        # a single quote followed by a space ends systemd 219's quoted Environment= word; followed by text,
+        # nothing is assigned
+        (f"{HEAD} --kubelet-extra-args \"{label}' {taint}\"", (label, taint)),
+        (f"{HEAD} --kubelet-extra-args \"{taint}' {label}\"", (taint, label)),
+        (f"{HEAD} --kubelet-extra-args \"{label} --register-with-taints='{t}\"", (label, taint)),
+        (f"{HEAD} --kubelet-extra-args \"{label} {taint}\"", (label, taint)),
+    ]
+    body, intended = r.choice(choices)
+    return f"#!/bin/bash\n{body}\n", intended
+
+
 GENERATORS = {"quoting": _quoting, "systemd": _systemd, "validation": _validation, "bash": _bash,
-              "kubelet-name": _kubelet_name, "kubelet-type": _kubelet_type}
+              "kubelet-name": _kubelet_name, "kubelet-type": _kubelet_type, "intent": _intent}
 KUBELET_CLASSES = ("kubelet-name", "kubelet-type")
 
 
 def generate(n: int, seed: int = 15) -> list[Case]:
     r = random.Random(seed)
     names = sorted(GENERATORS)
-    return [Case(k, GENERATORS[k](r)) for k in (names[i % len(names)] for i in range(n))]
+    out = []
+    for k in (names[i % len(names)] for i in range(n)):
+        made = GENERATORS[k](r)
+        out.append(Case(k, *made) if isinstance(made, tuple) else Case(k, made))
+    return out
 
 
 UNKNOWN = "<unknown>"
@@ -229,8 +267,45 @@ def real_kubelet_starts(dropin: str | None) -> bool:
     return not kl.validate_node_labels(labels)
 
 
+def real_kubelet_argv(dropin: str | None) -> list[str] | None:
+    """The extra kubelet argv systemd 219 (the port) makes of the drop-in the real bootstrap.sh wrote (None: the
+    exec fails)."""
+    from karplint.userdata import systemd219 as sd
+
+    if dropin is None:
+        return []
+    env = sd.parse_service_environment(dropin, list(range(len(dropin))))
+    if "KUBELET_EXTRA_ARGS" not in env.values:
+        return []
+    assigned = env.values["KUBELET_EXTRA_ARGS"][0]
+    rc, words, _ = sd.strv_split_quoted(assigned, relax=True)
+    return ["".join(assigned[k] for k in w) for w in words] if rc >= 0 else None
+
+
+def predict_reported_loss(userdata: str) -> bool:
+    """karplint reports that flags the author wrote do not reach the kubelet (the analysis the userData rules
+    KPL203 and KPL219-KPL221 report from)."""
+    from karplint.userdata.model import analyze
+
+    a = analyze(custom_nodeclass(userdata))
+    for ba in (a.bootstraps if a is not None else ()):
+        sd = ba.systemd
+        if getattr(ba, "empty_expansions", None) or getattr(ba, "unexported_extra_args", None) is not None:
+            return True
+        if sd is not None and (sd.dropped or sd.exec_fails or sd.truncated_at is not None
+                               or getattr(sd, "cut_at", None) is not None):
+            return True
+    return False
+
+
 def compare(case: Case, outcome) -> str | None:
     """None when karplint agrees with the sandbox, else why not."""
+    if case.intended and outcome.node_joins:
+        argv = real_kubelet_argv(outcome.extra_args_dropin) or []
+        lost = [f for f in case.intended if f not in argv]
+        if bool(lost) != predict_reported_loss(case.userdata):
+            return (f"intended flags lost {lost!r} (kubelet argv {argv!r}) but karplint "
+                    f"{'does not report it' if lost else 'reports a loss'}")
     joins, value = predict(case.userdata)
     real = (outcome.node_joins, outcome.extra_args_value() if outcome.node_joins else None)
     if (joins, value if joins is True else None) != real:
