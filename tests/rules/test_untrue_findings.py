@@ -1,0 +1,84 @@
+"""Findings that stated something untrue (issue 26): reasons a pool is never disrupted for called unlimited
+(KPL420, KPL426), a suggested zero budget that blocks reasons the user allowed (KPL420), a note on every reason for
+a budget that covers one (KPL406)."""
+
+from __future__ import annotations
+
+from karplint.testing import codes, lint
+
+POOL = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  disruption:\n"
+        "    consolidationPolicy: {policy}\n    consolidateAfter: 1m\n    budgets:\n{budgets}"
+        "  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n"
+        "        name: default\n      requirements: []\n")
+
+
+def pool(budgets: str, policy: str = "WhenEmptyOrUnderutilized") -> str:
+    return POOL.format(policy=policy, budgets=budgets)
+
+
+# ---------------------------------------------------------------------------------------------- KPL426
+
+def test_kpl426_underutilized_is_not_unlimited_on_a_when_empty_pool():
+    budgets = '      - nodes: "10%"\n        reasons: [Drifted, Empty]\n'
+    assert lint(pool(budgets, "WhenEmpty"), config={"select": ["KPL426"]}) == []
+    # the same budgets on a pool that consolidates underutilized nodes: Underutilized is unlimited there
+    found = lint(pool(budgets), config={"select": ["KPL426"]})
+    assert codes(found) == [("KPL426", 9, 5)]
+    assert found[0].message.splitlines()[0] == ("Underutilized has no disruption budget: unlimited at all times, "
+                                                "while Drifted and Empty are limited")
+    assert "if it should be rate limited" in found[0].message
+
+
+def test_kpl426_consolidate_after_never_leaves_only_drift():
+    text = pool('      - nodes: "10%"\n        reasons: [Drifted]\n').replace("consolidateAfter: 1m",
+                                                                              "consolidateAfter: Never")
+    assert lint(text, config={"select": ["KPL426"]}) == []
+
+
+# ---------------------------------------------------------------------------------------------- KPL420
+
+def test_kpl420_suggested_zero_budget_names_only_the_unlimited_reasons():
+    budgets = ('      - nodes: "20%"\n        schedule: "0 2 * * *"\n        duration: 4h\n'
+               '      - nodes: "5"\n        reasons: [Empty]\n')
+    found = lint(pool(budgets), config={"select": ["KPL420"]})
+    assert codes(found) == [("KPL420", 11, 9)]
+    message = found[0].message
+    assert message.splitlines()[0] == "outside this budget's window, Drifted and Underutilized are unlimited"
+    # Empty is limited to 5 nodes at all times: a zero budget for every reason would block it outside the window
+    assert ('`{nodes: "0", schedule: "0 6 * * *", duration: 20h, reasons: [Drifted, Underutilized]}`'
+            in message)
+
+
+def test_kpl420_suggestion_leaves_out_a_reason_the_pool_never_uses():
+    budgets = ('      - nodes: "20%"\n        reasons: [Drifted, Empty, Underutilized]\n'
+               '        schedule: "0 2 * * *"\n        duration: 4h\n')
+    found = lint(pool(budgets, "WhenEmpty"), config={"select": ["KPL420"]})
+    assert codes(found) == [("KPL420", 12, 9)]
+    assert found[0].message.splitlines()[0] == "outside this budget's window, Drifted and Empty are unlimited"
+    assert "reasons: [Drifted, Empty]}`" in found[0].message and "Underutilized" not in found[0].message
+
+
+def test_kpl420_v1beta1_every_method_is_singular():
+    text = pool('      - nodes: "20%"\n        schedule: "0 2 * * *"\n        duration: 4h\n', "WhenUnderutilized").replace(
+        "karpenter.sh/v1\n", "karpenter.sh/v1beta1\n").replace("    consolidateAfter: 1m\n", "")
+    found = lint(text, config={"select": ["KPL420"]})
+    assert [f.message.splitlines()[0] for f in found] == [
+        "outside this budget's window, every disruption method is unlimited"]
+
+
+# ---------------------------------------------------------------------------------------------- KPL406
+
+def test_kpl406_note_names_only_the_blocked_reason():
+    found = lint(pool('      - nodes: "0"\n        reasons: [Drifted]\n'), config={"select": ["KPL406"]})
+    assert codes(found) == [("KPL406", 10, 16)]
+    assert found[0].message.splitlines()[0] == 'budget `nodes: "0"` blocks Drifted for good'
+    assert found[0].message.splitlines()[-1] == (
+        "note: nodes are then never replaced on drift; Empty and Underutilized are not limited by this budget; "
+        "expiration, interruption and repair still apply (aws/karpenter-provider-aws#6383)")
+    assert "consolidated" not in found[0].message
+
+
+def test_kpl406_note_for_every_reason_is_unchanged():
+    found = lint(pool('      - nodes: "0"\n'), config={"select": ["KPL406"]})
+    assert found[0].message.splitlines()[0] == 'budget `nodes: "0"` blocks Drifted, Empty and Underutilized for good'
+    assert "nodes are then never consolidated or replaced on drift; expiration" in found[0].message
