@@ -9,7 +9,7 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
-def and_list(items) -> str:
-    """"a", "a and b", "a, b and c": a list in a sentence."""
+def and_list(items, word: str = "and") -> str:
+    """"a", "a and b", "a, b and c" (or "a, b or c" with `word="or"`): a list in a sentence."""
     items = [str(i) for i in items]
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"

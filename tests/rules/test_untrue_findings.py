@@ -82,3 +82,39 @@ def test_kpl406_note_for_every_reason_is_unchanged():
     found = lint(pool('      - nodes: "0"\n'), config={"select": ["KPL406"]})
     assert found[0].message.splitlines()[0] == 'budget `nodes: "0"` blocks Drifted, Empty and Underutilized for good'
     assert "nodes are then never consolidated or replaced on drift; expiration" in found[0].message
+
+
+# ---------------------------------------------------------------------------------------------- KPL261
+
+NODECLASS = ("apiVersion: karpenter.k8s.aws/{version}\nkind: EC2NodeClass\nmetadata:\n  name: windows\nspec:\n"
+             "  amiFamily: Custom\n  role: KarpenterNodeRole\n  amiSelectorTerms:\n    - {term}\n"
+             "  userData: |\n    <powershell>\n    & \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\" "
+             "-EKSClusterName my-cluster\n    </powershell>\n"
+             "  subnetSelectorTerms:\n    - tags: {{karpenter.sh/discovery: my-cluster}}\n"
+             "  securityGroupSelectorTerms:\n    - tags: {{karpenter.sh/discovery: my-cluster}}\n")
+
+
+def test_kpl261_powershell_names_no_windows_release():
+    found = lint(NODECLASS.format(version="v1", term="id: ami-0123456789abcdef0"), config={"select": ["KPL261"]})
+    assert codes(found) == [("KPL261", 10, 13)]
+    first, help_ = found[0].message.splitlines()[:2]
+    assert first == "a Windows image (PowerShell userData) under amiFamily Custom, which Karpenter treats as Linux"
+    assert help_ == ("help: use the `amiFamily` of the image's Windows Server release (`Windows2019`, `Windows2022` or "
+                     "`Windows2025`), or its alias (`windows2019@latest`, `windows2022@latest` or "
+                     "`windows2025@latest`)")
+
+
+def test_kpl261_offers_alias_only_where_the_release_has_it():
+    text = NODECLASS.format(version="v1", term="name: Windows_Server-2019-English-Core-EKS_Optimized-1.30-*")
+    new = lint(text, config={"select": ["KPL261"]}, karpenter_version="1.1.0")
+    assert codes(new) == [("KPL261", 9, 13)]
+    assert new[0].message.splitlines()[1] == "help: use `amiFamily: Windows2019` (or `alias: windows2019@latest`) with the image"
+    old = lint(text.replace("karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n"), config={"select": ["KPL261"]},
+               karpenter_version="0.37.0")
+    assert codes(old) == [("KPL261", 9, 13)]
+    assert old[0].message.splitlines()[1] == "help: use `amiFamily: Windows2019` with the image"
+    # before v1.0 (the v1 API served for the upgrade only) neither alias nor Windows2025 is offered
+    ps = lint(NODECLASS.format(version="v1", term="id: ami-0123456789abcdef0"), config={"select": ["KPL261"]},
+              karpenter_version="0.37.0")
+    assert ps[0].message.splitlines()[1] == ("help: use the `amiFamily` of the image's Windows Server release "
+                                             "(`Windows2019` or `Windows2022`)")
