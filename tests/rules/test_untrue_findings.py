@@ -118,3 +118,35 @@ def test_kpl261_offers_alias_only_where_the_release_has_it():
               karpenter_version="0.37.0")
     assert ps[0].message.splitlines()[1] == ("help: use the `amiFamily` of the image's Windows Server release "
                                              "(`Windows2019` or `Windows2022`)")
+
+
+# ---------------------------------------------------------------------------------------------- KPL424
+
+AUTO_POOL = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n"
+             "    spec:\n      expireAfter: {expire}\n{tgp}      nodeClassRef:\n        group: eks.amazonaws.com\n"
+             "        kind: NodeClass\n        name: default\n      requirements: []\n")
+
+
+def test_kpl424_auto_mode_rejects_the_nodepool():
+    found = lint(AUTO_POOL.format(expire="720h", tgp=""), config={"select": ["KPL424"]})
+    assert codes(found) == [("KPL424", 8, 20)]
+    assert found[0].severity == "error"
+    lines = found[0].message.splitlines()
+    assert lines[0] == ("expireAfter 720h plus terminationGracePeriod 24h (Auto Mode's default) exceeds EKS Auto Mode's "
+                        "21 days (504h): the API server rejects this NodePool")
+    assert lines[1] == ("help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter 480h with "
+                        "the 24h default terminationGracePeriod)")
+    assert ('"the sum of expireAfter and terminationGracePeriod (defaulted to 24h) may not exceed 21 days" on apply '
+            "(aws-controllers-k8s/test-infra#1000") in lines[2]
+    tight = lint(AUTO_POOL.format(expire="480h", tgp="      terminationGracePeriod: 48h\n"),
+                 config={"select": ["KPL424"]})
+    assert [(f.code, f.line, f.column, f.severity) for f in tight] == [("KPL424", 8, 20, "error")]
+    assert "e.g. expireAfter 456h with terminationGracePeriod 48h)" in tight[0].message
+    assert lint(AUTO_POOL.format(expire="480h", tgp=""), config={"select": ["KPL424"]}) == []  # 480h + 24h = 504h
+
+
+def test_kpl424_never_is_a_warning_that_says_may():
+    found = lint(AUTO_POOL.format(expire="Never", tgp=""), config={"select": ["KPL424"]})
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL424", 8, 20, "warning")]
+    assert found[0].message.splitlines()[0] == ("expireAfter `Never` on an EKS Auto Mode NodePool: Auto Mode ends its "
+                                                "nodes at 21 days (504h) anyway and may reject the NodePool")
