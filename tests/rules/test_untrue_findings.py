@@ -150,3 +150,42 @@ def test_kpl424_never_is_a_warning_that_says_may():
     assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL424", 8, 20, "warning")]
     assert found[0].message.splitlines()[0] == ("expireAfter `Never` on an EKS Auto Mode NodePool: Auto Mode ends its "
                                                 "nodes at 21 days (504h) anyway and may reject the NodePool")
+
+
+# ---------------------------------------------------------------------------------------------- KPL421
+
+PDB = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: api\n  namespace: web\nspec:\n"
+       "  maxUnavailable: 0\n  selector:\n    matchLabels: {{app: api}}\n---\n"
+       "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  namespace: web\nspec:\n  replicas: 3\n"
+       "  template:\n    metadata:\n      labels: {{app: api}}\n    spec:\n{placement}"
+       "      containers:\n        - name: api\n          image: api:1\n")
+ON_DEMAND_POOL = ("---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n"
+                  "    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+                  "      requirements:\n"
+                  "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n")
+
+
+def test_kpl421_a_karpenter_only_selector_is_evidence_without_a_nodepool():
+    text = PDB.format(placement="      nodeSelector:\n        karpenter.sh/nodepool: web\n")
+    found = lint(text, config={"select": ["KPL421"]})
+    assert codes(found) == [("KPL421", 7, 19)]
+    lines = found[0].message.splitlines()
+    assert lines[0] == "maxUnavailable 0 allows no eviction of the 3 pods it selects: Deployment/api (3 replicas)"
+    assert lines[2].startswith("note: their pods select `karpenter.sh/nodepool`, which only Karpenter's nodes "
+                               "carry, and no NodePool of the checked files can take them: the node of a NodePool "
+                               "defined elsewhere that runs them is never consolidated")
+    assert "until that NodePool's terminationGracePeriod, if it sets one, runs out" in lines[2]
+    # without the selector nothing says the pods run on Karpenter's nodes
+    assert lint(PDB.format(placement=""), config={"select": ["KPL421"]}) == []
+
+
+def test_kpl421_required_affinity_on_capacity_type_no_nodepool_of_the_run_takes():
+    affinity = ("      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+                "            nodeSelectorTerms:\n              - matchExpressions:\n"
+                "                  - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n")
+    found = lint(PDB.format(placement=affinity) + ON_DEMAND_POOL, config={"select": ["KPL421"]})
+    assert codes(found) == [("KPL421", 7, 19)]
+    assert "note: their pods select `karpenter.sh/capacity-type`, which only" in found[0].message
+    # a second term that any node satisfies: no evidence
+    other = affinity + "              - matchExpressions:\n                  - {key: zone, operator: Exists}\n"
+    assert lint(PDB.format(placement=other) + ON_DEMAND_POOL, config={"select": ["KPL421"]}) == []

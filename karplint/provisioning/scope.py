@@ -1,0 +1,76 @@
+"""Which NodePools a workload is judged on, and which DaemonSets run on a NodePool's nodes: worked out here once,
+for KPL910 (karplint/rules/scheduling.py) and `karplint simulate` alike, so that both give one answer.
+
+A run may hold several projects or clusters (a monorepo). A workload is judged on the NodePools of its own
+directory, of the directories above it and of those below it, never on those of unrelated directories; the nodes
+of a NodePool carry the DaemonSets of related directories alike. A workload with no NodePool in scope is not
+judged: nothing in the files says where it runs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@lru_cache(maxsize=4096)
+def dirname(path: str) -> str:
+    return posixpath.dirname(path)
+
+
+@lru_cache(maxsize=65536)
+def related(a: str, b: str) -> bool:
+    """Files in the same directory, or one's directory inside the other's."""
+    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
+
+
+def directory_of(res) -> str:
+    return dirname(str(res.doc.path))
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The NodePools (simulations, in the model's order) a workload of `directory` is judged on."""
+
+    directory: str
+    pools: tuple
+    whole_run: bool  # every NodePool of the run is in it
+    key: tuple = ()  # the NodePools' identities: workloads with the same constraints and key share verdicts
+
+    def describe(self) -> str:
+        """Where the NodePools judged come from, for a message: "of the checked files", "near `apps/web`"."""
+        if self.whole_run:
+            return "of the checked files"
+        return f"in `{self.directory or '.'}` or a directory above or below it"
+
+
+class Scopes:
+    """Every workload's Scope over one run's NodePool simulations, worked out once per directory."""
+
+    def __init__(self, pools: list):
+        self._pools = pools
+        self._order = {id(sim): i for i, sim in enumerate(pools)}
+        self._by_dir: dict[str, list] = {}
+        for sim in pools:
+            self._by_dir.setdefault(directory_of(sim.nodepool), []).append(sim)
+        self._scopes: dict[str, Scope] = {}
+        self._daemons: dict[str, list] = {}
+
+    def of(self, res) -> Scope:
+        where = directory_of(res)
+        scope = self._scopes.get(where)
+        if scope is None:
+            mine = sorted((sim for d, sims in self._by_dir.items() if related(d, where) for sim in sims),
+                          key=lambda sim: self._order[id(sim)])
+            scope = self._scopes[where] = Scope(where, tuple(mine), len(mine) == len(self._pools),
+                                                tuple(map(id, mine)))
+        return scope
+
+    def daemons_of(self, sim, daemons: list) -> list:
+        """The DaemonSets (`workloads.Daemon`) of `daemons` whose directory is related to the NodePool's."""
+        where = directory_of(sim.nodepool)
+        found = self._daemons.get(where)
+        if found is None:
+            found = self._daemons[where] = [d for d in daemons if related(where, directory_of(d.pod.res))]
+        return found
