@@ -3,8 +3,10 @@ for KPL910 (karplint/rules/scheduling.py) and `karplint simulate` alike, so that
 
 A run may hold several projects or clusters (a monorepo). A workload is judged on the NodePools of its own
 directory, of the directories above it and of those below it, never on those of unrelated directories; the nodes
-of a NodePool carry the DaemonSets of related directories alike. A workload with no NodePool in scope is not
-judged: nothing in the files says where it runs.
+of a NodePool carry the DaemonSets of related directories alike. When none is near it but its pods select NodePools
+by name (`karpenter.sh/nodepool`, a label only the nodes of the NodePool of that name carry) and NodePools of the
+run have those names, it is judged on those (a platform directory beside the applications'). Otherwise a workload
+with no NodePool in scope is not judged: nothing in the files says where it runs.
 """
 
 from __future__ import annotations
@@ -37,9 +39,12 @@ class Scope:
     pools: tuple
     whole_run: bool  # every NodePool of the run is in it
     key: tuple = ()  # the NodePools' identities: workloads with the same constraints and key share verdicts
+    by_name: bool = False  # none is near it: the NodePools its `karpenter.sh/nodepool` selector names
 
     def describe(self) -> str:
         """Where the NodePools judged come from, for a message: "of the checked files", "near `apps/web`"."""
+        if self.by_name:
+            return "named by its `karpenter.sh/nodepool` selector (none is in its directory, above or below it)"
         if self.whole_run:
             return "of the checked files"
         return f"in `{self.directory or '.'}` or a directory above or below it"
@@ -57,7 +62,8 @@ class Scopes:
         self._scopes: dict[str, Scope] = {}
         self._daemons: dict[str, list] = {}
 
-    def of(self, res) -> Scope:
+    def of(self, res, names: frozenset | None = None) -> Scope:
+        """`res`'s Scope; `names`: the NodePools its pods select by name (`selected_pool_names`), if any."""
         where = directory_of(res)
         scope = self._scopes.get(where)
         if scope is None:
@@ -65,7 +71,12 @@ class Scopes:
                           key=lambda sim: self._order[id(sim)])
             scope = self._scopes[where] = Scope(where, tuple(mine), len(mine) == len(self._pools),
                                                 tuple(map(id, mine)))
-        return scope
+        if scope.pools or not names:
+            return scope
+        named = tuple(sim for sim in self._pools if sim.name in names)
+        if not named:
+            return scope
+        return Scope(where, named, False, tuple(map(id, named)), by_name=True)
 
     def daemons_of(self, sim, daemons: list) -> list:
         """The DaemonSets (`workloads.Daemon`) of `daemons` whose directory is related to the NodePool's."""
@@ -74,3 +85,14 @@ class Scopes:
         if found is None:
             found = self._daemons[where] = [d for d in daemons if related(where, directory_of(d.pod.res))]
         return found
+
+
+def selected_pool_names(pod) -> frozenset | None:
+    """The NodePool names a pod's every alternative restricts itself to (None: not restricted by name)."""
+    out: set[str] = set()
+    for term in pod.terms or []:
+        r = term.by_key.get("karpenter.sh/nodepool")
+        if r is None or r.complement:
+            return None
+        out |= set(r.values)
+    return frozenset(out) if pod.terms else None

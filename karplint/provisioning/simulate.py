@@ -136,7 +136,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     """Verdicts for every workload (DaemonSets excepted) on every NodePool of its scope (`provisioning.scope`, as
     KPL910 judges it): per workload, how many NodePools can host it, cannot, cannot tell, and the `SHOWN_VERDICTS`
     first (hosts, then the closest misses). A NodePool's nodes carry the DaemonSets of related directories."""
-    from karplint.provisioning.scope import Scopes
+    from karplint.provisioning.scope import Scopes, selected_pool_names
 
     pods = [p for p in (read_pod(r) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
     if omitted is not None:
@@ -151,7 +151,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
     out = []
     seen: dict[tuple, WorkloadResult] = {}  # pods with the same constraints and scope get the same verdicts
     for n, pod in enumerate(candidates):
-        scope = scopes.of(pod.res)
+        scope = scopes.of(pod.res, selected_pool_names(pod))
         same = seen.get((pod.placement_key, scope.key))
         if same is not None:
             out.append(WorkloadResult(pod, same.verdicts, same.counts, scope))

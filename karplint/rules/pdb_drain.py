@@ -213,12 +213,12 @@ def pdb_blocks_every_drain(model, ctx):
             best = sorted(best, key=lambda p: p[2] is None)  # (stable: the scan's order)
         return best
 
-    evidence: dict[int, list[str]] = {}  # a workload's Karpenter-only node labels, read once
+    karpenter_keys: dict[int, list[str]] = {}  # a workload's Karpenter-only node labels, read once
 
     def evidence_of(w: Resource) -> list[str]:
-        found = evidence.get(id(w))
+        found = karpenter_keys.get(id(w))
         if found is None:
-            found = evidence[id(w)] = karpenter_only_keys(w.get(w.pod_template[1]))
+            found = karpenter_keys[id(w)] = karpenter_only_keys(w.get(w.pod_template[1]))
         return found
 
     signatures: dict[int, str] = {}  # a workload's scheduling signature, worked out once
@@ -282,10 +282,10 @@ def pdb_blocks_every_drain(model, ctx):
         if not hosts:
             # No NodePool of the run takes them, but their selector says they run on Karpenter's nodes (of a
             # NodePool in files not checked): what does not depend on that NodePool is certain.
-            evidence = _karpenter_evidence(matched, evidence_of)
-            if evidence:
+            selected = _karpenter_evidence(matched, evidence_of)
+            if selected:
                 yield ctx.violation(pdb, path, _headline(why, total, shown) + _help(path, total) + (
-                    f"note: their pods select {evidence}, which only Karpenter's nodes carry, and no NodePool of "
+                    f"note: their pods select {selected}, which only Karpenter's nodes carry, and no NodePool of "
                     "the checked files can take them: the node of a NodePool defined elsewhere that runs them is "
                     "never consolidated (\"pdb prevents pod evictions\"), and drift and expiration wait for this "
                     "budget until that NodePool's terminationGracePeriod, if it sets one, runs out "

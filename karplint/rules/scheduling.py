@@ -32,17 +32,6 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
     return isinstance(spec, dict) and any(k in spec for k in PLACEMENT_KEYS)
 
 
-def _selected_pool_names(pod) -> set[str] | None:
-    """The NodePool names a pod's every alternative restricts itself to (None: not restricted by name)."""
-    out: set[str] = set()
-    for term in pod.terms or []:
-        r = term.by_key.get("karpenter.sh/nodepool")
-        if r is None or r.complement:
-            return None
-        out |= set(r.values)
-    return out if pod.terms else None
-
-
 def _pool_marks(pools) -> tuple[set, set]:
     """The custom label keys and the taint keys the NodePools set."""
     from karplint.provisioning.requirements import WELL_KNOWN_LABELS
@@ -104,7 +93,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     if not pools:
         return
     from karplint.provisioning.placement import PlacementBudget
-    from karplint.provisioning.scope import Scopes
+    from karplint.provisioning.scope import Scopes, selected_pool_names
     from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
     from karplint.provisioning.workloads import daemons, host, read_pod
 
@@ -130,7 +119,8 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
             continue
         if not strict and _targeting(pod, pools, all_marks) is None:
             continue  # (targets nothing of any NodePool: none of the related ones either)
-        scope = scopes.of(pod.res)
+        wanted = selected_pool_names(pod)
+        scope = scopes.of(pod.res, wanted)
         mine = scope.pools
         found = facts.get(scope.key)
         if found is None:
@@ -139,13 +129,14 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
         unknown, names, marks = found
         if not mine or unknown:
             continue  # no NodePool near it: nothing in the files says where it runs
-        wanted = _selected_pool_names(pod)
         if wanted is not None and not wanted & names:
             yield _no_such_pool(ctx, pod, sorted(wanted), scope, strict)
             continue
         level = "error" if strict else _targeting(pod, mine, marks)
         if level is None:
             continue
+        if scope.by_name and not strict:
+            level = "warning"  # (NodePools of another directory: the name is the only link)
         # Pods with the same constraints and scope get the same verdicts: asked (and counted) once.
         seen_key = (pod.placement_key, scope.key)
         verdicts = outcomes.get(seen_key, False)
@@ -175,6 +166,9 @@ def _misses(pod, mine, scopes, all_ds: list, host) -> list | None:
 def _scope_note(scope) -> str:
     names = [str(sim.name) for sim in scope.pools]
     shown = ", ".join(f"`{n}`" for n in names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    if scope.by_name:
+        return (f"note: judged on the NodePools {scope.describe()}: {shown}; the name is the only link between "
+                "them and this workload")
     if scope.whole_run:
         return f"note: judged on every NodePool of the checked files: {shown}"
     return (f"note: judged on the NodePools {scope.describe()}: {shown}; those of unrelated directories may "

@@ -64,3 +64,24 @@ def test_one_directory_is_the_checked_files(tmp_path: Path):
     _code, report, _ = run_json("check", "--no-cache", "--select", "KPL910", ".", cwd=tmp_path)
     assert [f["message"].splitlines()[0] for f in report["findings"]] == [
         "Deployment `big`: no NodePool of the checked files can give its pods a node"]
+
+
+def test_a_nodepool_named_by_the_selector_is_the_scope_when_none_is_near(tmp_path: Path):
+    """A platform directory beside the applications': `karpenter.sh/nodepool: small` names the NodePool (only
+    its nodes carry the label), so both judge the workload on it, at warning (the name is the only link)."""
+    (tmp_path / "platform").mkdir()
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "platform" / "pool.yaml").write_text(SMALL)
+    (tmp_path / "platform" / "wide.yaml").write_text(WIDE)
+    (tmp_path / "apps" / "app.yaml").write_text(APP.replace("karpenter.sh/capacity-type: on-demand",
+                                                            "karpenter.sh/nodepool: small"))
+    _code, report, _ = run_json("check", "--no-cache", "--select", "KPL910", ".", cwd=tmp_path)
+    found = [(f["code"], f["file"], f["line"], f["column"], f["severity"]) for f in report["findings"]]
+    assert found == [("KPL910", "apps/app.yaml", 4, 9, "warning")]
+    assert report["findings"][0]["message"].splitlines()[0] == (
+        "Deployment `big`: no NodePool named by its `karpenter.sh/nodepool` selector (none is in its directory, "
+        "above or below it) can give its pods a node")
+    proc = run_cli("simulate", ".", "--output-format", "json", cwd=tmp_path)
+    big = json.loads(proc.stdout)["workloads"][0]
+    assert (big["hostable"], [v["nodepool"] for v in big["nodepools"]]) == (False, ["small"])
+    assert big["scope"]["nodepools"] == 1
