@@ -189,3 +189,12 @@ def test_kpl421_required_affinity_on_capacity_type_no_nodepool_of_the_run_takes(
     # a second term that any node satisfies: no evidence
     other = affinity + "              - matchExpressions:\n                  - {key: zone, operator: Exists}\n"
     assert lint(PDB.format(placement=other) + ON_DEMAND_POOL, config={"select": ["KPL421"]}) == []
+
+
+def test_kpl421_evidence_for_two_budgets_in_one_run():
+    """The second PDB judged on the selector's evidence raised an internal error (KPL006) on the bench tree."""
+    one = PDB.format(placement="      nodeSelector:\n        karpenter.sh/nodepool: web\n")
+    two = one.replace(" api", " db").replace("app: api", "app: db")
+    found = lint({"one.yaml": one, "two.yaml": two})
+    assert [(f.code, f.file, f.line, f.column) for f in found if f.code in ("KPL421", "KPL006")] \
+        == [("KPL421", "one.yaml", 7, 19), ("KPL421", "two.yaml", 7, 19)]
