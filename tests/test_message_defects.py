@@ -77,3 +77,19 @@ def test_a_range_is_shown_in_one_unit(tmp_path: Path):
     assert proc.returncode == 0
     assert "\tcpu: 0.94-893.7\tmemory: 0.072Gi-30306Gi\t" in proc.stdout
     assert not MIXED_RANGE.search(proc.stdout)
+
+
+def test_a_nodepool_without_a_name_is_not_called_none():
+    from karplint.testing import lint
+
+    text = ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: api\nspec:\n  maxUnavailable: 0\n"
+            "  selector:\n    matchLabels: {app: api}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+            "  name: api\nspec:\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n"
+            "      containers: [{name: a, image: a}]\n---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {}\n"
+            "spec:\n  template:\n    spec:\n"
+            "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n")
+    found = [f for f in lint(text) if f.code == "KPL421"]
+    assert [(f.line, f.column) for f in found] == [(6, 19)]
+    assert "a node of NodePool <unnamed> running these pods" in found[0].message
+    assert "forever on <unnamed> (no terminationGracePeriod)" in found[0].message
+    assert defects("KPL421", found[0].message) == []

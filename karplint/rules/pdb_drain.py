@@ -297,14 +297,14 @@ def pdb_blocks_every_drain(model, ctx):
         waits = []
         if with_tgp:
             waits.append("until terminationGracePeriod runs out on " + ", ".join(
-                f"{np.name} ({np.get(TGP)})" for np in with_tgp[:3]))
+                f"{np.name or '<unnamed>'} ({np.get(TGP)})" for np in with_tgp[:3]))
         if without:
-            waits.append("forever on " + ", ".join(str(np.name) for np in without[:3])
+            waits.append("forever on " + ", ".join(str(np.name or "<unnamed>") for np in without[:3])
                          + " (no terminationGracePeriod)")
         yield ctx.violation(
             pdb, path,
             _headline(why, total, shown) + _help(path, total) +
-            f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
+            f"note: a node of NodePool {', '.join(str(np.name or '<unnamed>') for np in hosts[:3])} running these pods is never "
             f"consolidated, and drift and expiration wait {' and '.join(waits)} "
             "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")
     for file_pdbs in not_checked.values():
