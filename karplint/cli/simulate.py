@@ -155,8 +155,9 @@ def render_text(data: dict, out, color: bool) -> None:
     for w in data["workloads"]:
         verdict = {True: "ok", False: "NO NODEPOOL", None: "cannot tell"}[w["hostable"]]
         out.write(f"  {e(w['kind'])}/{e(str(w['name']))}\t{verdict}\n")
-        if not w["scope"]["nodepools"]:
-            out.write(f"    no NodePool {e(w['scope']['where'])}: not judged\n")
+        scope = w.get("scope")
+        if scope and not scope["nodepools"]:
+            out.write(f"    no NodePool {e(scope['where'])}: not judged\n")
         for v in w["nodepools"]:
             state = {True: f"can host ({v['instance_types']} types)", False: "no", None: "cannot tell"}[v["ok"]]
             reason = f": {e(v['reason'])}" if v["reason"] else ""
@@ -229,8 +230,9 @@ def _render_rich(data: dict, out, color: bool) -> None:
     for item in data["workloads"]:
         hosts = [v["nodepool"] for v in item["nodepools"] if v["ok"]]
         misses = [f"{v['nodepool']}: {v['reason']}" for v in item["nodepools"] if v["ok"] is not True][:3]
-        if not item["scope"]["nodepools"]:
-            misses.append(f"no NodePool {item['scope']['where']}: not judged")
+        scope = item.get("scope")
+        if scope and not scope["nodepools"]:
+            misses.append(f"no NodePool {scope['where']}: not judged")
         more = _more(item)
         if more:
             misses.append(more)
