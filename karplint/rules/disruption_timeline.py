@@ -276,16 +276,15 @@ def auto_mode_node_lifetime(res, ctx):
         # The rejection seen names a sum of durations; whether `Never` is refused the same way is not documented.
         yield ctx.violation(
             res, EXPIRE,
-            "expireAfter `Never` on an EKS Auto Mode NodePool: Auto Mode ends its nodes at 21 days (504h) anyway "
-            "and may reject the NodePool\n" + fix
+            "expireAfter `Never` under EKS Auto Mode: nodes end at 21 days (504h), and Auto Mode may reject it\n" + fix
             + f"note: Auto Mode rejects finite values whose sum is larger (\"{AUTO_MODE_REJECTS}\", "
             "aws-controllers-k8s/test-infra#1000)\n" + lifetime,
             severity="warning")
         return
     yield ctx.violation(
         res, EXPIRE,
-        f"expireAfter {raw} plus terminationGracePeriod {tgp_shown} exceeds EKS Auto Mode's 21 days (504h): the API "
-        "server rejects this NodePool\n" + fix
+        "EKS Auto Mode rejects this NodePool: expireAfter plus terminationGracePeriod exceeds 21 days (504h)\n" + fix
+        + f"note: expireAfter {raw} plus terminationGracePeriod {tgp_shown} is {format_seconds(expire + tgp)}\n"
         + f"note: Auto Mode answers \"{AUTO_MODE_REJECTS}\" on apply (aws-controllers-k8s/test-infra#1000; "
         "awsdocs/amazon-eks-user-guide#986)\n" + lifetime)
 

@@ -132,12 +132,12 @@ def test_kpl424_auto_mode_rejects_the_nodepool():
     assert codes(found) == [("KPL424", 8, 20)]
     assert found[0].severity == "error"
     lines = found[0].message.splitlines()
-    assert lines[0] == ("expireAfter 720h plus terminationGracePeriod 24h (Auto Mode's default) exceeds EKS Auto Mode's "
-                        "21 days (504h): the API server rejects this NodePool")
+    assert lines[0] == "EKS Auto Mode rejects this NodePool: expireAfter plus terminationGracePeriod exceeds 21 days (504h)"
+    assert lines[2] == "note: expireAfter 720h plus terminationGracePeriod 24h (Auto Mode's default) is 744h"
     assert lines[1] == ("help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter 480h with "
                         "the 24h default terminationGracePeriod)")
     assert ('"the sum of expireAfter and terminationGracePeriod (defaulted to 24h) may not exceed 21 days" on apply '
-            "(aws-controllers-k8s/test-infra#1000") in lines[2]
+            "(aws-controllers-k8s/test-infra#1000") in lines[3]
     tight = lint(AUTO_POOL.format(expire="480h", tgp="      terminationGracePeriod: 48h\n"),
                  config={"select": ["KPL424"]})
     assert [(f.code, f.line, f.column, f.severity) for f in tight] == [("KPL424", 8, 20, "error")]
@@ -148,8 +148,7 @@ def test_kpl424_auto_mode_rejects_the_nodepool():
 def test_kpl424_never_is_a_warning_that_says_may():
     found = lint(AUTO_POOL.format(expire="Never", tgp=""), config={"select": ["KPL424"]})
     assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL424", 8, 20, "warning")]
-    assert found[0].message.splitlines()[0] == ("expireAfter `Never` on an EKS Auto Mode NodePool: Auto Mode ends its "
-                                                "nodes at 21 days (504h) anyway and may reject the NodePool")
+    assert found[0].message.splitlines()[0] == "expireAfter `Never` under EKS Auto Mode: nodes end at 21 days (504h), and Auto Mode may reject it"
 
 
 # ---------------------------------------------------------------------------------------------- KPL421
