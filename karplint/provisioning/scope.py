@@ -41,6 +41,10 @@ class Scope:
     key: tuple = ()  # the NodePools' identities: workloads with the same constraints and key share verdicts
     by_name: bool = False  # none is near it: the NodePools its `karpenter.sh/nodepool` selector names
 
+    def short(self) -> str:
+        """The scope in a headline: "of the checked files", "near it", "it selects by name"."""
+        return "it selects by name" if self.by_name else "of the checked files" if self.whole_run else "near it"
+
     def describe(self) -> str:
         """Where the NodePools judged come from, for a message: "of the checked files", "near `apps/web`"."""
         if self.by_name:

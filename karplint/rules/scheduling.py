@@ -182,7 +182,7 @@ def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
     closest = verdicts[0]
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}`: no NodePool {scope.describe()} can give its pods a node\n"
+        f"{res.kind} `{res.name}`: no NodePool {scope.short()} can give its pods a node\n"
         f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
         + _scope_note(scope) + "\n"
@@ -202,11 +202,11 @@ def _no_such_pool(ctx, pod, wanted: list[str], scope, strict: bool):
     asked = " or ".join(f"`{w}`" for w in wanted)
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}`: its pods select NodePool {asked} (`karpenter.sh/nodepool`), and no NodePool "
-        f"{scope.describe()} has that name\n"
+        f"{res.kind} `{res.name}` selects NodePool {asked}, and no NodePool {scope.short()} has that name\n"
         + (f"help: did you mean `{close[0]}`?\n" if close else
            "help: name one of the NodePools in scope, or check the files that define it\n")
         + _scope_note(scope) + "\n"
-        "note: only a node of the NodePool of that name carries the label: if the cluster has none, Karpenter "
+        "note: only a node of the NodePool of that name carries `karpenter.sh/nodepool` with that value: if the "
+        "cluster has none, Karpenter "
         "leaves the pods Pending" + ("" if strict else "; it may be defined in files not checked"),
         severity=None if strict else "warning")

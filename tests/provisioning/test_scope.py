@@ -34,8 +34,7 @@ def test_check_and_simulate_give_one_answer_and_name_the_scope(tmp_path: Path):
     found = [(f["code"], f["file"], f["line"], f["column"], f["severity"]) for f in report["findings"]]
     assert found == [("KPL910", "a/apps/app.yaml", 4, 9, "error")]
     lines = report["findings"][0]["message"].splitlines()
-    assert lines[0] == ("Deployment `big`: no NodePool in `a/apps` or a directory above or below it can give its "
-                        "pods a node")
+    assert lines[0] == "Deployment `big`: no NodePool near it can give its pods a node"
     assert report["findings"][0]["notes"][1] == (
         "judged on the NodePools in `a/apps` or a directory above or below it: `small`; those of unrelated "
         "directories may belong to other clusters and are not counted")
@@ -79,8 +78,10 @@ def test_a_nodepool_named_by_the_selector_is_the_scope_when_none_is_near(tmp_pat
     found = [(f["code"], f["file"], f["line"], f["column"], f["severity"]) for f in report["findings"]]
     assert found == [("KPL910", "apps/app.yaml", 4, 9, "warning")]
     assert report["findings"][0]["message"].splitlines()[0] == (
-        "Deployment `big`: no NodePool named by its `karpenter.sh/nodepool` selector (none is in its directory, "
-        "above or below it) can give its pods a node")
+        "Deployment `big`: no NodePool it selects by name can give its pods a node")
+    assert report["findings"][0]["notes"][1] == (
+        "judged on the NodePools named by its `karpenter.sh/nodepool` selector (none is in its directory, above or "
+        "below it): `small`; the name is the only link between them and this workload")
     proc = run_cli("simulate", ".", "--output-format", "json", cwd=tmp_path)
     big = json.loads(proc.stdout)["workloads"][0]
     assert (big["hostable"], [v["nodepool"] for v in big["nodepools"]]) == (False, ["small"])
