@@ -49,7 +49,9 @@ def print_report(report: dict, console, nodes: int | None) -> None:
     for b in report["budgets"]:
         d = b["duration_minutes"] or 0
         span = (f"{d // 60}h" if d >= 60 else "") + (f"{d % 60}m" if d % 60 or not d else "")
-        when = "always" if b["schedule"] is None else f"for {span} after each `{b['schedule']}`"
+        when = ("always" if b["schedule"] is None else "no schedule" if not b["schedule"]
+                else f"after each `{b['schedule']}`, no duration" if b["error"] == "`schedule` without `duration`"
+                else f"for {span} after each `{b['schedule']}`")
         which = "all reasons" if b["reasons"] is None else ", ".join(b["reasons"]) or "no reason"
         idx = "default" if b["index"] is None else f"budgets[{b['index']}]"
         console.print(_t(f"  {idx}: nodes {b['nodes']} - {which} - {when}" + (f" - error: {b['error']}" if b["error"]

@@ -100,8 +100,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
                        instance_types_mode or options.get("instance-types-mode") or "add")
     facts_for = nodeclass_facts_resolver(model)
 
-    # The whole project is simulated (a named workload is judged on every NodePool of its project, as KPL910
-    # judges it); what is shown comes from the named files.
+    # The whole project is simulated (a named workload is judged on the NodePools of its scope in the project,
+    # `karplint.provisioning.scope`, as KPL910 judges it); what is shown comes from the named files.
     run = simulate(model, catalog, facts_for)
     not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
                       "message": o.message} for o in run.omitted if loaded.shows(o.resource)]
@@ -118,6 +118,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
             # (`nodepools` lists the first SHOWN_VERDICTS: those that can host it, then the closest misses)
             "nodepool_counts": {"can_host": w.counts.get(True, 0), "cannot": w.counts.get(False, 0),
                                 "cannot_tell": w.counts.get(None, 0)},
+            # (the NodePools it is judged on, as KPL910 judges it: `karplint.provisioning.scope`)
+            "scope": {"nodepools": len(w.scope.pools), "where": w.scope.describe()},
         })
     return {"catalog": catalog.source, "instance_types_known": len(catalog.types), "nodepools": pools,
             "workloads": workloads, "problems": problems, "not_simulated": not_simulated,
@@ -166,6 +168,9 @@ def render_text(data: dict, out, color: bool) -> None:
     for w in data["workloads"]:
         verdict = {True: "ok", False: "NO NODEPOOL", None: "cannot tell"}[w["hostable"]]
         out.write(f"  {e(w['kind'])}/{e(str(w['name']))}\t{verdict}\n")
+        scope = w.get("scope")
+        if scope and not scope["nodepools"]:
+            out.write(f"    no NodePool {e(scope['where'])}: not judged\n")
         for v in w["nodepools"]:
             state = {True: f"can host ({v['instance_types']} types)", False: "no", None: "cannot tell"}[v["ok"]]
             reason = f": {e(v['reason'])}" if v["reason"] else ""
@@ -237,6 +242,9 @@ def _render_rich(data: dict, out, color: bool) -> None:
     for item in data["workloads"]:
         hosts = [v["nodepool"] for v in item["nodepools"] if v["ok"]]
         misses = [f"{v['nodepool']}: {v['reason']}" for v in item["nodepools"] if v["ok"] is not True][:3]
+        scope = item.get("scope")
+        if scope and not scope["nodepools"]:
+            misses.append(f"no NodePool {scope['where']}: not judged")
         more = _more(item)
         if more:
             misses.append(more)

@@ -100,7 +100,9 @@ def read_budgets(disruption, *, v1: bool = True) -> list[Budget]:
     for i, b in enumerate(raw):
         if not isinstance(b, dict):
             continue
-        nodes = b.get("nodes", "10%")
+        # (`nodes: null` is pruned before the CRD default applies: https://kubernetes.io/docs/tasks/extend-kubernetes/
+        # custom-resources/custom-resource-definitions/#defaulting-and-nullable)
+        nodes = "10%" if b.get("nodes") is None else b["nodes"]
         nodes = str(nodes).lower() if isinstance(nodes, bool) else str(nodes)
         reasons = b.get("reasons") if v1 else None
         reasons = tuple(str(r) for r in reasons) if isinstance(reasons, list) else None
@@ -114,10 +116,12 @@ def read_budgets(disruption, *, v1: bool = True) -> list[Budget]:
             schedule = parse(schedule_text)
             duration = _minutes(duration_text)
             if schedule is None:
-                error = error or f"schedule {schedule_text!r} is not a valid cron expression"
+                error = error or ("`duration` without `schedule`" if b.get("schedule") is None
+                                  else f"schedule {schedule_text!r} is not a valid cron expression")
             if duration is None:
                 duration = 0
-                error = error or f"duration {duration_text!r} is not a valid budget duration"
+                error = error or ("`schedule` without `duration`" if duration_text is None
+                                  else f"duration {duration_text!r} is not a valid budget duration")
         out.append(Budget(i, nodes, reasons, schedule_text, duration, schedule, error))
     return out
 

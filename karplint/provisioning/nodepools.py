@@ -298,8 +298,8 @@ class PoolSimulation:
             "instance_types": len(ts),
             "families": sorted({t.labels.get(FAMILY, "") for t in ts} - {""}),
             "sizes": sorted({t.labels.get(SIZE, "") for t in ts} - {""}),
-            "cpu": [quantity.show("cpu", min(cpus)), quantity.show("cpu", max(cpus))] if cpus else None,
-            "memory": [quantity.show("memory", min(mems)), quantity.show("memory", max(mems))] if mems else None,
+            "cpu": quantity.show_range("cpu", min(cpus), max(cpus)) if cpus else None,
+            "memory": quantity.show_range("memory", min(mems), max(mems)) if mems else None,
             "arch": sorted({t.labels.get(ARCH, "") for t in ts} - {""}),
             "capacity_types": sorted(caps),
         }

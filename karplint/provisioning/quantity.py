@@ -56,3 +56,27 @@ def show(resource: str, amount: Fraction) -> str:
             return f"{round(amount / 2**20)}Mi"
         return f"{gi:.4g}Gi" if gi < 1000 else f"{gi:.0f}Gi"
     return f"{amount:g}"
+
+
+def show_range(resource: str, low: Fraction, high: Fraction) -> list[str]:
+    """`[low, high]` shown in one unit: "0.94-893.7" cores, not "940m-893.7"; "0.5Gi-768Gi", not "512Mi-768Gi"."""
+    shown = [show(resource, low), show(resource, high)]
+    if _unit(shown[0]) == _unit(shown[1]):
+        return shown
+    if resource == "cpu":
+        return [_cores(float(low)), _cores(float(high))]
+    if resource in ("memory", "ephemeral-storage"):
+        return [_gibibytes(float(q) / 2**30) for q in (low, high)]
+    return shown
+
+
+def _unit(text: str) -> str:
+    return text.lstrip("0123456789.+-e")
+
+
+def _cores(amount: float) -> str:
+    return f"{amount:.4g}" if amount < 1000 else f"{amount:.0f}"
+
+
+def _gibibytes(gi: float) -> str:
+    return f"{gi:.0f}Gi" if gi >= 1000 else f"{gi:.4g}Gi" if gi >= 1 else f"{gi:.2g}Gi"

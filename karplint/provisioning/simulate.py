@@ -45,6 +45,7 @@ class WorkloadResult:
     pod: Pod
     verdicts: list[Verdict] = field(default_factory=list)  # closest miss first; at most `SHOWN_VERDICTS`
     counts: dict = field(default_factory=dict)  # True / False / None -> how many NodePools said so
+    scope: Any = None  # the `provisioning.scope.Scope` it was judged in
 
     @property
     def hostable(self) -> bool | None:
@@ -150,11 +151,12 @@ def _rank(v: Verdict) -> tuple:
 
 
 def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable[[Pod], bool] | None = None,
-                       related: Callable[[Resource, Resource], bool] | None = None,
                        omitted: list[Omitted] | None = None) -> list[WorkloadResult]:
-    """Verdicts for every workload (DaemonSets excepted) on every NodePool: per workload, how many NodePools can
-    host it, cannot, cannot tell, and the `SHOWN_VERDICTS` first (hosts, then the closest misses). `related(nodepool,
-    daemonset)` says which DaemonSets belong to a NodePool's cluster (default: all of the run)."""
+    """Verdicts for every workload (DaemonSets excepted) on every NodePool of its scope (`provisioning.scope`, as
+    KPL910 judges it): per workload, how many NodePools can host it, cannot, cannot tell, and the `SHOWN_VERDICTS`
+    first (hosts, then the closest misses). A NodePool's nodes carry the DaemonSets of related directories."""
+    from karplint.provisioning.scope import Scopes, selected_pool_names
+
     classes = runtime_class_overheads(model.of_kind("RuntimeClass", group="node.k8s.io"))
     pods = [p for p in (read_pod(r, classes) for r in list(model.workloads())[:MAX_WORKLOADS]) if p is not None]
     if omitted is not None:
@@ -162,32 +164,33 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
         if past is not None:
             omitted.append(past)
     ds = daemons(pods)
-    per_pool = [[d for d in ds if related is None or related(sim.nodepool, d.pod.res)] for sim in pools]
+    scopes = Scopes(pools)
     budget = PlacementBudget()
     candidates = [pod for pod in pods if pod.res.kind != "DaemonSet"  # Karpenter does not provision for them
                   and (only is None or only(pod))]
     out = []
-    seen: dict[tuple, WorkloadResult] = {}  # pods with the same constraints get the same verdicts: asked once
+    seen: dict[tuple, WorkloadResult] = {}  # pods with the same constraints and scope get the same verdicts
     for n, pod in enumerate(candidates):
-        same = seen.get(pod.placement_key)
+        scope = scopes.of(pod.res, selected_pool_names(pod))
+        same = seen.get((pod.placement_key, scope.key))
         if same is not None:
-            out.append(WorkloadResult(pod, same.verdicts, same.counts))
+            out.append(WorkloadResult(pod, same.verdicts, same.counts, scope))
             continue
-        if not budget.take(len(pools)):
+        if not budget.take(len(scope.pools)):
             if omitted is not None:
                 omitted.append(placement_omitted(pod.res, len(candidates) - n - 1, budget))
             break
         counts: dict = {}
 
-        def verdicts(pod=pod, counts=counts):
-            for i, sim in enumerate(pools):
-                v = host(pod, sim, per_pool[i])
+        def verdicts(pod=pod, counts=counts, scope=scope):
+            for sim in scope.pools:
+                v = host(pod, sim, scopes.daemons_of(sim, ds))
                 counts[v.ok] = counts.get(v.ok, 0) + 1
                 yield v
 
         # Only the verdicts shown are kept: thousands of NodePools times thousands of workloads stay small.
-        out.append(WorkloadResult(pod, heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank), counts))
-        seen[pod.placement_key] = out[-1]
+        out.append(WorkloadResult(pod, heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank), counts, scope))
+        seen[(pod.placement_key, scope.key)] = out[-1]
     return out
 
 

@@ -15,6 +15,35 @@ CATALOG_MODE_OPTION = "instance-types-mode"  # "add" (to the bundled catalog) or
 KARPENTER_ONLY_PREFIXES = ("karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/")
 
 
+def karpenter_only_keys(spec) -> list[str]:
+    """The Karpenter-only labels a raw pod spec requires, when they confine its pods to Karpenter's nodes: one in
+    `nodeSelector`, or one in every required node-affinity term (`In`, `Exists`, `Gt`, `Lt`: they need the label);
+    [] otherwise. (A selector on them is the evidence that the pods run on Karpenter's nodes.)"""
+    if not isinstance(spec, dict):
+        return []
+    selector = spec.get("nodeSelector")
+    keys = [k for k in selector if isinstance(k, str) and k.startswith(KARPENTER_ONLY_PREFIXES)] \
+        if isinstance(selector, dict) else []
+    if keys:
+        return keys
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, dict) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if not isinstance(terms, list) or not terms:
+        return []
+    found: list[str] = []
+    for term in terms:
+        exprs = term.get("matchExpressions") if isinstance(term, dict) else None
+        mine = [e["key"] for e in exprs or () if isinstance(e, dict) and isinstance(e.get("key"), str)
+                and e["key"].startswith(KARPENTER_ONLY_PREFIXES) and e.get("operator") in ("In", "Exists", "Gt", "Lt")] \
+            if isinstance(exprs, list) else []
+        if not mine:
+            return []  # this alternative may land on any node
+        found += [k for k in mine if k not in found]
+    return found
+
+
 def pools_with_requirements(model: Model) -> bool:
     return any(isinstance(np.get(("spec", "template", "spec", "requirements")), list) and
                np.get(("spec", "template", "spec", "requirements")) for np in model.nodepools())

@@ -19,6 +19,7 @@ from karplint.model.detect import deployed_karpenter, reads_karpenter_release, t
 from karplint.findings import Fix
 from karplint.model import Resource
 from karplint.rules import rule
+from karplint.wording import and_list
 from karplint.model.versions import V, Version
 from karplint.readers.templating import has_placeholder
 
@@ -277,8 +278,8 @@ def disruption_disabled_by_budget(res, ctx):
                 continue
             how = covers
         reasons = b.get("reasons")
-        which = (", ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons
-                 else "Drifted, Empty and Underutilized")
+        listed = [str(r) for r in reasons] if isinstance(reasons, list) and reasons else list(ALL_REASONS)
+        which = and_list(listed)
         yield ctx.violation(res, BUDGETS + (i, "nodes"),
                             f"budget `nodes: \"{nodes}\"` blocks {which} for good\n"
                             + ("help: add a schedule and duration if it should only hold part of the time\n"
@@ -286,8 +287,26 @@ def disruption_disabled_by_budget(res, ctx):
                                "help: make `duration` shorter than the time between two runs of the schedule if it "
                                "should only hold part of the time\n")
                             + ("" if "schedule" not in b else f"note: the budget is {how}\n")
-                            + "note: nodes are then never consolidated or replaced on drift; expiration, interruption "
-                            "and repair still apply (aws/karpenter-provider-aws#6383)")
+                            + _blocked_note(listed))
+
+
+ALL_REASONS = ("Drifted", "Empty", "Underutilized")
+# What a node is never disrupted for while a zero budget blocks each reason (kubernetes-sigs/karpenter
+# pkg/apis/v1/nodepool.go@v1.0.0 DisruptionReason: Underutilized, Empty, Drifted).
+NEVER = {"Drifted": "replaced on drift", "Empty": "removed when empty", "Underutilized": "consolidated when "
+         "underutilized"}
+
+
+def _blocked_note(listed: list[str]) -> str:
+    """What the zero budget stops, for its reasons only: a budget for Drifted leaves consolidation alone."""
+    covered = [r for r in ALL_REASONS if r in listed]
+    if len(covered) == len(ALL_REASONS):
+        what = "nodes are then never consolidated or replaced on drift; "
+    else:
+        others = [r for r in ALL_REASONS if r not in covered]
+        what = (f"nodes are then never {' or '.join(NEVER[r] for r in covered)}; {and_list(others)} "
+                f"{'is' if len(others) == 1 else 'are'} not limited by this budget; " if covered else "")
+    return f"note: {what}expiration, interruption and repair still apply (aws/karpenter-provider-aws#6383)"
 
 
 def _scheduled_for_good(b: dict) -> str | None:

@@ -12,6 +12,7 @@ from karplint.model import Resource
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.readers.templating import has_placeholder, has_placeholder_within
 from karplint.rules import rule
+from karplint.wording import and_list
 
 DISRUPTION = ("spec", "disruption")
 BUDGETS = DISRUPTION + ("budgets",)
@@ -49,6 +50,24 @@ def _simulated(res: Resource):
         lines = timelines(budgets, v1=v1) if len(budgets) <= MAX_BUDGETS else None
         cached = res.memo["budget timelines"] = (budgets, lines)
     return cached
+
+
+def reasons_in_play(res: Resource) -> set[str] | None:
+    """The budget reasons this v1 NodePool can be disrupted for (None: not v1, or every reason): `consolidateAfter:
+    Never` turns off Empty and Underutilized, `consolidationPolicy: WhenEmpty` turns off Underutilized
+    (kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go@v1.0.0#L87-L97 ShouldDisrupt,
+    emptiness.go@v1.0.0#L46-L51; the same checks at v1.14.1 consolidation.go#L122-L133)."""
+    if res.version != "v1":
+        return None
+    disruption = res.get(DISRUPTION)
+    if not isinstance(disruption, dict):
+        return None
+    reasons = {"Drifted", "Empty", "Underutilized"}
+    if disruption.get("consolidateAfter") == "Never":
+        reasons -= {"Empty", "Underutilized"}
+    if disruption.get("consolidationPolicy") == "WhenEmpty":
+        reasons.discard("Underutilized")
+    return reasons
 
 
 # ------------------------------------------------------------------------------------------ KPL420
@@ -119,8 +138,10 @@ def budget_window_not_exclusive(res, ctx):
     if not budgets or any(b.error for b in budgets) or lines is None:
         return  # KPL403/KPL404/KPL106 and the schema report those; Karpenter then blocks every reason
     # Per reason, once (not once per budget): its first unlimited stretch and its unlimited minutes.
+    in_play = reasons_in_play(res)  # (a reason the pool is never disrupted for is never "unlimited")
     free = {reason: (first, tl.unlimited_minutes()) for reason, tl in lines.items()
-            if (first := next((s for s in tl.segments if s.unlimited), None)) is not None}
+            if (in_play is None or reason in in_play)
+            and (first := next((s for s in tl.segments if s.unlimited), None)) is not None}
     for b in budgets:
         if b.always or b.index is None or b.blocks or b.nodes == "100%":
             continue
@@ -128,13 +149,14 @@ def budget_window_not_exclusive(res, ctx):
         if not open_reasons:
             continue
         reason = open_reasons[0]
-        names = ", ".join(open_reasons)
-        names = "every disruption method" if names == "all" else names
+        names = "every disruption method" if open_reasons == ["all"] else and_list(open_reasons)
         first, unlimited = free[reason]
         comp = complement(b)
         reasons_yaml = ""
-        if b.reasons is not None:
-            reasons_yaml = ", reasons: [" + ", ".join(b.reasons) + "]"
+        # The suggested budgets name only the reasons left unlimited: one that also named the reasons other budgets
+        # already limit (or this pool never uses) would block what the user allowed.
+        if v1 and (b.reasons is not None or set(open_reasons) != set(lines)):
+            reasons_yaml = ", reasons: [" + ", ".join(open_reasons) + "]"
         if comp:
             fix = (f"help: to disrupt only in the window, add `{{nodes: \"0\", schedule: \"{comp[0]}\", "
                    f"duration: {comp[1]}{reasons_yaml}}}`; to cap it at all times, add an always-on budget "
@@ -144,8 +166,7 @@ def budget_window_not_exclusive(res, ctx):
                    "window, or an always-on budget (e.g. `nodes: \"10%\"`) to cap it at all times")
         yield ctx.violation(
             res, BUDGETS + (b.index, "schedule"),
-            f"outside this budget's window, {names} {'are' if len(open_reasons) > 1 or names.startswith('every') else 'is'}"
-            " unlimited\n"
+            f"outside this budget's window, {names} {'are' if len(open_reasons) > 1 else 'is'} unlimited\n"
             f"{fix}\n"
             f"note: budget `nodes: \"{b.nodes}\"` limits {names} only {_window(b)}\n"
             f"note: {_first_window(b)}{_hours(unlimited)} of the 168h week have no active budget for "
@@ -217,8 +238,15 @@ def consolidate_after_exceeds_expire_after(res, ctx):
         "(https://karpenter.sh/docs/concepts/disruption/)")
 
 
-@rule("KPL424", "auto-mode-node-lifetime", category="disruption", severity="warning",
-      summary="An EKS Auto Mode NodePool whose expireAfter (+ terminationGracePeriod) exceeds Auto Mode's 21-day limit",
+# What EKS Auto Mode answers when a NodePool asks for more: the API server rejects it ("NodePool \"…\" is invalid:
+# spec.template.spec: the sum of expireAfter and terminationGracePeriod (defaulted to 24h) may not exceed 21 days",
+# aws-controllers-k8s/test-infra#1000, a Flux apply to an Auto Mode cluster; awsdocs/amazon-eks-user-guide#986).
+AUTO_MODE_REJECTS = ("the sum of expireAfter and terminationGracePeriod (defaulted to 24h) may not exceed 21 days")
+
+
+@rule("KPL424", "auto-mode-node-lifetime", category="disruption", severity="error",
+      summary="An EKS Auto Mode NodePool whose expireAfter + terminationGracePeriod exceeds 21 days: Auto Mode "
+              "rejects it",
       kinds=("NodePool",))
 def auto_mode_node_lifetime(res, ctx):
     if not _karpenter_pool(res) or res.version != "v1" or not _auto_mode(res):
@@ -234,27 +262,31 @@ def auto_mode_node_lifetime(res, ctx):
     tgp_shown = res.get(TGP) if tgp is not None else f"{format_seconds(AUTO_MODE['default_tgp'])} (Auto Mode's default)"
     if tgp is None:
         tgp = AUTO_MODE["default_tgp"]
-    if expire > limit:
-        what = "`Never`" if expire == float("inf") else f"{raw}"
+    if expire + tgp <= limit:
+        return
+    example = (f"terminationGracePeriod {res.get(TGP)}" if res.get(TGP) is not None
+               else "the 24h default terminationGracePeriod")
+    fix = (f"help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter "
+           f"{format_seconds(max(limit - tgp, 0))} with {example})\n")
+    lifetime = ("note: \"nodes launched by EKS Auto Mode have a maximum lifetime of 21 days (which you can reduce)\" "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/automode.html); NodeClaims get a 24h "
+                "terminationGracePeriod when the NodePool sets none "
+                "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
+    if expire == float("inf"):
+        # The rejection seen names a sum of durations; whether `Never` is refused the same way is not documented.
         yield ctx.violation(
             res, EXPIRE,
-            f"expireAfter {what} is beyond EKS Auto Mode's 21-day (504h) node lifetime\n"
-            "help: set expireAfter to at most 504h minus terminationGracePeriod (e.g. 480h with the 24h default), so "
-            "nodes are drained by Karpenter's expiration and not cut off\n"
-            "note: Auto Mode terminates the instance first: \"nodes launched by EKS Auto Mode have a maximum "
-            "lifetime of 21 days (which you can reduce)\" "
-            "(https://docs.aws.amazon.com/eks/latest/userguide/automode.html)")
-    elif expire + tgp > limit:
-        yield ctx.violation(
-            res, EXPIRE,
-            "expireAfter plus terminationGracePeriod exceeds EKS Auto Mode's 21-day (504h) node lifetime\n"
-            f"help: keep expireAfter + terminationGracePeriod at or below 504h (e.g. expireAfter "
-            f"{format_seconds(limit - tgp)})\n"
-            f"note: expireAfter {raw} plus terminationGracePeriod {tgp_shown}: a drain that starts at expiry can "
-            "be cut off\n"
-            "note: Auto Mode terminates instances at 21 days (https://docs.aws.amazon.com/eks/latest/userguide/"
-            "automode.html) and gives NodeClaims a 24h terminationGracePeriod when the NodePool sets none "
-            "(https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)")
+            "expireAfter `Never` under EKS Auto Mode: nodes end at 21 days (504h), and Auto Mode may reject it\n" + fix
+            + f"note: Auto Mode rejects finite values whose sum is larger (\"{AUTO_MODE_REJECTS}\", "
+            "aws-controllers-k8s/test-infra#1000)\n" + lifetime,
+            severity="warning")
+        return
+    yield ctx.violation(
+        res, EXPIRE,
+        "EKS Auto Mode rejects this NodePool: expireAfter plus terminationGracePeriod exceeds 21 days (504h)\n" + fix
+        + f"note: expireAfter {raw} plus terminationGracePeriod {tgp_shown} is {format_seconds(expire + tgp)}\n"
+        + f"note: Auto Mode answers \"{AUTO_MODE_REJECTS}\" on apply (aws-controllers-k8s/test-infra#1000; "
+        "awsdocs/amazon-eks-user-guide#986)\n" + lifetime)
 
 
 # ------------------------------------------------------------------------------------------ KPL425, KPL426
@@ -346,6 +378,8 @@ def reason_without_budget(res, ctx):
     if got is None:
         return
     budgets, lines = got
+    in_play = reasons_in_play(res)  # (Underutilized on a WhenEmpty pool: never a reason, so never unlimited)
+    lines = {r: tl for r, tl in lines.items() if in_play is None or r in in_play}
     free = [r for r, tl in lines.items() if tl.unlimited_minutes() == WEEK]
     if not free or len(free) == len(lines):
         return  # every reason unlimited: an empty-effect list, not a forgotten reason
@@ -353,10 +387,10 @@ def reason_without_budget(res, ctx):
     verb = "has" if len(free) == 1 else "have"
     yield ctx.violation(
         res, BUDGETS,
-        f"{', '.join(free)} {verb} no disruption budget: unlimited at all times, while "
-        f"{', '.join(limited)} {'is' if len(limited) == 1 else 'are'} limited\n"
-        f"help: add a budget for {', '.join(free)} (e.g. `{{nodes: \"10%\", reasons: [{', '.join(free)}]}}`), or "
-        "one without `reasons`, if they should be rate limited\n"
+        f"{and_list(free)} {verb} no disruption budget: unlimited at all times, while "
+        f"{and_list(limited)} {'is' if len(limited) == 1 else 'are'} limited\n"
+        f"help: add a budget for {and_list(free)} (e.g. `{{nodes: \"10%\", reasons: [{', '.join(free)}]}}`), or "
+        f"one without `reasons`, if {'it' if len(free) == 1 else 'they'} should be rate limited\n"
         "note: a written `budgets` list replaces the default `nodes: \"10%\"`; a budget with `reasons` applies only "
         "to those reasons (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go; kubernetes-sigs/karpenter#1718)",
         on="key")

@@ -18,6 +18,7 @@ import re
 from karplint.model import Resource
 from karplint.readers.templating import has_placeholder
 from karplint.rules import rule
+from karplint.wording import and_list
 
 TERMS = ("spec", "amiSelectorTerms")
 
@@ -119,25 +120,45 @@ def _powershell(res: Resource) -> bool:
     return isinstance(ud, str) and "<powershell>" in ud.lower()
 
 
+# First aws/karpenter-provider-aws release of each Windows family (`amiFamily` enum of the EC2NodeClass CRD) and of
+# `amiSelectorTerms[].alias` (pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml: `alias` from v1.0.0#L83, the v1
+# API; windows2025 and Windows2025 from v1.9.0).
+ALIAS_SINCE = "1.0.0"
+WINDOWS_SINCE = {"Windows2019": "0.0.0", "Windows2022": "0.0.0", "Windows2025": "1.9.0"}
+
+
 @rule("KPL261", "windows-ami-under-custom", category="userdata", severity="error",
       summary="amiFamily Custom with a Windows AMI or PowerShell userData: Karpenter models the nodes as Linux",
       kinds=("EC2NodeClass",))
 def windows_ami_under_custom(res, ctx):
+    from karplint.model.versions import V
+
     if not _nodeclass(res) or res.get(("spec", "amiFamily")) != "Custom" or _has_alias(res):
         return
     hit = next(((i, f, v, fam) for i, f, v, fam in _terms(res) if fam.startswith("Windows")), None)
     if hit is not None:
         i, field, _, found = hit
         path, what = TERMS + (i, field), f"amiSelectorTerms[{i}].{field} selects an EKS {found} AMI"
+        image = f"a {found} image"
     elif _powershell(res):
-        found = "Windows2022"
+        found = None  # PowerShell says Windows, not which release
         path, what = ("spec", "userData"), "userData is PowerShell (`<powershell>`)"
+        image = "a Windows image (PowerShell userData)"
     else:
         return
+    # `alias` exists in the v1 API only, from v1.0.0; Windows2025 from v1.9.0.
+    alias = res.version == "v1" and ctx.karpenter_version >= V(ALIAS_SINCE)
+    families = [f for f, since in WINDOWS_SINCE.items() if ctx.karpenter_version >= V(since)]
+    if found is not None:
+        use = f"`amiFamily: {found}`" + (f" (or `alias: {ALIAS_FOR[found]}`)" if alias else "") + " with the image"
+    else:
+        use = ("the `amiFamily` of the image's Windows Server release ("
+               + and_list([f"`{f}`" for f in families], "or") + ")"
+               + (", or its alias (" + and_list([f"`{ALIAS_FOR[f]}`" for f in families], "or") + ")" if alias else ""))
     yield ctx.violation(
         res, path,
-        f"a {found} image under amiFamily Custom, which Karpenter treats as Linux\n"
-        f"help: use `amiFamily: {found}` (or `alias: {ALIAS_FOR.get(found, 'windows2022@latest')}`) with the image\n"
+        f"{image} under amiFamily Custom, which Karpenter treats as Linux\n"
+        f"help: use {use}\n"
         f"note: {what}\n"
         "note: Custom nodes get `kubernetes.io/os=linux` and no windows-build label "
         "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go getOS): pods selecting Windows never make "

@@ -11,6 +11,7 @@ from karplint.model import Parts, Resource, karpenter_resources, of_kinds
 from karplint.provisioning.placement import PLACEMENT_KEYS, can_land, scheduling_signature
 from karplint.readers.templating import has_placeholder_within
 from karplint.rules import rule
+from karplint.rules._simulation import karpenter_only_keys
 from karplint.rules.disruption_timeline import TEMPLATE_SPEC, TGP
 
 # ------------------------------------------------------------------------------------------ KPL421
@@ -159,8 +160,9 @@ def _pdb_verdict(pdb: Resource, total: int) -> tuple[tuple, str] | None:
 def pdb_blocks_every_drain(model, ctx):
     pools = [np for np in model.nodepools() if np.version in ("v1", "v1beta1")
              and isinstance(np.get(TEMPLATE_SPEC), dict)]
-    if not pools:
-        return
+    if not pools and not any(karpenter_only_keys(w.get(w.pod_template[1])) for w in model.resources
+                             if w.kind in EVICTED_KINDS and w.pod_template is not None):
+        return  # no NodePool, and no pod that says it runs on Karpenter's nodes
     pdbs = [pdb for pdb in model.of_kind("PodDisruptionBudget")  # (policy/v1: a null selector selects no pod)
             if pdb.group == "policy" and isinstance(pdb.spec.get("selector"), dict)
             and not has_placeholder_within(pdb.spec) and ctx.in_focus(pdb)]
@@ -210,6 +212,14 @@ def pdb_blocks_every_drain(model, ctx):
         if pdb.namespace is not None and not (isinstance(ml := selector.get("matchLabels"), dict) and ml):
             best = sorted(best, key=lambda p: p[2] is None)  # (stable: the scan's order)
         return best
+
+    karpenter_keys: dict[int, list[str]] = {}  # a workload's Karpenter-only node labels, read once
+
+    def evidence_of(w: Resource) -> list[str]:
+        found = karpenter_keys.get(id(w))
+        if found is None:
+            found = karpenter_keys[id(w)] = karpenter_only_keys(w.get(w.pod_template[1]))
+        return found
 
     signatures: dict[int, str] = {}  # a workload's scheduling signature, worked out once
     landing: dict[str, list[Resource]] = {}  # a signature -> the NodePools its pods may land on, in order
@@ -266,27 +276,35 @@ def pdb_blocks_every_drain(model, ctx):
                         hosts.append(np)
                         seen.add(id(np))
             hosts_of[same] = hosts
-        if not hosts:
-            continue
         shown = ", ".join(f"{w} ({c} replica{'s' if c != 1 else ''})" for w, c in zip(matched[:3], counts))
         if len(matched) > 3:
             shown += f" and {len(matched) - 3} more"
+        if not hosts:
+            # No NodePool of the run takes them, but their selector says they run on Karpenter's nodes (of a
+            # NodePool in files not checked): what does not depend on that NodePool is certain.
+            selected = _karpenter_evidence(matched, evidence_of)
+            if selected:
+                yield ctx.violation(pdb, path, _headline(why, total, shown) + _help(path, total) + (
+                    f"note: their pods select {selected}, which only Karpenter's nodes carry, and no NodePool of "
+                    "the checked files can take them: the node of a NodePool defined elsewhere that runs them is "
+                    "never consolidated (\"pdb prevents pod evictions\"), and drift and expiration wait for this "
+                    "budget until that NodePool's terminationGracePeriod, if it sets one, runs out "
+                    "(kubernetes-sigs/karpenter pkg/controllers/state/statenode.go@v1.14.1#L260; "
+                    "https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)"))
+            continue
         with_tgp = [np for np in hosts if np.version == "v1" and np.get(TGP) is not None]
         without = [np for np in hosts if not (np.version == "v1" and np.get(TGP) is not None)]
         waits = []
         if with_tgp:
             waits.append("until terminationGracePeriod runs out on " + ", ".join(
-                f"{np.name} ({np.get(TGP)})" for np in with_tgp[:3]))
+                f"{np.name or '<unnamed>'} ({np.get(TGP)})" for np in with_tgp[:3]))
         if without:
-            waits.append("forever on " + ", ".join(str(np.name) for np in without[:3])
+            waits.append("forever on " + ", ".join(str(np.name or "<unnamed>") for np in without[:3])
                          + " (no terminationGracePeriod)")
         yield ctx.violation(
             pdb, path,
-            f"{why} allows no eviction of the {total} pod{'s' if total != 1 else ''} it selects: {shown}\n"
-            + ("help: set maxUnavailable to 1 or more: 0 forbids every voluntary eviction\n" if path[-1] == "maxUnavailable"
-               else f"help: keep minAvailable below the {total} pod{'s' if total != 1 else ''} (or use "
-                    "`maxUnavailable: 1`), or run more replicas\n") +
-            f"note: a node of NodePool {', '.join(str(np.name) for np in hosts[:3])} running these pods is never "
+            _headline(why, total, shown) + _help(path, total) +
+            f"note: a node of NodePool {', '.join(str(np.name or '<unnamed>') for np in hosts[:3])} running these pods is never "
             f"consolidated, and drift and expiration wait {' and '.join(waits)} "
             "(https://karpenter.sh/docs/concepts/disruption/; kubernetes-sigs/karpenter#1789)")
     for file_pdbs in not_checked.values():
@@ -295,3 +313,25 @@ def pdb_blocks_every_drain(model, ctx):
         yield ctx.too_large(first, ("spec", "selector"),
                             f"too large: matching PodDisruptionBudgets with workloads took over {MAX_PDB_WORK:,} steps "
                             f"in this run; KPL421 (pdb-blocks-every-drain) not checked for {first}{others}")
+
+
+def _headline(why: str, total: int, shown: str) -> str:
+    return f"{why} allows no eviction of the {total} pod{'s' if total != 1 else ''} it selects: {shown}\n"
+
+
+def _help(path: tuple, total: int) -> str:
+    if path[-1] == "maxUnavailable":
+        return "help: set maxUnavailable to 1 or more: 0 forbids every voluntary eviction\n"
+    return (f"help: keep minAvailable below the {total} pod{'s' if total != 1 else ''} (or use `maxUnavailable: 1`), "
+            "or run more replicas\n")
+
+
+def _karpenter_evidence(matched: list[Resource], evidence_of) -> str:
+    """"`karpenter.sh/nodepool`" when every selected workload's pods require a Karpenter-only label; else ""."""
+    keys: list[str] = []
+    for w in matched:
+        mine = evidence_of(w)
+        if not mine:
+            return ""
+        keys += [k for k in mine if k not in keys]
+    return ", ".join(f"`{k}`" for k in keys[:3])

@@ -13,7 +13,6 @@ When is "no NodePool can host this workload" reported? Workloads also run on cap
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Iterator
 
 from karplint.model import Model, Resource, karpenter_resources, of_kinds
@@ -31,33 +30,6 @@ def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
         return True
     spec = res.get(res.pod_template[1])
     return isinstance(spec, dict) and any(k in spec for k in PLACEMENT_KEYS)
-
-
-def _pool_dir(sim) -> str:
-    return _dirname(str(sim.nodepool.doc.path))
-
-
-@lru_cache(maxsize=4096)
-def _dirname(path: str) -> str:
-    import posixpath
-    return posixpath.dirname(path)
-
-
-@lru_cache(maxsize=65536)
-def _dirs_related(a: str, b: str) -> bool:
-    """Files in the same directory, or one's directory inside the other's."""
-    return a == b or a.startswith(b.rstrip("/") + "/") or b.startswith(a.rstrip("/") + "/") or not a or not b
-
-
-def _selected_pool_names(pod) -> set[str] | None:
-    """The NodePool names a pod's every alternative restricts itself to (None: not restricted by name)."""
-    out: set[str] = set()
-    for term in pod.terms or []:
-        r = term.by_key.get("karpenter.sh/nodepool")
-        if r is None or r.complement:
-            return None
-        out |= set(r.values)
-    return out if pod.terms else None
 
 
 def _pool_marks(pools) -> tuple[set, set]:
@@ -121,6 +93,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     if not pools:
         return
     from karplint.provisioning.placement import PlacementBudget
+    from karplint.provisioning.scope import Scopes, selected_pool_names
     from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
     from karplint.provisioning.workloads import daemons, host, read_pod, runtime_class_overheads
 
@@ -138,39 +111,35 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                         if r.kind == "DaemonSet" or (ctx.in_focus(r) and (
                             pods_with_node_constraints(r.doc, r) if strict else _may_target(r, all_marks))))
             if p is not None]
-    all_ds = [(d, _dirname(str(d.pod.res.doc.path))) for d in daemons(pods)]
-    ds_dirs = {where for _d, where in all_ds}
-    ds_for: dict[str, list] = {}  # a NodePool's directory -> the DaemonSets of related directories
-    pools_by_dir: dict[str, list] = {}
-    order = {id(sim): i for i, sim in enumerate(pools)}  # (the model's order)
-    for sim in pools:
-        pools_by_dir.setdefault(_pool_dir(sim), []).append(sim)
-    mine_by_dir: dict[str, tuple] = {}
+    all_ds = daemons(pods)
+    scopes = Scopes(pools)  # (the NodePools each workload is judged on: the same as `karplint simulate`'s)
+    facts: dict[tuple, tuple] = {}  # a scope -> (any NodePool unknown, their names, their marks), once
     outcomes: dict[tuple, list | None] = {}
     for n, pod in enumerate(pods):
         if pod.res.kind == "DaemonSet" or pod.unknown or pod.terms is None:
             continue
         if not strict and _targeting(pod, pools, all_marks) is None:
             continue  # (targets nothing of any NodePool: none of the related ones either)
-        # Only the NodePools of related directories are this workload's (a run may hold unrelated projects).
-        pod_dir = _dirname(str(pod.res.doc.path))
-        found = mine_by_dir.get(pod_dir)
-        if found is None:  # (pods share directories: the related NodePools are found once per directory)
-            related = {where for where in pools_by_dir if _dirs_related(where, pod_dir)}
-            mine = sorted((sim for where in related for sim in pools_by_dir[where]), key=lambda sim: order[id(sim)])
-            found = mine_by_dir[pod_dir] = (mine, any(sim.unknown for sim in mine), {sim.name for sim in mine},
-                                            _pool_marks(mine))
-        mine, unknown, names, marks = found
+        wanted = selected_pool_names(pod)
+        scope = scopes.of(pod.res, wanted)
+        mine = scope.pools
+        found = facts.get(scope.key)
+        if found is None:
+            found = facts[scope.key] = (any(sim.unknown for sim in mine), {sim.name for sim in mine},
+                                        _pool_marks(mine))
+        unknown, names, marks = found
         if not mine or unknown:
-            continue
-        wanted = _selected_pool_names(pod)
+            continue  # no NodePool near it: nothing in the files says where it runs
         if wanted is not None and not wanted & names:
-            continue  # selects NodePools defined elsewhere
+            yield _no_such_pool(ctx, pod, sorted(wanted), scope, strict)
+            continue
         level = "error" if strict else _targeting(pod, mine, marks)
         if level is None:
             continue
-        # Pods of one directory with the same constraints get the same verdicts: asked (and counted) once.
-        seen_key = (pod.placement_key, pod_dir)
+        if scope.by_name and not strict:
+            level = "warning"  # (NodePools of another directory: the name is the only link)
+        # Pods with the same constraints and scope get the same verdicts: asked (and counted) once.
+        seen_key = (pod.placement_key, scope.key)
         verdicts = outcomes.get(seen_key, False)
         if verdicts is False:
             if not budget.take(len(mine)):
@@ -178,21 +147,16 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                 omitted = placement_omitted(pod.res, left, budget)
                 yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
                 return
-            verdicts = outcomes[seen_key] = _misses(pod, mine, ds_for, ds_dirs, all_ds, host)
+            verdicts = outcomes[seen_key] = _misses(pod, mine, scopes, all_ds, host)
         if verdicts is not None:
-            yield _unschedulable(ctx, pod, verdicts, level, catalog)
+            yield _unschedulable(ctx, pod, verdicts, level, catalog, scope)
 
 
-def _misses(pod, mine, ds_for: dict, ds_dirs: set, all_ds: list, host) -> list | None:
+def _misses(pod, mine, scopes, all_ds: list, host) -> list | None:
     """Every NodePool's verdict on `pod`, closest miss first, if none can host it (else None)."""
     verdicts = []
     for sim in mine:
-        pool_dir = _pool_dir(sim)
-        ds = ds_for.get(pool_dir)
-        if ds is None:
-            related = {where for where in ds_dirs if _dirs_related(pool_dir, where)}
-            ds = ds_for[pool_dir] = [d for d, where in all_ds if where in related]
-        v = host(pod, sim, ds)
+        v = host(pod, sim, scopes.daemons_of(sim, all_ds))
         if v.ok is not False:
             return None
         verdicts.append(v)
@@ -200,7 +164,19 @@ def _misses(pod, mine, ds_for: dict, ds_dirs: set, all_ds: list, host) -> list |
     return verdicts
 
 
-def _unschedulable(ctx, pod, verdicts, level, catalog):
+def _scope_note(scope) -> str:
+    names = [str(sim.name) for sim in scope.pools]
+    shown = ", ".join(f"`{n}`" for n in names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    if scope.by_name:
+        return (f"note: judged on the NodePools {scope.describe()}: {shown}; the name is the only link between "
+                "them and this workload")
+    if scope.whole_run:
+        return f"note: judged on every NodePool of the checked files: {shown}"
+    return (f"note: judged on the NodePools {scope.describe()}: {shown}; those of unrelated directories may "
+            "belong to other clusters and are not counted")
+
+
+def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
     res = pod.res
     reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
     more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
@@ -213,8 +189,30 @@ def _unschedulable(ctx, pod, verdicts, level, catalog):
                "Karpenter leaves the pods Pending (\"incompatible with nodepool\")")
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}`: no NodePool of the checked files can give its pods a node\n"
+        f"{res.kind} `{res.name}`: no NodePool {scope.short()} can give its pods a node\n"
         f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
+        + _scope_note(scope) + "\n"
         f"note: {outcome}; instance types from the {catalog_name(catalog)} ({catalog_date(catalog)})",
         severity=None if level == "error" and not soft else "warning")
+
+
+def _no_such_pool(ctx, pod, wanted: list[str], scope, strict: bool):
+    """A pod restricted to NodePools by name (`karpenter.sh/nodepool`) none of which is in its scope: a warning
+    (the NodePool may be defined in files not checked), an error when the checked NodePools are the cluster's."""
+    import difflib
+
+    res = pod.res
+    names = sorted({str(sim.name) for sim in scope.pools})
+    close = [c for w in wanted for c in difflib.get_close_matches(w, names, n=1, cutoff=0.6)]
+    asked = " or ".join(f"`{w}`" for w in wanted)
+    return ctx.violation(
+        res, ("metadata", "name"),
+        f"{res.kind} `{res.name}` selects NodePool {asked}, and no NodePool {scope.short()} has that name\n"
+        + (f"help: did you mean `{close[0]}`?\n" if close else
+           "help: name one of the NodePools in scope, or check the files that define it\n")
+        + _scope_note(scope) + "\n"
+        "note: only a node of the NodePool of that name carries `karpenter.sh/nodepool` with that value: if the "
+        "cluster has none, Karpenter "
+        "leaves the pods Pending" + ("" if strict else "; it may be defined in files not checked"),
+        severity=None if strict else "warning")

@@ -89,10 +89,26 @@ def test_templated_pools_say_nothing():
     assert found == []  # `templated` has a Helm value: cannot tell
 
 
-def test_selecting_a_nodepool_defined_elsewhere_is_not_judged():
+def test_selecting_a_nodepool_no_checked_file_defines_is_a_warning():
+    """Issue 26: a pod selecting `karpenter.sh/nodepool: other` where the NodePools in scope have other names was
+    passed as "defined elsewhere"; it is a warning that names the scope (it may be defined in files not checked)."""
     text = (FIXTURES / "workloads" / "workloads.yaml").read_text().replace("karpenter.sh/nodepool: general",
                                                              "karpenter.sh/nodepool: other")
-    assert not [f for f in lint({"w.yaml": text}) if f.code == "KPL910" and "too-big" in f.message]
+    found = [f for f in lint({"w.yaml": text}) if f.code == "KPL910" and "selects NodePool" in f.message]
+    assert [(f.line, f.column, f.severity) for f in found] == [(46, 9, "warning"), (64, 9, "warning")]
+    assert found[0].message.splitlines() == [
+        "Deployment `too-big` selects NodePool `other`, and no NodePool of the checked files has that name",
+        "help: name one of the NodePools in scope, or check the files that define it",
+        "note: judged on every NodePool of the checked files: `general`",
+        "note: only a node of the NodePool of that name carries `karpenter.sh/nodepool` with that value: if the "
+        "cluster has none, Karpenter leaves the pods Pending; it may be defined in files not checked"]
+    typo = text.replace("karpenter.sh/nodepool: other", "karpenter.sh/nodepool: genral")
+    found = [f for f in lint({"w.yaml": typo}) if f.code == "KPL910" and "selects NodePool" in f.message]
+    assert found[0].message.splitlines()[1] == "help: did you mean `general`?"
+    strict = [f for f in lint({"w.yaml": text}, config={"cluster": {"karpenter-only": True}})
+              if f.code == "KPL910" and "selects NodePool" in f.message]
+    assert [f.severity for f in strict] == ["error", "error"]
+    assert "files not checked" not in strict[0].message
 
 
 @pytest.mark.parametrize("option", [

@@ -20,8 +20,8 @@ def test_window_bad():
     found = run("window_bad.yaml", "KPL420")
     assert codes(found) == [("KPL420", 11, 9), ("KPL420", 31, 9), ("KPL420", 48, 9)]
     first, drift, beta = (f.message for f in found)
-    assert first.splitlines()[0] == "outside this budget's window, Drifted, Empty, Underutilized are unlimited"
-    assert ('note: budget `nodes: "20%"` limits Drifted, Empty, Underutilized only for 4h after each `0 2 * * *` '
+    assert first.splitlines()[0] == "outside this budget's window, Drifted, Empty and Underutilized are unlimited"
+    assert ('note: budget `nodes: "20%"` limits Drifted, Empty and Underutilized only for 4h after each `0 2 * * *` '
             '(UTC)') in first
     assert '`{nodes: "0", schedule: "0 6 * * *", duration: 20h}`' in first
     assert "140h of the 168h week" in first and "Mon 00:00–Mon 02:00 UTC" in first
@@ -160,7 +160,7 @@ def test_expiration_and_forgotten_reasons():
     assert run("budgets_reasons.yaml", "KPL425", karpenter_version="0.37.7") == []  # budgets limited expiration
     found = run("budgets_reasons.yaml", "KPL426")
     assert codes(found) == [("KPL426", 27, 5)]
-    assert found[0].message.startswith("Empty has no disruption budget: unlimited at all times, while Drifted, "
+    assert found[0].message.startswith("Empty has no disruption budget: unlimited at all times, while Drifted and "
                                        "Underutilized are limited")
 
 
@@ -183,5 +183,5 @@ def test_reported_configurations():
     noon = next(f for f in found if f.resource["name"] == "aws-8290")
     assert "first window: Mon 12:00–Mon 15:00 UTC" in noon.message
     # Empty is limited at all times by its own budget: only the other two are open outside the window
-    assert drift.parts[0] == "outside this budget's window, Drifted, Underutilized are unlimited"
-    assert 'budget `nodes: "35%"` limits Drifted, Underutilized only for 4h after each `0 1 * * mon` (UTC)' in drift.message
+    assert drift.parts[0] == "outside this budget's window, Drifted and Underutilized are unlimited"
+    assert 'budget `nodes: "35%"` limits Drifted and Underutilized only for 4h after each `0 1 * * mon` (UTC)' in drift.message
