@@ -43,6 +43,7 @@ class Pod:
     tolerations: list[dict]
     host_ports: frozenset[tuple[str, int]]
     unknown: str | None = None
+    claims_devices: bool = False  # Dynamic Resource Allocation: a fit becomes "cannot tell" (`claims_devices`)
 
     @cached_property
     def placement_key(self) -> tuple:
@@ -51,7 +52,7 @@ class Pod:
         return (tuple(frozenset((k, r.complement, r.values, r.gte, r.lte) for k, r in t.by_key.items())
                       for t in self.terms) if self.terms else None,
                 repr(self.tolerations), repr(sorted(self.requests.items())) if self.requests is not None else None,
-                self.host_ports, self.unknown)
+                self.host_ports, self.unknown, self.claims_devices)
 
     @cached_property
     def requests(self) -> dict[str, Fraction] | None:
@@ -200,7 +201,32 @@ def read_pod(res: Resource) -> Pod | None:
         pod.unknown = "a toleration is templated"
     elif pod.terms is None:
         pod.unknown = "its node selection is templated or malformed"
+    pod.claims_devices = claims_devices(spec)
     return pod
+
+
+def claims_devices(spec: dict) -> bool:
+    """Whether a pod spec has Dynamic Resource Allocation requirements: kubernetes-sigs/karpenter
+    pkg/utils/pod/scheduling.go@v1.14.1#L275 `HasDRARequirements` (pod-level `resourceClaims`, or `claims` in any
+    container's or init container's resources). Karpenter (since v1.7, kubernetes-sigs/karpenter#2384) gives such
+    a pod no node while `IGNORE_DRA_REQUESTS` is true, its default (pkg/operator/options/options.go@v1.14.1#L133;
+    pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1#L584 `Scheduler.add`; suite_test.go#L5329), and
+    simulates the devices otherwise: either way the claims only take nodes away, so a pod that fits nowhere without
+    them fits nowhere, and one that fits is "cannot tell". (A DaemonSet's claims only change the overhead Karpenter
+    counts, `buildDaemonOverheadGroups`: karplint counts its requests as it reads them.)"""
+    if spec.get("resourceClaims"):
+        return True
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        for c in containers if isinstance(containers, list) else ():
+            res = c.get("resources") if isinstance(c, dict) else None
+            if isinstance(res, dict) and res.get("claims"):
+                return True
+    return False
+
+
+CLAIMS_DEVICES = ("it claims devices through Dynamic Resource Allocation (resource claims): Karpenter leaves it "
+                  "Pending while its setting `ignoreDRARequests` is on (the default), which the files do not show")
 
 
 def blocking_taints(sim: PoolSimulation, tolerations: list[dict]) -> list[dict]:
@@ -385,6 +411,9 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
                     break
             for k in missing:
                 short[k] = short.get(k, 0) + 1
+        if fitting and pod.claims_devices:
+            v.ok, v.reason = None, CLAIMS_DEVICES
+            return v
         if fitting:
             v.ok, v.stage, v.types = True, 4, fitting
             return v

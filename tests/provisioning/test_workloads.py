@@ -134,3 +134,17 @@ spec:
 """
     run = simulate(_model(text), load())
     assert run.workloads[0].hostable is None
+
+
+def test_pods_claiming_devices_through_dra_cannot_be_told():
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L5329: whether
+    Karpenter schedules a pod with resource claims depends on its `ignoreDRARequests` setting, not in the files."""
+    for spec in ("  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n  containers: [{name: a}]\n",
+                 "  containers: [{name: a, resources: {claims: [{name: gpu}]}}]\n",
+                 "  initContainers: [{name: i, resources: {claims: [{name: gpu}]}}]\n  containers: [{name: a}]\n"):
+        v = _verdict(spec)
+        assert v.ok is None and v.reason.startswith("it claims devices through Dynamic Resource Allocation"), spec
+    assert _verdict("  containers: [{name: a, resources: {claims: []}}]\n").ok is True
+    # The claims only take nodes away: a pod that fits nowhere without them still fits nowhere.
+    v = _verdict("  nodeSelector: {team: a}\n  containers: [{name: a, resources: {claims: [{name: gpu}]}}]\n")
+    assert v.ok is False and v.reason == 'incompatible requirements, label "team" does not have known values'
