@@ -212,8 +212,7 @@ def claims_devices(spec: dict) -> bool:
     a pod no node while `IGNORE_DRA_REQUESTS` is true, its default (pkg/operator/options/options.go@v1.14.1#L133;
     pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1#L584 `Scheduler.add`; suite_test.go#L5329), and
     simulates the devices otherwise: either way the claims only take nodes away, so a pod that fits nowhere without
-    them fits nowhere, and one that fits is "cannot tell". (A DaemonSet's claims only change the overhead Karpenter
-    counts, `buildDaemonOverheadGroups`: karplint counts its requests as it reads them.)"""
+    them fits nowhere, and one that fits is "cannot tell" (`_host_with_claims`, also for DaemonSets' claims)."""
     if spec.get("resourceClaims"):
         return True
     for key in ("containers", "initContainers"):
@@ -223,6 +222,29 @@ def claims_devices(spec: dict) -> bool:
             if isinstance(res, dict) and res.get("claims"):
                 return True
     return False
+
+
+def _host_with_claims(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool) -> Verdict:
+    """`host` when the pod or a DaemonSet claims devices through DRA (`claims_devices`). Under
+    `ignoreDRARequests` (the default) Karpenter gives the pod no node and leaves the DaemonSet pods out of the
+    overhead (scheduler.go@v1.14.1#L977 `buildDaemonOverheadGroups`); otherwise it counts them and simulates the
+    devices. A miss without those DaemonSets is a miss either way; a fit is "cannot tell" for a claiming pod, and
+    for another pod unless it fits with those DaemonSets counted too (its types are then the default's)."""
+    plain = [d for d in ds if not d.pod.claims_devices]
+    v = _host(pod, sim, plain, any_type=any_type)
+    if v.ok is not True:
+        return v
+    if not pod.claims_devices:
+        if _host(pod, sim, ds, any_type=True).ok is True:
+            return v  # (with the types of the default, where the DaemonSet pods are left out)
+        names = ", ".join(f"`{d.name}`" for d in ds if d.pod.claims_devices)
+        reason = (f"it fits only if Karpenter leaves out the requests of DaemonSet {names}, which claims devices "
+                  "through Dynamic Resource Allocation: it does while its setting `ignoreDRARequests` is on (the "
+                  "default), which the files do not show")
+    else:
+        reason = CLAIMS_DEVICES
+    v.ok, v.reason, v.types = None, reason, []
+    return v
 
 
 CLAIMS_DEVICES = ("it claims devices through Dynamic Resource Allocation (resource claims): Karpenter leaves it "
@@ -312,6 +334,8 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = Fa
     Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints).
     `any_type`: the same verdict, but `types` may hold only the first type that fits (for callers that need the
     verdict alone: the search through every fitting type is most of the cost on a broad NodePool)."""
+    if pod.claims_devices or any(d.pod.claims_devices for d in ds):
+        return _host_with_claims(pod, sim, ds, any_type)  # (rare: not memoised)
     key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res))
     memo = sim.memo.setdefault("host", {})
     found = memo.get(key)
@@ -411,9 +435,6 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
                     break
             for k in missing:
                 short[k] = short.get(k, 0) + 1
-        if fitting and pod.claims_devices:
-            v.ok, v.reason = None, CLAIMS_DEVICES
-            return v
         if fitting:
             v.ok, v.stage, v.types = True, 4, fitting
             return v
