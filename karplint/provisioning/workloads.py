@@ -21,7 +21,7 @@ Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from fractions import Fraction
 
@@ -224,13 +224,27 @@ def claims_devices(spec: dict) -> bool:
     return False
 
 
+def _claiming_daemons_land(sim: PoolSimulation, ds: list[Daemon]) -> bool:
+    """Whether a DaemonSet that claims devices may land on some type of `sim` (once per NodePool and list)."""
+    if not any(d.pod.claims_devices for d in ds):
+        return False
+    memo = sim.memo.setdefault("claiming daemons", {})
+    key = tuple(id(d) for d in ds)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = (list(ds), any(daemon_lands(d, sim, it.name) is not False
+                                           for d in ds if d.pod.claims_devices for it in sim.types))
+    return found[1]
+
+
 def _host_with_claims(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool) -> Verdict:
     """`host` when the pod or a DaemonSet claims devices through DRA (`claims_devices`). Under
     `ignoreDRARequests` (the default) Karpenter gives the pod no node and leaves the DaemonSet pods out of the
     overhead (scheduler.go@v1.14.1#L977 `buildDaemonOverheadGroups`); otherwise it counts them and simulates the
     devices. A miss without those DaemonSets is a miss either way; a fit is "cannot tell" for a claiming pod, and
     for another pod unless it fits with those DaemonSets counted too (its types are then the default's)."""
-    plain = [d for d in ds if not d.pod.claims_devices]
+    # (the same list where no claiming DaemonSet lands: its daemon overhead is already worked out)
+    plain = [d for d in ds if not d.pod.claims_devices] if _claiming_daemons_land(sim, ds) else ds
     v = _host(pod, sim, plain, any_type=any_type)
     if v.ok is not True:
         return v
@@ -289,9 +303,11 @@ def daemon_lands(d: Daemon, sim: PoolSimulation, type_name: str) -> bool | None:
 def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[dict, frozenset] | None]:
     """Per launchable type: the requests and host ports of the DaemonSets whose pods land there (None: cannot
     tell). Computed once per NodePool and DaemonSet list (`buildDaemonOverheadGroups`)."""
-    memo = sim.memo.get("daemons")
-    if memo is not None and memo[0] == [id(d) for d in ds]:
-        return memo[1]
+    memo = sim.memo.setdefault("daemons", {})  # (a few lists per NodePool: with and without DRA DaemonSets)
+    key = tuple(id(d) for d in ds)
+    found = memo.get(key)
+    if found is not None:  # (it holds the Daemons themselves: their ids cannot be reused meanwhile)
+        return found[1]
     out: dict[str, tuple[dict, frozenset] | None] = {}
     for it in sim.types:
         total: dict = {}
@@ -305,7 +321,9 @@ def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[di
                 total = _add(total, {k: float(v) for k, v in d.pod.requests.items()})
                 ports |= d.pod.host_ports
         out[it.name] = None if total is None else (total, frozenset(ports))
-    sim.memo["daemons"] = ([id(d) for d in ds], out)
+    if len(memo) >= 8:
+        memo.clear()
+    memo[key] = (list(ds), out)
     return out
 
 
@@ -334,8 +352,13 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = Fa
     Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints).
     `any_type`: the same verdict, but `types` may hold only the first type that fits (for callers that need the
     verdict alone: the search through every fitting type is most of the cost on a broad NodePool)."""
-    if pod.claims_devices or any(d.pod.claims_devices for d in ds):
-        return _host_with_claims(pod, sim, ds, any_type)  # (rare: not memoised)
+    if pod.claims_devices or _claiming_daemons_land(sim, ds):
+        key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res), "claims", any_type)
+        memo = sim.memo.setdefault("host", {})
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _host_with_claims(pod, sim, ds, any_type)
+        return replace(found, types=list(found.types))
     key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res))
     memo = sim.memo.setdefault("host", {})
     found = memo.get(key)
