@@ -149,3 +149,23 @@ def test_multi_valued_requirements_offerings_and_well_known_labels():
     assert {p.name: len(p.types) for p in run.pools} == {"spot-b": 0, "any": 1}
     got = {w.pod.res.name: w.hostable for w in run.workloads}
     assert got == {"windows": True, "small": True, "custom": False, "darwin": False}
+
+
+def test_a_configured_type_without_cpu_memory_or_pods_is_not_called_too_small():
+    """`extend`'s promise: cpu, memory or pods the entry does not state are unknown, not zero."""
+    from karplint.model import Model
+    from karplint.provisioning.catalog import configured
+    from karplint.provisioning.simulate import simulate
+    from karplint.readers import loader
+
+    cat = configured({"instance-types": {"x9.large": {"labels": {"kubernetes.io/arch": "amd64"}, "allocatable": {}}},
+                      "instance-types-mode": "replace"})
+    text = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n"
+            "      requirements: []\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n    image: i\n"
+            "    resources: {requests: {cpu: '64', memory: 512Gi}}\n")
+    docs, _ = loader.load(loader.decode("t.yaml", text.encode()))
+    model = Model()
+    model.add(docs)
+    got = {w.pod.res.name: w.hostable for w in simulate(model, cat).workloads}
+    assert got == {"big": True}
