@@ -21,7 +21,7 @@ Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from fractions import Fraction
 
@@ -60,6 +60,7 @@ class Pod:
     # What the pod's RuntimeClass adds (`overhead.podFixed`), when the run holds it and the pod sets no `overhead`;
     # None when it cannot be read.
     class_overhead: dict | None = field(default_factory=dict)
+    claims_devices: bool = False  # Dynamic Resource Allocation: a fit becomes "cannot tell" (`claims_devices`)
 
     @cached_property
     def placement_key(self) -> tuple:
@@ -68,7 +69,7 @@ class Pod:
         return (tuple(frozenset((k, r.complement, r.values, r.gte, r.lte) for k, r in t.by_key.items())
                       for t in self.terms) if self.terms else None,
                 repr(self.tolerations), repr(sorted(self.requests.items())) if self.requests is not None else None,
-                self.host_ports, self.unknown)
+                self.host_ports, self.unknown, self.claims_devices)
 
     @cached_property
     def requests(self) -> dict[str, Fraction] | None:
@@ -249,7 +250,68 @@ def read_pod(res: Resource, runtime_classes: dict[str, dict | None] | None = Non
         pod.unknown = "a toleration is templated"
     elif pod.terms is None:
         pod.unknown = "its node selection is templated or malformed"
+    pod.claims_devices = claims_devices(spec)
     return pod
+
+
+def claims_devices(spec: dict) -> bool:
+    """Whether a pod spec has Dynamic Resource Allocation requirements: kubernetes-sigs/karpenter
+    pkg/utils/pod/scheduling.go@v1.14.1#L275 `HasDRARequirements` (pod-level `resourceClaims`, or `claims` in any
+    container's or init container's resources). Karpenter (since v1.7, kubernetes-sigs/karpenter#2384) gives such
+    a pod no node while `IGNORE_DRA_REQUESTS` is true, its default (pkg/operator/options/options.go@v1.14.1#L133;
+    pkg/controllers/provisioning/scheduling/scheduler.go@v1.14.1#L584 `Scheduler.add`; suite_test.go#L5329), and
+    simulates the devices otherwise: either way the claims only take nodes away, so a pod that fits nowhere without
+    them fits nowhere, and one that fits is "cannot tell" (`_host_with_claims`, also for DaemonSets' claims)."""
+    if spec.get("resourceClaims"):
+        return True
+    for key in ("containers", "initContainers"):
+        containers = spec.get(key)
+        for c in containers if isinstance(containers, list) else ():
+            res = c.get("resources") if isinstance(c, dict) else None
+            if isinstance(res, dict) and res.get("claims"):
+                return True
+    return False
+
+
+def _claiming_daemons_land(sim: PoolSimulation, ds: list[Daemon]) -> bool:
+    """Whether a DaemonSet that claims devices may land on some type of `sim` (once per NodePool and list)."""
+    if not any(d.pod.claims_devices for d in ds):
+        return False
+    memo = sim.memo.setdefault("claiming daemons", {})
+    key = tuple(id(d) for d in ds)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = (list(ds), any(daemon_lands(d, sim, it.name) is not False
+                                           for d in ds if d.pod.claims_devices for it in sim.types))
+    return found[1]
+
+
+def _host_with_claims(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool) -> Verdict:
+    """`host` when the pod or a DaemonSet claims devices through DRA (`claims_devices`). Under
+    `ignoreDRARequests` (the default) Karpenter gives the pod no node and leaves the DaemonSet pods out of the
+    overhead (scheduler.go@v1.14.1#L977 `buildDaemonOverheadGroups`); otherwise it counts them and simulates the
+    devices. A miss without those DaemonSets is a miss either way; a fit is "cannot tell" for a claiming pod, and
+    for another pod unless it fits with those DaemonSets counted too (its types are then the default's)."""
+    # (the same list where no claiming DaemonSet lands: its daemon overhead is already worked out)
+    plain = [d for d in ds if not d.pod.claims_devices] if _claiming_daemons_land(sim, ds) else ds
+    v = _host(pod, sim, plain, any_type=any_type)
+    if v.ok is not True:
+        return v
+    if not pod.claims_devices:
+        if _host(pod, sim, ds, any_type=True).ok is True:
+            return v  # (with the types of the default, where the DaemonSet pods are left out)
+        names = ", ".join(f"`{d.name}`" for d in ds if d.pod.claims_devices)
+        reason = (f"it fits only if Karpenter leaves out the requests of DaemonSet {names}, which claims devices "
+                  "through Dynamic Resource Allocation: it does while its setting `ignoreDRARequests` is on (the "
+                  "default), which the files do not show")
+    else:
+        reason = CLAIMS_DEVICES
+    v.ok, v.reason, v.types = None, reason, []
+    return v
+
+
+CLAIMS_DEVICES = ("it claims devices through Dynamic Resource Allocation (resource claims): Karpenter leaves it "
+                  "Pending while its setting `ignoreDRARequests` is on (the default), which the files do not show")
 
 
 def blocking_taints(sim: PoolSimulation, tolerations: list[dict]) -> list[dict]:
@@ -290,9 +352,11 @@ def daemon_lands(d: Daemon, sim: PoolSimulation, type_name: str) -> bool | None:
 def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[dict, frozenset] | None]:
     """Per launchable type: the requests and host ports of the DaemonSets whose pods land there (None: cannot
     tell). Computed once per NodePool and DaemonSet list (`buildDaemonOverheadGroups`)."""
-    memo = sim.memo.get("daemons")
-    if memo is not None and memo[0] == [id(d) for d in ds]:
-        return memo[1]
+    memo = sim.memo.setdefault("daemons", {})  # (a few lists per NodePool: with and without DRA DaemonSets)
+    key = tuple(id(d) for d in ds)
+    found = memo.get(key)
+    if found is not None:  # (it holds the Daemons themselves: their ids cannot be reused meanwhile)
+        return found[1]
     out: dict[str, tuple[dict, frozenset] | None] = {}
     # Whether a DaemonSet lands depends on a type only through the type's requirements on the keys its terms
     # name (shared objects: types with equal values share them), and the overhead only on which DaemonSets land:
@@ -324,7 +388,9 @@ def daemon_overhead(sim: PoolSimulation, ds: list[Daemon]) -> dict[str, tuple[di
                     ports |= d.pod.host_ports
             found = totals[landing] = None if total is None else (total, frozenset(ports))
         out[it.name] = found
-    sim.memo["daemons"] = ([id(d) for d in ds], out)
+    if len(memo) >= 8:
+        memo.clear()
+    memo[key] = (list(ds), out)
     return out
 
 
@@ -356,6 +422,13 @@ def host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], *, any_type: bool = Fa
     Memoised per NodePool by what the verdict depends on (most pods of a run share their constraints).
     `any_type`: the same verdict, but `types` may hold only the first type that fits (for callers that need the
     verdict alone: the search through every fitting type is most of the cost on a broad NodePool)."""
+    if pod.claims_devices or _claiming_daemons_land(sim, ds):
+        key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res), "claims", any_type)
+        memo = sim.memo.setdefault("host", {})
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _host_with_claims(pod, sim, ds, any_type)
+        return replace(found, types=list(found.types))
     key = (pod.placement_key, tuple(id(d) for d in ds if d.pod.res is not pod.res))
     memo = sim.memo.setdefault("host", {})
     found = memo.get(key)

@@ -221,7 +221,7 @@ def test_an_extended_resource_no_type_offers_fits_nowhere():
     assert found[0].severity == "warning"
     assert found[0].parts[1] == ("closest is NodePool `general`: requests `example.com/foo`, which no instance type "
                                  "offers to Karpenter",)
-    assert found[0].parts[2][1].startswith("Karpenter launches no node for the pods (\"incompatible with "
+    assert found[0].parts[2][2].startswith("Karpenter launches no node for the pods (\"incompatible with "
                                            "nodepool\"); they stay Pending unless a node already advertises")
 
 

@@ -138,3 +138,48 @@ spec:
 """
     run = simulate(_model(text), load())
     assert run.workloads[0].hostable is None
+
+
+def test_pods_claiming_devices_through_dra_cannot_be_told():
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L5329: whether
+    Karpenter schedules a pod with resource claims depends on its `ignoreDRARequests` setting, not in the files."""
+    for spec in ("  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n  containers: [{name: a}]\n",
+                 "  containers: [{name: a, resources: {claims: [{name: gpu}]}}]\n",
+                 "  initContainers: [{name: i, resources: {claims: [{name: gpu}]}}]\n  containers: [{name: a}]\n"):
+        v = _verdict(spec)
+        assert v.ok is None and v.reason.startswith("it claims devices through Dynamic Resource Allocation"), spec
+    assert _verdict("  containers: [{name: a, resources: {claims: []}}]\n").ok is True
+    # The claims only take nodes away: a pod that fits nowhere without them still fits nowhere.
+    v = _verdict("  nodeSelector: {team: a}\n  containers: [{name: a, resources: {claims: [{name: gpu}]}}]\n")
+    assert v.ok is False and v.reason == 'incompatible requirements, label "team" does not have known values'
+
+
+DRA_DAEMON = """---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: dra-daemon}
+spec:
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: d, resources: {requests: {cpu: CPU}, claims: [{name: gpu}]}}]
+"""
+
+
+def test_daemonsets_claiming_devices_through_dra():
+    """kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/suite_test.go@v1.14.1#L5469: under the
+    default `ignoreDRARequests` the DaemonSet pod is left out of the overhead; karplint cannot tell the setting."""
+    def verdict(daemon_cpu: str, pod_cpu: str):
+        pod = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n"
+               "  containers: [{name: a, resources: {requests: {cpu: %s}}}]\n" % pod_cpu)
+        text = POOL + DRA_DAEMON.replace("CPU", daemon_cpu) + pod
+        run = simulate(_model(text), load())
+        return next(w for w in run.workloads if w.pod.res.kind == "Pod").verdicts[0]
+
+    v = verdict("1", "1")  # m5.large: 1930m allocatable, 2 cpu with the DaemonSet counted
+    assert v.ok is None and v.reason.startswith("it fits only if Karpenter leaves out the requests of DaemonSet "
+                                                "`dra-daemon`, which claims devices")
+    assert verdict("500m", "1").ok is True  # fits with it counted
+    v = verdict("1", "1931m")  # fits nowhere even without it
+    assert v.ok is False and v.reason.startswith("requests cpu 1931m, more than any of its 1 compatible")
