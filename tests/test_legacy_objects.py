@@ -154,3 +154,21 @@ def test_capacity_type_consequence_before_known_values_were_validated():
                                 "NodePool")
     assert new.message.endswith("note: Karpenter sets ValidationSucceeded=False and provisions nothing from this "
                                 "NodePool")
+
+
+def test_v1_disruption_expire_after_says_what_is_lost():
+    # kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@v1.0.0#L143 converts a v1beta1 NodePool's
+    # disruption.expireAfter; a v1 NodePool with it loses it (pruned, or rejected by kubectl).
+    text = ("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: a\nspec:\n  disruption:\n"
+            "    consolidationPolicy: WhenEmpty\n    consolidateAfter: 30s\n    expireAfter: Never\n  template:\n"
+            "    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n"
+            "      requirements: []\n")
+    found = [f for f in lint(text, karpenter_version="1.0.0") if f.code == "KPL105"]
+    assert [(f.severity, f.line, f.column) for f in found] == [("error", 9, 5)]
+    assert found[0].message.endswith(
+        "note: kubectl refuses the NodePool (unknown field); a client that does not ask for strict field validation "
+        "gets the field pruned without an error, and the nodes expire after spec.template.spec.expireAfter (720h "
+        "when unset) instead")
+    v1beta1 = text.replace("karpenter.sh/v1\n", "karpenter.sh/v1beta1\n", 1).replace(
+        "{group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}", "{name: a}")
+    assert [f.code for f in lint(v1beta1, karpenter_version="1.0.0") if f.code in ("KPL105", "KPL801")] == []
