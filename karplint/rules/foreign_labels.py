@@ -55,7 +55,7 @@ def foreign_node_label(res: Resource, ctx) -> Iterator:
         if not isinstance(req, dict) or req.get("operator") != "In":
             continue
         key, values = req.get("key"), req.get("values")
-        if key not in FOREIGN_LABELS or not isinstance(values, list) or not values \
+        if not isinstance(key, str) or key not in FOREIGN_LABELS or not isinstance(values, list) or not values \
                 or any(not isinstance(v, str) or has_placeholder(v) for v in values):
             continue
         if auto_mode and key.startswith(AUTO_MODE_GROUP + "/"):
