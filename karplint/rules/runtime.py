@@ -185,17 +185,26 @@ def invalid_label_key(res, ctx):
                                            + "".join(f"help: {e}\n" for e in errs) + layout.consequence, on="key")
 
 
+# The release whose runtime validation rejects a requirement with no known value (core `HasKnownValues`,
+# kubernetes-sigs/karpenter pkg/apis/v1/labels.go@v1.5.0; absent at v1.4.0). Before it, the value only matches no
+# offering (instance types are filtered by their offerings' capacity types), so nothing launches from it.
+KNOWN_VALUES_VALIDATED_SINCE = V("1.5.0")
+
+
 @rule("KPL143", "unknown-capacity-type", category="schema", severity="error",
       summary="karpenter.sh/capacity-type values other than on-demand, spot, reserved",
-      kinds=("NodePool",))
+      kinds=("NodePool", "Provisioner"))
 def unknown_capacity_type(res, ctx):
-    if res.group != "karpenter.sh" or res.version not in ("v1", "v1beta1") \
-            or not served(res.group, res.version, res.kind, ctx.karpenter_version)[0]:
+    layout = _layout(res)
+    if layout is None or not served(res.group, res.version, res.kind, ctx.karpenter_version)[0]:
         return  # (which values an older release knew is not recorded: only the served API is judged)
-    reqs = res.get(_SPEC + ("requirements",))
+    reqs = res.get(layout.spec + ("requirements",))
     if not isinstance(reqs, list):
         return
     target = ctx.karpenter_version
+    validated = target >= KNOWN_VALUES_VALIDATED_SINCE
+    consequence = (_CONSEQUENCE if validated else
+                   f"note: no instance type offers it, so Karpenter {target} launches no node from this {res.kind}")
     for i, req in enumerate(reqs):
         if not isinstance(req, dict) or not isinstance(req.get("key"), str) or req["key"] not in WELL_KNOWN_VALUES \
                 or req.get("operator") != "In":
@@ -207,21 +216,25 @@ def unknown_capacity_type(res, ctx):
         good = [v for v in values if isinstance(v, str) and v in known]  # (a list or map as a value: the schema's)
         bad = [v for v in values if not (isinstance(v, str) and v in known)]
         allowed = ", ".join(sorted(known))
-        path = _SPEC + ("requirements", i, "values")
+        path = layout.spec + ("requirements", i, "values")
         min_values = req.get("minValues")
         if not good:
             yield ctx.violation(
                 res, path, f"no valid {req['key']} value (got {', '.join(map(str, bad))})\n"
-                           f"help: use one of {allowed}\n{_CONSEQUENCE}")
+                           f"help: use one of {allowed}\n{consequence}")
         elif isinstance(min_values, int) and not isinstance(min_values, bool) and len(good) < min_values \
                 and len(values) >= min_values:  # fewer values than minValues at all: a CEL rule (KPL130) says so
             yield ctx.violation(
                 res, path, f"only {len(good)} valid {req['key']} value(s), but minValues is {min_values}\n"
-                           f"help: valid values are {allowed}\n{_CONSEQUENCE}")
+                           f"help: valid values are {allowed}\n"
+                + (_CONSEQUENCE if validated else
+                   f"note: no instance type offers the others, so Karpenter {target} launches no node from this "
+                   f"{res.kind}"))
         elif bad:
             for j, v in enumerate(values):
                 if v in bad:
                     yield ctx.violation(
                         res, path + (j,),
                         f"{v!r} is not a {req['key']} value\nhelp: use one of {allowed}\n"
-                        "note: Karpenter logs an error and ignores it", severity="warning")
+                        + ("note: Karpenter logs an error and ignores it" if validated else
+                           "note: no instance type offers it, so it never matches"), severity="warning")

@@ -35,6 +35,12 @@ def imdsv1_enabled(res: Resource, ctx) -> Iterator:
                                        "a session token")
 
 
+# A pod on the node's pod network is one hop further from IMDS than the host: a hop limit of 2 reaches it, and is what
+# AWS recommends "in a container environment" for containers that must use IMDSv2
+# (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-existing-instances.html).
+POD_HOPS = 2
+
+
 @rule("KPL702", "imds-hop-limit", category="security", severity="warning",
       summary="metadataOptions.httpPutResponseHopLimit above the allowed maximum lets pods reach IMDS",
       kinds=NODECLASS_KINDS, options={"max-hop-limit": 1})
@@ -48,10 +54,18 @@ def imds_hop_limit(res: Resource, ctx) -> Iterator:
         return
     if res.get(("spec", "metadataOptions", "httpEndpoint")) == "disabled":
         return
+    if limit >= POD_HOPS:  # (the user allowed pods: only a value beyond what they allowed is said)
+        yield ctx.violation(res, path,
+                            f"httpPutResponseHopLimit {value} is more than pods need\n"
+                            + (f"help: use {POD_HOPS}: it reaches pods on the node's pod network\n" if limit == POD_HOPS
+                               else f"help: use at most {limit} (`max-hop-limit`)\n")
+                            + "note: AWS recommends 2 for containers that use IMDSv2; the larger the number, the "
+                            "further instance metadata requests can travel")
+        return
     yield ctx.violation(res, path,
-                        f"httpPutResponseHopLimit {value} lets pods reach the instance metadata service\n"
-                        f"help: use {limit} (Karpenter v1's default is 1); raise `max-hop-limit` only for agents "
-                        "that need it\n"
+                        f"httpPutResponseHopLimit {value} lets pods get IMDSv2 tokens\n"
+                        f"help: use {limit} (Karpenter v1's default is 1); if an agent in a pod needs the instance "
+                        f"metadata, use {POD_HOPS} and set `max-hop-limit = {POD_HOPS}`\n"
                         "note: containers that are not on the host network can then take the node role's "
                         "credentials")
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from karplint.rules.base import rule
+from karplint.rules._legacy import judged
 from karplint.userdata import content as ct
 from karplint.userdata import kubelet_flags as kf
 
-NODECLASS = ("EC2NodeClass",)
+NODECLASS = ("EC2NodeClass", "AWSNodeTemplate")
 OPTIONS_GO = "cmd/kubelet/app/options/options.go"
 
 # value type -> what to write instead (help lines)
@@ -50,16 +51,16 @@ class FlagSite:
     source: str  # "--kubelet-extra-args" or "kubelet.flags"
 
 
-def _analysis(res):
-    if res.group != "karpenter.k8s.aws":
+def _analysis(res, ctx, legacy: bool = False):
+    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
         return None
     from karplint.userdata.model import analyze
 
     return analyze(res)
 
 
-def _sites(res) -> Iterator[FlagSite]:
-    a = _analysis(res)
+def _sites(res, ctx) -> Iterator[FlagSite]:
+    a = _analysis(res, ctx, legacy=True)  # (flags the kubelet refuses: true at every release)
     if a is None:
         return
     from karplint.rules.userdata_shell import _bootstraps
@@ -96,9 +97,9 @@ def _sites(res) -> Iterator[FlagSite]:
     yield FlagSite(argv, flags, kf.problems(flags, argv), item_span, "kubelet.flags")
 
 
-def _problems(res, kinds: tuple[str, ...]):
+def _problems(res, ctx, kinds: tuple[str, ...]):
     """(site, problem) for each flag problem of these kinds in the NodeClass's kubelet flags."""
-    for site in _sites(res):
+    for site in _sites(res, ctx):
         for p in site.problems:
             if p.kind in kinds:
                 yield site, p
@@ -114,7 +115,7 @@ def _cluster_minor(ctx) -> str | None:
       summary="A kubelet flag no supported Kubernetes version has (typo, removed flag, bad shorthand): the kubelet "
               "exits at start and the node never joins", kinds=NODECLASS)
 def unknown_kubelet_flag(res, ctx):
-    for site, p in _problems(res, (kf.UNKNOWN, kf.SHORTHAND)):
+    for site, p in _problems(res, ctx, (kf.UNKNOWN, kf.SHORTHAND)):
         word = site.argv[p.word_index]
         if p.kind == kf.SHORTHAND:
             msg = (f"`{word.partition('=')[0]}` is not a kubelet flag: the kubelet exits at start\n"
@@ -145,7 +146,7 @@ def unknown_kubelet_flag(res, ctx):
       summary="A kubelet flag value of the wrong type (--max-pods=20.5, --kube-reserved=cpu, a duration without "
               "unit): the kubelet exits at start", kinds=NODECLASS)
 def kubelet_flag_bad_value(res, ctx):
-    for site, p in _problems(res, (kf.BAD_VALUE, kf.BAD_RESOURCE)):
+    for site, p in _problems(res, ctx, (kf.BAD_VALUE, kf.BAD_RESOURCE)):
         entry = kf.info(p.name) or {}
         if p.kind == kf.BAD_RESOURCE:
             msg = (f"`--{p.name}` reserves something the kubelet cannot: the kubelet exits at start\n"
@@ -176,7 +177,7 @@ def _range(minors: tuple[str, ...]) -> str:
               "naming the versions when [cluster] kubernetes-version is not set", kinds=NODECLASS)
 def kubelet_flag_not_in_version(res, ctx):
     minor = _cluster_minor(ctx)
-    for site in _sites(res):
+    for site in _sites(res, ctx):
         reported = {p.use_index for p in site.problems}
         for i, use in enumerate(site.flags.uses):
             if i in reported or not site.argv[use.index].startswith("--") or kf.unknown_everywhere(use.name):

@@ -10,6 +10,7 @@ from typing import Iterator
 
 from karplint.findings import Edit, Fix
 from karplint.rules.base import rule
+from karplint.rules._legacy import judged
 from karplint.userdata import bottlerocket as br
 from karplint.userdata import content as ct
 from karplint.userdata import nodeadm, windows
@@ -17,7 +18,7 @@ from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
 from karplint.userdata.model import Part, UserDataAnalysis, analyze
 from karplint.model.versions import Version
 
-KINDS = ("EC2NodeClass",)
+KINDS = ("EC2NodeClass", "AWSNodeTemplate")
 
 # Families whose userData may hold a NodeConfig nodeadm reads (None: no amiFamily and no alias).
 NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
@@ -27,8 +28,8 @@ REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
 KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
 
 
-def _analysis(res) -> UserDataAnalysis | None:
-    if res.group != "karpenter.k8s.aws":
+def _analysis(res, ctx, legacy: bool = False) -> UserDataAnalysis | None:
+    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
         return None
     return analyze(res)
 
@@ -42,7 +43,7 @@ def _nodeconfig_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, list[n
 
 
 def _issues(res, ctx, kinds: tuple[str, ...]):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None:
         return
     for part, docs in _nodeconfig_parts(analysis):
@@ -60,7 +61,7 @@ def _issues(res, ctx, kinds: tuple[str, ...]):
       summary="AL2023 NodeConfig kubelet.flags --register-with-taints overrides Karpenter's taints and drops "
               "karpenter.sh/unregistered", kinds=KINDS)
 def al2023_register_with_taints_flag(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
     parts = list(_nodeconfig_parts(analysis))
@@ -95,7 +96,7 @@ def al2023_register_with_taints_flag(res, ctx):
 @rule("KPL231", "al2023-nodeconfig-overridden", category="userdata", severity="warning",
       summary="AL2023 NodeConfig fields Karpenter's generated NodeConfig (merged last) replaces", kinds=KINDS)
 def al2023_nodeconfig_overridden(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
     if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
@@ -123,7 +124,7 @@ def al2023_nodeconfig_overridden(res, ctx):
       summary="AL2023 NodeConfig kubelet.flags that override settings Karpenter configures (e.g. --max-pods)",
       kinds=KINDS)
 def al2023_flag_overrides_karpenter(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
     parts = list(_nodeconfig_parts(analysis))
@@ -146,7 +147,7 @@ def al2023_flag_overrides_karpenter(res, ctx):
       summary="A NodeConfig nodeadm cannot decode (YAML error, wrong apiVersion/kind, flags as a string, wrong "
               "types): the node never joins", kinds=KINDS)
 def nodeconfig_decode_error(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     wrapped = analysis is not None and analysis.family == ct.AL2023 and analysis.mime is None
     for v in _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type")):
         if wrapped and "needs apiVersion" in v.message:
@@ -172,7 +173,7 @@ def nodeconfig_unknown_field(res, ctx):
       summary="A NodeConfig registerWithTaints item or --register-with-taints value the kubelet rejects",
       kinds=KINDS)
 def nodeconfig_invalid_taint(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None:
         return
     if analysis.family == ct.AL2023:
@@ -211,8 +212,8 @@ def _toml_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, br.Bottleroc
                 yield part, bottlerocket_settings(part), False
 
 
-def _toml_issues(res, ctx, kinds: tuple[str, ...]):
-    analysis = _analysis(res)
+def _toml_issues(res, ctx, kinds: tuple[str, ...], legacy: bool = False):
+    analysis = _analysis(res, ctx, legacy)
     if analysis is None:
         return
     for part, settings, merges in _toml_parts(analysis):
@@ -228,7 +229,7 @@ def _toml_issues(res, ctx, kinds: tuple[str, ...]):
       summary="Bottlerocket userData that is not valid TOML (Karpenter: 'invalid UserData', no node launches)",
       kinds=KINDS)
 def bottlerocket_invalid_toml(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx, legacy=True)
     if analysis is None:
         return
     for part, settings, merges in _toml_parts(analysis):
@@ -260,7 +261,7 @@ def bottlerocket_invalid_toml(res, ctx):
               "cluster-certificate, max-pods, cluster-dns-ip, its own node-labels)", kinds=KINDS)
 def bottlerocket_setting_replaced(res, ctx):
     yield from _toml_issues(res, ctx, ("replaced",))
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     kubelet = res.get(("spec", "kubelet"))
     if analysis is None or analysis.family != ct.BOTTLEROCKET or not isinstance(kubelet, dict):
         return
@@ -276,7 +277,7 @@ def bottlerocket_setting_replaced(res, ctx):
 @rule("KPL242", "bottlerocket-invalid-node-taints", category="userdata", severity="error",
       summary="settings.kubernetes.node-taints that Karpenter, Bottlerocket or the kubelet rejects", kinds=KINDS)
 def bottlerocket_invalid_node_taints(res, ctx):
-    yield from _toml_issues(res, ctx, ("taints-shape", "taints-value"))
+    yield from _toml_issues(res, ctx, ("taints-shape", "taints-value"), legacy=True)
 
 
 @rule("KPL243", "bottlerocket-unknown-setting", category="userdata", severity="warning",
@@ -297,7 +298,7 @@ def bottlerocket_setting_type(res, ctx):
       summary="settings.kubernetes.node-labels the kubelet refuses at start (e.g. node-role.kubernetes.io/*)",
       kinds=KINDS)
 def bottlerocket_invalid_node_labels(res, ctx):
-    yield from _toml_issues(res, ctx, ("labels-value",))
+    yield from _toml_issues(res, ctx, ("labels-value",), legacy=True)
 
 
 # --------------------------------------------------------------------------------------------- Windows
@@ -307,7 +308,7 @@ def bottlerocket_invalid_node_labels(res, ctx):
       summary="Windows userData with <powershell> tags or its own Start-EKSBootstrap.ps1 call (Karpenter adds both)",
       kinds=KINDS)
 def windows_userdata_bootstrap(res, ctx):
-    analysis = _analysis(res)
+    analysis = _analysis(res, ctx)
     if analysis is None or not ct.is_windows(analysis.family):
         return
     text = analysis.text
@@ -323,7 +324,7 @@ def unregistered_taint_fix(res) -> Fix | None:
     `kubelet.config.registerWithTaints` list of the NodeConfigs in `res`'s userData (for the Custom-family rule).
     None when there is no such list, the userData is not a literal `|` block (no exact positions), or it already
     has the taint."""
-    analysis = _analysis(res)
+    analysis = analyze(res) if res.group == "karpenter.k8s.aws" else None  # (its caller judged `res`)
     if analysis is None or not analysis.text.exact:
         return None
     path = ("spec", "kubelet", "config", "registerWithTaints")

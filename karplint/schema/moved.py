@@ -34,8 +34,15 @@ _NP_ANY = (("NodePool",), ("v1beta1", "v1"))
 
 MOVED: tuple[Moved, ...] = (
     # karpenter.sh v1beta1 -> v1 (https://karpenter.sh/docs/upgrading/v1-migration/)
+    # (what is lost: the v1 CRD has no disruption.expireAfter and a structural schema prunes unknown fields unless
+    # the client asks for strict field validation, as kubectl does; template.spec.expireAfter defaults to 720h in
+    # aws/karpenter-provider-aws pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.0.0#L216. A v1beta1 NodePool keeps it on
+    # v1.0.x: kubernetes-sigs/karpenter pkg/apis/v1/nodepool_conversion.go@v1.0.0#L143 moves it.)
     Moved(*_V1_NP, ("spec", "disruption", "expireAfter"),
-          "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1", fix="move_expire_after"),
+          "{path} moved to spec.template.spec.expireAfter in karpenter.sh/v1\n"
+          "note: kubectl refuses the NodePool (unknown field); a client that does not ask for strict field "
+          "validation gets the field pruned without an error, and the nodes expire after "
+          "spec.template.spec.expireAfter (720h when unset) instead", fix="move_expire_after"),
     Moved(*_V1_NP, ("spec", "template", "spec", "kubelet"),
           "{path} moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the EC2NodeClass this "
           "NodePool references (karpenter.k8s.aws/v1)"),

@@ -66,8 +66,10 @@ def family_of(res) -> tuple[str | None, str]:
     fam = alias_family(res)
     if fam:
         return fam, "alias"
-    if getattr(res, "version", None) == "v1beta1":
-        return AL2, "default"  # v1beta1 EC2NodeClass: amiFamily defaults to AL2 (v1 requires it or an alias)
+    if getattr(res, "version", None) in ("v1beta1", "v1alpha1"):
+        # v1beta1 EC2NodeClass and v1alpha1 AWSNodeTemplate: amiFamily defaults to AL2 (v1 requires it or an
+        # alias); aws/karpenter-provider-aws pkg/providers/amifamily/resolver.go@v0.31.4#L177 GetAMIFamily
+        return AL2, "default"
     return None, "none"
 
 

@@ -97,3 +97,29 @@ def test_catalog_b_rules_are_registered():
         assert (r.slug, r.category, r.severity) == (slug, category, severity), code
     assert get_rule("KPL501").options == {"repair-window-seconds": 1800}
     assert get_rule("KPL702").options == {"max-hop-limit": 1}
+
+
+def _hop_limit_findings(hop: int, config=None):
+    text = BAD.split("---")[0]
+    text = text.replace("httpPutResponseHopLimit: 3", f"httpPutResponseHopLimit: {hop}").replace(
+        "httpTokens: optional", "httpTokens: required")
+    return [f for f in lint(text, config=config) if f.code == "KPL702"]
+
+
+def test_hop_limit_messages_say_what_a_pod_can_do_and_how_to_allow_it():
+    # Karpenter v1's default is 1, "changed to disable IMDS access from containers not on the host network"
+    # (aws/karpenter-provider-aws website/content/en/docs/concepts/nodeclasses.md@v1.14.1#L132); 2 is AWS's
+    # setting for containers that use IMDSv2.
+    (two,) = _hop_limit_findings(2)
+    assert (two.line, two.column, two.severity) == (17, 30, "warning")
+    assert two.message == ("httpPutResponseHopLimit 2 lets pods get IMDSv2 tokens\n"
+                           "help: use 1 (Karpenter v1's default is 1); if an agent in a pod needs the instance "
+                           "metadata, use 2 and set `max-hop-limit = 2`\n"
+                           "note: containers that are not on the host network can then take the node role's "
+                           "credentials")
+    assert _hop_limit_findings(2, {"options": {"max-hop-limit": 2}}) == []
+    (three,) = _hop_limit_findings(3, {"options": {"max-hop-limit": 2}})
+    assert three.message == ("httpPutResponseHopLimit 3 is more than pods need\n"
+                             "help: use 2: it reaches pods on the node's pod network\n"
+                             "note: AWS recommends 2 for containers that use IMDSv2; the larger the number, the "
+                             "further instance metadata requests can travel")

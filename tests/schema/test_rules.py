@@ -76,7 +76,10 @@ def test_moved_fields_and_fixes():
         ('KPL105', 10, 9, 'spec.template.spec.nodeClassRef.apiVersion was replaced by group and kind in karpenter.sh/v1\nhelp: write group: karpenter.k8s.aws and kind: EC2NodeClass'),
         ('KPL105', 16, 7, 'spec.template.spec.kubelet moved to the EC2NodeClass in karpenter.sh/v1\nhelp: set it as spec.kubelet of the EC2NodeClass this NodePool references (karpenter.k8s.aws/v1)'),
         ('KPL105', 19, 26, 'consolidationPolicy WhenUnderutilized was renamed in karpenter.sh/v1\nhelp: write WhenEmptyOrUnderutilized'),
-        ('KPL105', 21, 5, 'spec.disruption.expireAfter moved to spec.template.spec.expireAfter in karpenter.sh/v1'),
+        ('KPL105', 21, 5, 'spec.disruption.expireAfter moved to spec.template.spec.expireAfter in karpenter.sh/v1\n'
+                          'note: kubectl refuses the NodePool (unknown field); a client that does not ask for strict '
+                          'field validation gets the field pruned without an error, and the nodes expire after '
+                          'spec.template.spec.expireAfter (720h when unset) instead'),
     ]
     assert [bool(f.fix) for f in found] == [True, False, True, True]
     assert all(f.fix.safety == "safe" for f in found if f.fix)

@@ -1,0 +1,107 @@
+"""Values written in the wrong form, which no CRD pattern catches (KPL609, KPL610): an instance profile given as
+an ARN where Karpenter passes a name to EC2, and resource IDs written as tag values in selector terms, where they
+select resources by tag instead of by ID."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from karplint.model import Resource
+from karplint.readers.templating import is_templated
+from karplint.rules._legacy import judged
+from karplint.rules.base import rule
+
+NODECLASS_GROUP = "karpenter.k8s.aws"
+KINDS = ("EC2NodeClass", "AWSNodeTemplate")
+
+_INSTANCE_PROFILE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12})?:instance-profile/(?:[^\s]*/)?([\w+=,.@-]+)$")
+
+# EC2 resource IDs: a prefix and 8 or 17 hexadecimal digits.
+_ID = re.compile(r"^(subnet|sg|ami)-(?:[0-9a-f]{8}|[0-9a-f]{17})$")
+_WHAT = {"subnet": "a subnet", "sg": "a security group", "ami": "an AMI"}
+_WHAT_PLURAL = {"subnet": "subnet", "sg": "security group", "ami": "AMI"}
+# Where each selector keeps its tags, per API, and the form that selects by ID there (v1alpha1's was the
+# `aws-ids` key: aws/karpenter-provider-aws pkg/apis/v1alpha1/awsnodetemplate_validation.go@v0.31.4#L94).
+_TERMS = ("subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms")
+_V1ALPHA1_SELECTORS = ("subnetSelector", "securityGroupSelector", "amiSelector")
+_TERM_OF_PREFIX = {"subnet": "subnetSelectorTerms", "sg": "securityGroupSelectorTerms", "ami": "amiSelectorTerms"}
+_SELECTOR_OF_PREFIX = {"subnet": "subnetSelector", "sg": "securityGroupSelector", "ami": "amiSelector"}
+
+
+def _nodeclass(res: Resource, ctx) -> bool:
+    return res.group == NODECLASS_GROUP and judged(res, ctx, legacy=True)
+
+
+@rule("KPL609", "instance-profile-arn", category="references", severity="error",
+      summary="spec.instanceProfile given as an ARN: Karpenter passes it to EC2 as a name, which EC2 rejects",
+      kinds=KINDS)
+def instance_profile_arn(res: Resource, ctx) -> Iterator:
+    if not _nodeclass(res, ctx):
+        return
+    value = res.get(("spec", "instanceProfile"))
+    if not isinstance(value, str) or is_templated(value):
+        return
+    m = _INSTANCE_PROFILE_ARN.match(value.strip())
+    if m is None:
+        return
+    yield ctx.violation(res, ("spec", "instanceProfile"),
+                        "instanceProfile is an ARN, but Karpenter passes it to EC2 as the profile's name\n"
+                        f"help: write the name: `instanceProfile: {m.group(1)}`\n"
+                        "note: EC2 refuses every launch ('Value (arn:…) for parameter iamInstanceProfile.name is "
+                        f"invalid'), so no node of this {res.kind} starts")
+
+
+def _id_tag_values(res: Resource) -> Iterator[tuple[tuple, str, str, str]]:
+    """(path of the value, the value, its ID prefix, the field that would select by ID) for each tag value that is
+    an EC2 resource ID."""
+    spec = res.get(("spec",))
+    if not isinstance(spec, dict):
+        return
+    if res.version == "v1alpha1":
+        for field in _V1ALPHA1_SELECTORS:
+            sel = spec.get(field)
+            if not isinstance(sel, dict):
+                continue
+            for key, value in sel.items():
+                if key in ("aws-ids", "aws::ids") or not isinstance(value, str):
+                    continue  # (the ID selector itself)
+                for part in value.split(","):
+                    m = _ID.match(part.strip())
+                    if m:
+                        yield ("spec", field, key), value, m.group(1), f"`aws-ids` in {_SELECTOR_OF_PREFIX[m.group(1)]}"
+                        break
+        return
+    for field in _TERMS:
+        terms = spec.get(field)
+        if not isinstance(terms, list):
+            continue
+        for i, term in enumerate(terms):
+            tags = term.get("tags") if isinstance(term, dict) else None
+            if not isinstance(tags, dict):
+                continue
+            for key, value in tags.items():
+                ids = [_ID.match(p.strip()) for p in value.split(",")] if isinstance(value, str) else [None]
+                if not all(ids):
+                    continue
+                prefix = ids[0].group(1)
+                if len(ids) == 1:
+                    instead = f"a term `- id: {value.strip()}` in {_TERM_OF_PREFIX[prefix]}"
+                else:  # (v1alpha1's comma-separated `aws-ids` list, carried over)
+                    instead = f"one term `- id: …` per ID in {_TERM_OF_PREFIX[prefix]}"
+                yield ("spec", field, i, "tags", key), value, prefix, instead
+
+
+@rule("KPL610", "id-as-tag-value", category="references", severity="warning",
+      summary="A subnet, security group or AMI ID written as a tag value in a selector: it selects by tag, not by ID",
+      kinds=KINDS)
+def id_as_tag_value(res: Resource, ctx) -> Iterator:
+    if not _nodeclass(res, ctx):
+        return
+    for path, value, prefix, instead in _id_tag_values(res):
+        what = f"{_WHAT_PLURAL[prefix]} IDs" if "," in value else f"{_WHAT[prefix]} ID"
+        yield ctx.violation(res, path,
+                            f"`{value}` looks like {what}, but here it is a tag value: this selects "
+                            f"only resources tagged `{path[-1]}: {value}`\n"
+                            f"help: select it by ID with {instead}\n"
+                            "note: resources are rarely tagged with their own ID, so this usually selects nothing")
