@@ -21,9 +21,23 @@ class InstanceType:
     name: str
     labels: dict[str, str]  # e.g. karpenter.k8s.aws/instance-family -> "m5", kubernetes.io/arch -> "amd64"
     allocatable: dict[str, str]  # resource -> quantity, e.g. cpu -> "3920m", memory -> "14162Mi", pods -> "58"
+    # Keys whose values the entry states itself, possibly several (an instance type's `Requirements` are sets:
+    # Karpenter's fake provider offers linux, windows and darwin on one type) or none (DoesNotExist). They are
+    # what the type says whatever the node class (the AWS AMI-family rules below do not override them).
+    requirements: dict[str, frozenset] = field(default_factory=dict)
+    # (capacity type, zone...) combinations it is offered in, each `{key: value}`; empty: every combination of
+    # the values its requirements allow (kubernetes-sigs/karpenter pkg/cloudprovider/types.go `Offerings`).
+    offerings: tuple = ()
 
     def label(self, key: str) -> str | None:
         return self.labels.get(key)
+
+    def offered(self, reqs) -> bool:
+        """Some offering is compatible with `reqs` (a `Requirements`; `Offerings.Available().HasCompatible`:
+        the keys an offering and the requirements share must intersect)."""
+        if not self.offerings:
+            return True
+        return any(all(reqs.get(k).has(v) for k, v in o.items() if reqs.has(k)) for o in self.offerings)
 
 
 @dataclass(frozen=True)
@@ -31,6 +45,9 @@ class Catalog:
     types: dict[str, InstanceType]
     source: dict[str, str]
     labels: tuple[str, ...] = ()  # every label key the catalog gives values for
+    # Label keys the cloud provider registers as well-known (`v1.WellKnownLabels.Insert`): a pod may require
+    # them although a NodePool does not define them (`AllowUndefinedWellKnownLabels`).
+    well_known: frozenset = frozenset()
     # What the simulation works out from the catalog alone (type requirements, indexes, filtering results), by
     # name: the catalog lives as long as the process, and NodePools of every run share these.
     memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
@@ -40,7 +57,10 @@ class Catalog:
 
     def values(self, label: str) -> set[str]:
         """Every value `label` takes across the catalog (e.g. all instance families)."""
-        return {v for t in self.types.values() if (v := t.labels.get(label)) is not None}
+        out = {v for t in self.types.values() if (v := t.labels.get(label)) is not None}
+        for t in self.types.values():
+            out |= t.requirements.get(label, frozenset())
+        return out
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +106,11 @@ class ExtraTypesError(ValueError):
         self.key = key
 
 
-ENTRY_KEYS = ("labels", "allocatable")
+ENTRY_KEYS = ("labels", "allocatable", "requirements", "offerings")
+# The document form of a catalog file (the flat `{name: entry}` table is the other): what it may hold.
+DOCUMENT_MARK = "karplint-catalog"
+DOCUMENT_KEYS = (DOCUMENT_MARK, "source", "well-known-labels", "types")
+MODES = ("add", "replace")
 # Resource names without a domain are Kubernetes' own (k8s.io/api core/v1 ResourceName; extended resources must be
 # domain-prefixed): any other is a misspelling that would leave the type without that resource.
 _CORE_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage", "storage")
@@ -114,13 +138,23 @@ def _check_entry(name: str, spec: dict, known_labels: tuple[str, ...]) -> None:
     if not isinstance(labels, dict) or not isinstance(alloc, dict):
         raise ExtraTypesError(f"instance type `{name}`: `labels` and `allocatable` must be tables",
                               (name, "labels" if not isinstance(labels, dict) else "allocatable"))
+    reqs, offerings = spec.get("requirements", {}), spec.get("offerings", [])
+    if not isinstance(reqs, dict) or not all(isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                             for v in reqs.values()):
+        raise ExtraTypesError(f"instance type `{name}`: `requirements` must be a table of label = [values] "
+                              "(strings; [] for a label the type does not have)", (name, "requirements"))
+    if not isinstance(offerings, list) or not all(
+            isinstance(o, dict) and o and all(isinstance(v, str) for v in o.values()) for o in offerings):
+        raise ExtraTypesError(f"instance type `{name}`: `offerings` must be a list of tables of label = value, "
+                              "e.g. {\"karpenter.sh/capacity-type\" = \"spot\", \"topology.kubernetes.io/zone\" = "
+                              "\"us-east-1a\"}", (name, "offerings"))
     for resource in alloc:
         resource = str(resource)
         if "/" not in resource and resource not in _CORE_RESOURCES and not resource.startswith("hugepages-"):
             hint = _near(resource, _CORE_RESOURCES) or " (an extended resource has a domain: nvidia.com/gpu)"
             raise ExtraTypesError(f"instance type `{name}`: `allocatable` has no resource `{resource}`{hint}",
                                   (name, "allocatable", resource))
-    for label in labels:
+    for label in [*labels, *reqs, *(k for o in offerings for k in o)]:
         label = str(label)
         if label in known_labels:
             continue
@@ -129,29 +163,106 @@ def _check_entry(name: str, spec: dict, known_labels: tuple[str, ...]) -> None:
             raise ExtraTypesError(f"instance type `{name}`: unknown label `{label}`{hint}", (name, "labels", label))
 
 
+def unpack(data) -> tuple[dict, dict, frozenset, tuple]:
+    """(types table, source, well-known labels, key prefix) of a catalog file's or option's content: the flat
+    table `{name: entry}`, or the document form `{"karplint-catalog": 1, "source": {...}, "well-known-labels":
+    [...], "types": {name: entry}}`. Raises ExtraTypesError for a document that is not one."""
+    if not isinstance(data, dict) or DOCUMENT_MARK not in data:
+        return data, {}, frozenset(), ()
+    for key in data:
+        if key not in DOCUMENT_KEYS:
+            hint = _near(str(key), DOCUMENT_KEYS) or f" (known: {', '.join(DOCUMENT_KEYS)})"
+            raise ExtraTypesError(f"catalog document: unknown key `{key}`{hint}", (key,))
+    source, well_known = data.get("source", {}), data.get("well-known-labels", [])
+    if not isinstance(source, dict):
+        raise ExtraTypesError("catalog document: `source` must be a table", ("source",))
+    if not isinstance(well_known, list) or not all(isinstance(k, str) for k in well_known):
+        raise ExtraTypesError("catalog document: `well-known-labels` must be a list of label keys",
+                              ("well-known-labels",))
+    return data.get("types", {}), {str(k): str(v) for k, v in source.items()}, frozenset(well_known), ("types",)
+
+
+def empty(mode: str = "replace") -> Catalog:
+    """The start of a catalog that replaces the bundled one (mode `replace`): no type yet."""
+    return Catalog({}, {"version": "own catalog", "mode": mode})
+
+
+def start(mode: str | None) -> Catalog:
+    """The catalog the configured types go into: the bundled one (`add`, the default) or none (`replace`)."""
+    if mode not in (None, *MODES):
+        raise ExtraTypesError(f"instance-types mode must be one of {', '.join(MODES)} (got `{mode}`)")
+    return empty() if mode == "replace" else load()
+
+
+def finish(cat: Catalog) -> Catalog:
+    """Raise ExtraTypesError for a replacing catalog that ended with no type (every NodePool would launch
+    nothing: a configuration mistake, not a finding)."""
+    if not cat.types:
+        raise ExtraTypesError("instance-types mode `replace` needs instance types: none were given (set "
+                              "`instance-types` or pass `--instance-types FILE`)")
+    return cat
+
+
+def configured(options: dict | None) -> Catalog:
+    """The catalog of a configuration's `[tool.karplint.options]` (`instance-types`, `instance-types-mode`): what
+    `check`, `simulate` and the editor all use. Raises ExtraTypesError."""
+    options = options or {}
+    mode = options.get("instance-types-mode") or "add"
+    cat = extend(start(mode), options.get("instance-types"))
+    return finish(cat) if mode == "replace" else cat
+
+
 def extend(base: Catalog, extra) -> Catalog:
     """`base` plus instance types the bundled catalog does not know yet (config option `instance-types`, or the
-    JSON file of `karplint simulate --instance-types`): `{name: {"labels": {...}, "allocatable": {...}}}`.
+    JSON file of `karplint simulate --instance-types`): `{name: {"labels": {...}, "allocatable": {...}}}`, or the
+    document form (`unpack`). An entry may also give `requirements` (label -> every value the type offers, [] for
+    none: `{"kubernetes.io/os": ["linux", "windows"]}`) and `offerings` (the capacity type and zone combinations
+    it is sold in); zone and capacity-type requirements default to those the offerings name.
     Labels derivable from the name are filled in; `kubernetes.io/arch` and `allocatable` cpu/memory/pods should
     be given (missing resources read as unknown: such a type is never called too small). A misspelt key raises
-    ExtraTypesError (`check_extra_types`)."""
+    ExtraTypesError (`check_extra_types`), its `key` prefixed for the document form."""
     if not extra:
         return base
-    check_extra_types(extra, base.labels)
+    table, source, well_known, prefix = unpack(extra)
+    try:
+        check_extra_types(table, base.labels or None)
+    except ExtraTypesError as exc:
+        raise ExtraTypesError(str(exc), prefix + exc.key) from exc
     types = dict(base.types)
-    for name, spec in extra.items():
+    for name, spec in table.items():
         labels, alloc = spec.get("labels", {}), spec.get("allocatable", {})
         merged = labels_from_name(name)
         merged.update({str(k): str(v) for k, v in labels.items()})
-        types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()})
+        offerings = tuple({str(k): str(v) for k, v in o.items()} for o in spec.get("offerings", ()))
+        reqs = {str(k): frozenset(str(x) for x in v) for k, v in spec.get("requirements", {}).items()}
+        for o in offerings:  # (fake/instancetype.go `NewInstanceType`: zone and capacity type from the offerings)
+            for k in o:
+                if k not in spec.get("requirements", {}):
+                    reqs[k] = frozenset(x[k] for x in offerings if k in x)
+        for k in reqs:
+            merged.pop(k, None)  # (stated as a set: the single-valued label would contradict it)
+        types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()}, reqs, offerings)
     keys = set(base.labels)
     for t in types.values():
         keys.update(t.labels)
-    return Catalog(types, dict(base.source, extended=str(len(extra))), tuple(sorted(keys)))
+        keys.update(t.requirements)
+    if base.source.get("mode") == "replace":
+        source = dict(base.source, **source, types=str(len(types)))
+    else:
+        source = dict(base.source, extended=str(len(table)))
+    return Catalog(types, source, tuple(sorted(keys)), base.well_known | well_known)
 
 
 def check_extra_types(extra, catalog_labels: tuple[str, ...] | None = None) -> None:
-    """Raise ExtraTypesError for a table of extra instance types that `extend` would misread."""
+    """Raise ExtraTypesError for a table of extra instance types (flat or document form) that `extend` would
+    misread."""
+    table, _source, _well_known, prefix = unpack(extra)
+    if prefix:
+        try:
+            check_extra_types(table, catalog_labels)
+        except ExtraTypesError as exc:
+            raise ExtraTypesError(str(exc), prefix + exc.key) from exc
+        return
     if not isinstance(extra, dict) or len(extra) > 10_000:
         raise ExtraTypesError("instance types must be a table of at most 10000 `name = {labels, allocatable}`")
     known_labels = tuple(catalog_labels if catalog_labels is not None else load().labels) + _OFFERING_LABELS

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from karplint.model import Resource
 from karplint.provisioning import quantity
 from karplint.provisioning.catalog import Catalog, InstanceType
-from karplint.provisioning.requirements import Requirement, Requirements
+from karplint.provisioning.requirements import WELL_KNOWN_LABELS, Requirement, Requirements
 from karplint.readers.document import Document, Path
 from karplint.readers.templating import has_placeholder, has_placeholder_within
 
@@ -120,13 +120,28 @@ def all_type_requirements(catalog: Catalog, facts: NodeClassFacts) -> dict[str, 
         if base is None:  # the catalog's own labels, one Requirement object per (key, value)
             shared: dict[tuple, Requirement] = {}
             base = memo["base"] = {
-                it.name: {k: shared.setdefault((k, v), Requirement(k, False, frozenset() if v is None else
-                                                                   frozenset({v})))
-                          for k in catalog.label_keys() for v in (it.labels.get(k),)}
+                it.name: {k: shared.setdefault((k, v), Requirement(k, False, v))
+                          for k in catalog.label_keys() for v in (_own_values(it, k),)}
                 for it in catalog.types.values()}
         found = _LazyTypeRequirements(catalog, facts, base)
         memo[key] = found
     return found
+
+
+def _own_values(it: InstanceType, key: str) -> frozenset:
+    """The values the catalog entry gives `key` (none: the type does not have the label)."""
+    values = it.requirements.get(key)
+    if values is not None:
+        return values
+    v = it.labels.get(key)
+    return frozenset() if v is None else frozenset({v})
+
+
+def variant_key(it: InstanceType, facts: NodeClassFacts) -> tuple:
+    """What the node-class keys of a type depend on: its architecture (Windows runs on amd64 alone) and which of
+    those keys the catalog entry states itself (a private or test catalog's own OS, capacity types...)."""
+    return (it.labels.get(ARCH) if facts.ami_family in WINDOWS_BUILDS else None,
+            frozenset(it.requirements) if it.requirements else frozenset())
 
 
 class _LazyTypeRequirements(dict):
@@ -144,19 +159,19 @@ class _LazyTypeRequirements(dict):
         """The keys the node class decides (OS when known, windows build, capacity type, tenancy...). They depend
         on the type only through its architecture (Windows runs on amd64 alone), so they are built once per
         architecture."""
-        arch = it.labels.get(ARCH) if self.facts.ami_family in WINDOWS_BUILDS else None
-        got = self.by_arch.get(arch)
+        vkey = variant_key(it, self.facts)
+        got = self.by_arch.get(vkey)
         if got is None:
             reqs = type_requirements(it, (), self.facts)
-            got = self.by_arch[arch] = {k: self.shared.setdefault((k, r.complement, r.values), r)
-                                        for k, r in reqs.by_key.items()}
+            got = self.by_arch[vkey] = {k: self.shared.setdefault((k, r.complement, r.values), r)
+                                        for k, r in reqs.by_key.items() if k not in vkey[1]}
         return got
 
     def __missing__(self, name: str) -> Requirements:
         it = self.catalog.types[name]
         by = dict(self.base[name])
         own = self.variant(it)
-        if OS not in own:  # unknown or Custom AMI family: the OS is whatever the image is
+        if OS not in own and OS not in it.requirements:  # unknown or Custom AMI family: whatever the image is
             by.pop(OS, None)
         by.update(own)
         found = self[name] = Requirements(by)
@@ -175,14 +190,14 @@ def type_index(catalog: Catalog, facts: NodeClassFacts) -> dict[str, list[tuple[
             groups: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
             for name, by in catalog.memo["type_requirements"]["base"].items():
                 for k, r in by.items():
-                    if k != OS:  # (the OS depends on the AMI family: a variant key)
+                    if k != OS or OS in catalog.types[name].requirements:  # (else the AMI family's: a variant key)
                         groups.setdefault(k, {}).setdefault(id(r), (r, []))[1].append(name)
             base = memo["base"] = {k: list(g.values()) for k, g in groups.items()}
         by_arch = memo.get("by_arch")
         if by_arch is None:  # variants differ by architecture only (see `_LazyTypeRequirements.variant`)
             by_arch = memo["by_arch"] = {}
             for it in catalog.types.values():
-                by_arch.setdefault(it.labels.get(ARCH), []).append(it)
+                by_arch.setdefault((it.labels.get(ARCH), frozenset(it.requirements)), []).append(it)
         extra: dict[str, dict[int, tuple[Requirement, list[str]]]] = {}
         for types in by_arch.values():
             names = [it.name for it in types]
@@ -228,6 +243,8 @@ class PoolSimulation:
     min_values_short: dict[str, tuple[int, int]] = field(default_factory=dict)  # key -> (minValues, distinct)
     type_reqs: dict[str, Requirements] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)  # per-run caches of callers (DaemonSet overhead)
+    # Labels a pod may require without the NodePool defining them: Karpenter's and the catalog's provider's
+    well_known: frozenset = WELL_KNOWN_LABELS
 
     @property
     def empty(self) -> bool:
@@ -344,6 +361,8 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
 
     sim.type_reqs = all_type_requirements(catalog, facts)
+    if catalog.well_known:
+        sim.well_known = WELL_KNOWN_LABELS | catalog.well_known
     listed = catalog.memo.get("resources")
     if listed is None:
         listed = catalog.memo["resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
@@ -385,6 +404,9 @@ def _filter(catalog: Catalog, facts: NodeClassFacts, reqs: Requirements, type_re
             if not ok:
                 for n in names:
                     rejected.setdefault(n, []).append(k)
+    for it in catalog.types.values():
+        if it.offerings and it.name not in rejected and not it.offered(reqs):
+            rejected[it.name] = [k for k in sorted({k for o in it.offerings for k in o}) if reqs.has(k)]
     rejected_by = {n: tuple(keys) for n, keys in rejected.items()}
     compatible = [it for it in catalog.types.values() if it.name not in rejected]
     short = {}

@@ -233,7 +233,7 @@ def daemon_lands(d: Daemon, sim: PoolSimulation, type_name: str) -> bool | None:
         return False
     treqs = sim.type_reqs[type_name]
     for term in d.pod.terms:
-        if sim.requirements.compatible(term) is None and treqs.intersects(term) is None:
+        if sim.requirements.compatible(term, sim.well_known) is None and treqs.intersects(term) is None:
             return True
     return False
 
@@ -321,6 +321,8 @@ def _compatible_types(sim: PoolSimulation, merged: Requirements, term: Requireme
             if not got:
                 ok = False
                 break
+        if ok and it.offerings and not it.offered(merged):
+            ok = False  # no offering (capacity type and zone) it is sold in matches
         if ok:
             out.append(it)
     return out
@@ -343,7 +345,7 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         return v
     best = None
     for term in pod.terms:
-        why = sim.requirements.compatible(term)
+        why = sim.requirements.compatible(term, sim.well_known)
         if why is not None:
             cand = (1, f"incompatible requirements, {why}")
             best = cand if best is None or cand[0] > best[0] else best

@@ -10,6 +10,7 @@ from karplint.model import Model, Resource
 from karplint.rules._catalog import ami_family, nodeclasses_by_name, resolve_nodeclass
 
 CATALOG_OPTION = "instance-types"
+CATALOG_MODE_OPTION = "instance-types-mode"  # "add" (to the bundled catalog) or "replace" (the whole catalog)
 # Labels only Karpenter's nodes carry: a pod selecting one wants Karpenter's capacity.
 KARPENTER_ONLY_PREFIXES = ("karpenter.sh/nodepool", "karpenter.sh/capacity-type", "karpenter.k8s.aws/")
 
@@ -20,10 +21,11 @@ def pools_with_requirements(model: Model) -> bool:
 
 
 def catalog_of(ctx):
-    from karplint.provisioning.catalog import ExtraTypesError, extend, load
+    from karplint.provisioning.catalog import ExtraTypesError, configured, load
 
     try:
-        return extend(load(), ctx.option(CATALOG_OPTION))
+        return configured({CATALOG_OPTION: ctx.option(CATALOG_OPTION),
+                           CATALOG_MODE_OPTION: ctx.option(CATALOG_MODE_OPTION)})
     except ExtraTypesError:
         return load()  # the configuration is reported by the config loader's checks; simulate with the bundled one
 

@@ -14,7 +14,7 @@ from typing import Iterator
 from karplint.model import Model, karpenter_resources
 from karplint.numbers import ascii_digits
 from karplint.rules import rule
-from karplint.rules._simulation import CATALOG_OPTION, catalog_date, simulation, too_large
+from karplint.rules._simulation import CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, simulation, too_large
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
@@ -208,7 +208,7 @@ def _single_key_explained(sim, key: str, catalog) -> bool:
 
 @rule("KPL901", "nodepool-launches-nothing", category="provisioning", severity="error",
       summary="A NodePool whose requirements together leave no instance type of the catalog to launch",
-      reads=(karpenter_resources,), options={CATALOG_OPTION: {}})
+      reads=(karpenter_resources,), options={CATALOG_OPTION: {}, CATALOG_MODE_OPTION: "add"})
 def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
     yield from too_large(model, ctx)
     catalog, pools = simulation(model, ctx)
