@@ -118,6 +118,7 @@ def possible_values(run, result, key: str) -> set[str] | None:
     """Every value of `key` a node hosting the pod may carry (None: some node may carry any value), over the
     NodePools that can host it and their fitting instance types."""
     from karplint.provisioning.requirements import Requirements
+    from karplint.provisioning.workloads import _compatible_types
 
     sims = {sim.name: sim for sim in run.pools}
     out: set[str] = set()
@@ -130,6 +131,11 @@ def possible_values(run, result, key: str) -> set[str] | None:
                 continue
             merged = sim.requirements.copy()
             merged.add(*term.by_key.values())
+            # Only the term the simulation used, the first that hosts it: Karpenter tries required terms in order
+            # (scheduling/preferences.go `removeRequiredNodeAffinityTerm` drops the first when the pod cannot
+            # schedule with it), as `workloads._host` does.
+            if not {it.name for it in _compatible_types(sim, merged, term)} & set(v.types):
+                continue
             for name in v.types:
                 it_reqs = sim.type_reqs[name]
                 req = merged.get(key)
@@ -143,6 +149,7 @@ def possible_values(run, result, key: str) -> set[str] | None:
                     return None
                 else:
                     out |= set(req.values)
+            break
     return out
 
 
