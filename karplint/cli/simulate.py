@@ -100,9 +100,10 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
                        instance_types_mode or options.get("instance-types-mode") or "add")
     facts_for = nodeclass_facts_resolver(model)
 
-    # The whole project is simulated (a named workload is judged on the NodePools of its scope in the project,
-    # `karplint.provisioning.scope`, as KPL910 judges it); what is shown comes from the named files.
-    run = simulate(model, catalog, facts_for)
+    # Every NodePool of the project is simulated (a named workload is judged on the NodePools of its scope in the
+    # project, `karplint.provisioning.scope`, as KPL910 judges it), and only the named files' workloads: only they
+    # are shown, and the context's workloads times the context's NodePools is most of the work in a large repository.
+    run = simulate(model, catalog, facts_for, only=lambda pod: loaded.shows(pod.res))
     not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
                       "message": o.message} for o in run.omitted if loaded.shows(o.resource)]
     pools = [pool_report(sim) for sim in run.pools if loaded.shows(sim.nodepool)]
