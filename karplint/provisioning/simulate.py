@@ -197,7 +197,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
 def simulate(model: Model, catalog: Catalog,
              facts_for: Callable[[Resource], NodeClassFacts] = lambda np: NodeClassFacts(),
              only: Callable[[Pod], bool] | None = None) -> RunSimulation:
-    """Every NodePool, and the workloads `only` keeps (default: all) on every NodePool."""
+    """Every NodePool, and the workloads `only` keeps (default: all) on the NodePools of their scope."""
     omitted: list[Omitted] = []
     pools = simulate_pools(model, catalog, facts_for, omitted)
     return RunSimulation(pools, simulate_workloads(model, pools, only=only, omitted=omitted), omitted)
