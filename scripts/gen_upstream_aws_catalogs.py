@@ -10,15 +10,17 @@ say what the provider computes for those types:
 - v1.5 reference at v1.6.0 for `dl1.24xlarge`, which later references no longer list;
 - the provider's test-defined types (`test`, suite_test.go L704) from the test's own `InstanceTypeInfo`.
 
-    python scripts/gen_upstream_aws_catalogs.py [MIRROR]   # MIRROR: a git dir of aws/karpenter-provider-aws
+    python scripts/gen_upstream_aws_catalogs.py [--check] [MIRROR]   # MIRROR: a git dir of aws/karpenter-provider-aws
 
-Run once by hand (the mirror is not part of CI); the JSON files are committed. Format: the `instance-types` table
+The JSON files are committed; `--check` exits 1 if they differ from what the mirror gives (tests/upstream runs it
+when the mirror is on the machine). Format: the `instance-types` table
 of `karplint simulate --instance-types` (`{name: {"labels": {...}, "allocatable": {...}}}`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +46,21 @@ def _entry(found: dict) -> dict:
     return {"labels": dict(sorted(found["labels"].items())), "allocatable": dict(sorted(found["resources"].items()))}
 
 
+def _ipv4_per_interface(mirror: str) -> dict[str, int]:
+    """pkg/providers/instancetype/zz_generated.vpclimits.go `Limits`: IPv4 addresses per interface, by type."""
+    text = subprocess.run(["git", "-C", mirror, "show", "v1.14.1:pkg/providers/instancetype/zz_generated.vpclimits.go"],
+                          check=True, capture_output=True, text=True).stdout
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r'"([^"]+)": \{\s*Interface:\s*\d+,\s*IPv4PerInterface:\s*(\d+)',
+                                                          text)}
+
+
 def main(argv: list[str]) -> int:
-    mirror = argv[1] if len(argv) > 1 else "/work/.mirror/aws+karpenter-provider-aws/repo"
+    check = "--check" in argv
+    args = [a for a in argv[1:] if a != "--check"]
+    mirror = args[0] if args else "/work/.mirror/aws+karpenter-provider-aws/repo"
     refs = [parse(subprocess.run(["git", "-C", mirror, "show", f"{tag}:{path}"], check=True, capture_output=True,
                                  text=True).stdout) for tag, path in REFERENCES]
+    ipv4 = _ipv4_per_interface(mirror)
     fake = {}
     for name in FAKE_TYPES:
         found = next(r[name] for r in refs if name in r)
@@ -68,12 +81,27 @@ def main(argv: list[str]) -> int:
             {"karpenter.sh/capacity-type": ct, "topology.kubernetes.io/zone": f"test-zone-1{z}"}
             for ct in ("on-demand", "spot") for z in FAKE_ZONES[name]
             if ct == "on-demand" or (name, z) == ("m5.large", "a")]) for name, entry in fake.items() if name in FAKE_ZONES},
+        # suite_test.go L688: under a Windows AMI family the provider gives each type that can run Windows (amd64)
+        # vpc.amazonaws.com/PrivateIPv4Address, its IPv4 addresses per interface minus one (types.go
+        # NewInstanceType, privateIPv4Address; the VPC resource controller's limits).
+        "aws-fake-windows.json": {name: dict(entry, allocatable=dict(
+            entry["allocatable"], **({"vpc.amazonaws.com/PrivateIPv4Address": str(ipv4[name] - 1)}
+                                     if entry["labels"].get("kubernetes.io/arch") == "amd64" else {})))
+            for name, entry in fake.items()},
         # suite_test.go L3145: a1.medium alone (DescribeInstanceTypes returns only it).
         "aws-a1-medium.json": {"a1.medium": _entry(refs[0]["a1.medium"])},
     }
+    stale = []
     for file, table in catalogs.items():
-        (OUT / file).write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+        text = json.dumps(table, indent=1, sort_keys=True) + "\n"
+        if check:
+            if not (OUT / file).is_file() or (OUT / file).read_text(encoding="utf-8") != text:
+                stale.append(file)
+        else:
+            (OUT / file).write_text(text, encoding="utf-8")
+    if stale:
+        print(f"not what {Path(__file__).name} generates: {', '.join(stale)}", file=sys.stderr)
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":
