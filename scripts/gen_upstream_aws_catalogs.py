@@ -42,6 +42,20 @@ REFERENCES = (("1d927085dd81a9df9301e613f371dac5b4d16bfe", "website/content/en/v
               ("v1.6.0", "website/content/en/v1.5/reference/instance-types.md"))
 
 
+SOURCE = {"repo": "aws/karpenter-provider-aws", "tag": "v1.14.1", "license": "Apache-2.0",
+          "path": "pkg/fake/zz_generated.describe_instance_types.go (types, zones), pkg/providers/instancetype/"
+                  "suite_test.go (test-defined types); labels and allocatable from website/content/en/v1.14/reference/"
+                  "instance-types.md@1d927085dd81a9df9301e613f371dac5b4d16bfe (dl1.24xlarge: en/v1.5 at v1.6.0)",
+          "generated_by": "scripts/gen_upstream_aws_catalogs.py"}
+VERSIONS = {
+    "aws-fake.json": "the AWS provider's fake EC2 instance types",
+    "aws-fake-spot-1a.json": "the fake types' offerings when spot is priced for m5.large in test-zone-1a alone",
+    "aws-fake-windows.json": "the fake types under a Windows AMI family (PrivateIPv4Address capacity)",
+    "aws-test-type.json": "the type `test` of suite_test.go L704",
+    "aws-a1-medium.json": "a1.medium alone (suite_test.go L3145)",
+}
+
+
 def _entry(found: dict) -> dict:
     return {"labels": dict(sorted(found["labels"].items())), "allocatable": dict(sorted(found["resources"].items()))}
 
@@ -93,7 +107,8 @@ def main(argv: list[str]) -> int:
     }
     stale = []
     for file, table in catalogs.items():
-        text = json.dumps(table, indent=1, sort_keys=True) + "\n"
+        document = {"karplint-catalog": 1, "source": dict(SOURCE, version=f"{file}: {VERSIONS[file]}"), "types": table}
+        text = json.dumps(document, indent=1, sort_keys=True) + "\n"
         if check:
             if not (OUT / file).is_file() or (OUT / file).read_text(encoding="utf-8") != text:
                 stale.append(file)
