@@ -50,6 +50,7 @@ SOURCE = {"repo": "aws/karpenter-provider-aws", "tag": "v1.14.1", "license": "Ap
 VERSIONS = {
     "aws-fake.json": "the AWS provider's fake EC2 instance types",
     "aws-fake-spot-1a.json": "the fake types' offerings when spot is priced for m5.large in test-zone-1a alone",
+    "aws-fake-local-zone.json": "the fake types offered in the local zone test-zone-1a-local",
     "aws-fake-windows.json": "the fake types under a Windows AMI family (PrivateIPv4Address capacity)",
     "aws-test-type.json": "the type `test` of suite_test.go L704",
     "aws-a1-medium.json": "a1.medium alone (suite_test.go L3145)",
@@ -95,6 +96,11 @@ def main(argv: list[str]) -> int:
             {"karpenter.sh/capacity-type": ct, "topology.kubernetes.io/zone": f"test-zone-1{z}"}
             for ct in ("on-demand", "spot") for z in FAKE_ZONES[name]
             if ct == "on-demand" or (name, z) == ("m5.large", "a")]) for name, entry in fake.items() if name in FAKE_ZONES},
+        # suite_test.go L1077: the node class's only subnet is in test-zone-1a-local, and only m5.large is offered
+        # there (the provider offers a type in the zones of the class's subnets; types with none are left out).
+        "aws-fake-local-zone.json": {"m5.large": dict(fake["m5.large"], offerings=[
+            {"karpenter.sh/capacity-type": ct, "topology.kubernetes.io/zone": "test-zone-1a-local"}
+            for ct in ("on-demand", "spot")])},
         # suite_test.go L688: under a Windows AMI family the provider gives each type that can run Windows (amd64)
         # vpc.amazonaws.com/PrivateIPv4Address, its IPv4 addresses per interface minus one (types.go
         # NewInstanceType, privateIPv4Address; the VPC resource controller's limits).

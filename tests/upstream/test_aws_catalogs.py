@@ -31,5 +31,5 @@ def test_aws_fake_catalog_holds_the_fake_ec2_types():
         "t4g.small", "t4g.xlarge", "trn1.2xlarge"])
     assert catalog.types["dl1.24xlarge"].allocatable["habana.ai/gaudi"] == "8"
     assert sorted(p.name for p in CATALOGS.glob("aws-*.json")) == [
-        "aws-a1-medium.json", "aws-fake-spot-1a.json", "aws-fake-windows.json", "aws-fake.json",
+        "aws-a1-medium.json", "aws-fake-local-zone.json", "aws-fake-spot-1a.json", "aws-fake-windows.json", "aws-fake.json",
         "aws-test-type.json"]
