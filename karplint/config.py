@@ -183,6 +183,11 @@ def from_mapping(raw: dict, where: str, base: Config | None = None) -> Config:
                 if problem:
                     raise ConfigError(f"{where}: {problem[0]}", (key, ok, *problem[1]))
                 cfg.options[ok] = ov
+            if cfg.options.get("instance-types-mode") == "replace" and not cfg.options.get("instance-types"):
+                # (the whole catalog would be empty: every NodePool would launch nothing)
+                raise ConfigError(f"{where}: `options.instance-types-mode = \"replace\"` needs the instance types "
+                                  "that replace the bundled catalog in `options.instance-types`",
+                                  (key, "instance-types-mode"))
         else:
             raise ConfigError(f"{where}: unknown configuration key `{key}`{_near(str(key), CONFIG_KEYS)}", (key,))
     return cfg

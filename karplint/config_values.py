@@ -64,6 +64,9 @@ def option_value_problem(name: str, value: Any) -> tuple[str, tuple] | None:
         if value < low or (high is not None and value > high):
             return (f"`options.{name}` must be between {low} and {high}" if high is not None
                     else f"`options.{name}` must be {low} or more"), ()
+    elif name == "instance-types-mode":
+        if value not in ("add", "replace"):
+            return f"`options.instance-types-mode` must be \"add\" or \"replace\" (got {_shown(value)})", ()
     elif name == "instance-types":
         from karplint.provisioning.catalog import ExtraTypesError, check_extra_types
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write tests/upstream/catalogs/fake.json: the instance types Karpenter core's fake cloud provider returns by
-default, as a karplint catalog document (the `replace` mode of `instance-types`).
+default, as a karplint catalog document (the `replace` mode of `instance-types`); and the catalogs of the tests
+that build their own instance types with `fake.NewInstanceType` (`DERIVED`).
 
 Reads, offline, from a mirror of kubernetes-sigs/karpenter (git dir; default /work/.mirror/kubernetes-sigs+karpenter/
 repo) at a tag (default v1.14.1):
@@ -129,42 +130,77 @@ def read_types(src: str) -> list[dict]:
     return out
 
 
-def build(mirror: Path, tag: str) -> dict:
-    commit = git(mirror, "rev-parse", f"{tag}^{{commit}}").strip()
-    defaults = read_defaults(git(mirror, "show", f"{tag}:{IT}"))
+def make_type(defaults: dict, name: str, resources: dict | None = None, arch: str | None = None,
+              oses: list | None = None, offerings: list | None = None) -> dict:
+    """A catalog entry as `NewInstanceType(name, opts...)` builds the instance type."""
     consts = defaults["consts"]
     size, special, integer = (consts["LabelInstanceSize"], consts["ExoticInstanceLabelKey"],
                               consts["IntegerInstanceLabelKey"])
+    merged = dict(defaults["resources"])
+    merged.update({k: v for k, v in (resources or {}).items() if quantity(v) != 0})
+    cpu, mem = quantity(merged["cpu"]), quantity(merged["memory"])
+    large = cpu > 4 and mem > 8 * 1024**3
+    allocatable = {}
+    for k, v in sorted(merged.items()):
+        q = quantity(v) - quantity(defaults["overhead"].get(k, "0"))  # InstanceType.Allocatable
+        allocatable[k] = show(k, q)
+    return {
+        "labels": {"kubernetes.io/arch": arch or defaults["arch"]},
+        "requirements": {
+            "kubernetes.io/os": sorted(oses or defaults["os"]),
+            size: ["large"] if large else ["small"],
+            special: ["optional"] if large else [],
+            integer: [str(-(-cpu.numerator // cpu.denominator))],  # resource.Quantity.Value(): rounded up
+        },
+        "allocatable": allocatable,
+        "offerings": [{CAPACITY: ct, ZONE: zone} for ct, zone in (offerings or defaults["offerings"])],
+    }
+
+
+SUITE = "pkg/controllers/provisioning/suite_test.go"
+# Instance types tests of kubernetes-sigs/karpenter pkg/controllers/provisioning/suite_test.go build themselves
+# (`cloudProvider.InstanceTypes = ...`), by catalog name: (where, [(name, resources, arch, oses, offerings)], with the
+# default types too). Three `AddInstanceResources` types are all named "example" upstream: here they are told apart by
+# their size (a catalog is keyed by name).
+def _examples() -> list:
+    return [(f"example-{cpu}cpu-{mem}gi", {"cpu": str(cpu), "memory": f"{mem}Gi"}, "arch", ["linux"],
+             [("spot", "test-zone-1")]) for cpu, mem in ((10, 4), (11, 5), (12, 6))]
+
+
+def _min_values_types(zones_of: dict) -> list:
+    return [(name, {"cpu": "4", "memory": "4Gi"}, "arm64", ["linux"], [("spot", z) for z in zones])
+            for name, zones in zones_of.items()]
+
+
+DERIVED = {
+    "fake-sidecar-examples": (f"{SUITE} AddInstanceResources (L3442), used from L532", _examples, True),
+    "minvalues-instance-types": (f"{SUITE} L2911", lambda: _min_values_types(
+        {"instance-type-1": ["test-zone-1-spot"], "instance-type-2": ["test-zone-2-spot"]}), False),
+    "minvalues-zones": (f"{SUITE} L3216", lambda: _min_values_types({"instance-type-1": ["test-zone-1", "test-zone-2"]}),
+                        False),
+}
+
+
+def build(mirror: Path, tag: str) -> dict[str, dict]:
+    """Every catalog: `fake` (the default list) and the `DERIVED` ones."""
+    commit = git(mirror, "rev-parse", f"{tag}^{{commit}}").strip()
+    defaults = read_defaults(git(mirror, "show", f"{tag}:{IT}"))
     types = {}
     for t in read_types(git(mirror, "show", f"{tag}:{CP}")):
-        resources = dict(defaults["resources"])
-        resources.update({k: v for k, v in t["resources"].items() if quantity(v) != 0})
-        cpu, mem = quantity(resources["cpu"]), quantity(resources["memory"])
-        large = cpu > 4 and mem > 8 * 1024**3
-        allocatable = {}
-        for k, v in sorted(resources.items()):
-            q = quantity(v) - quantity(defaults["overhead"].get(k, "0"))  # InstanceType.Allocatable
-            allocatable[k] = show(k, q)
-        offerings = [{CAPACITY: ct, ZONE: zone} for ct, zone in defaults["offerings"]]
-        types[t["name"]] = {
-            "labels": {"kubernetes.io/arch": t["arch"] or defaults["arch"]},
-            "requirements": {
-                "kubernetes.io/os": sorted(t["os"] or defaults["os"]),
-                size: ["large"] if large else ["small"],
-                special: ["optional"] if large else [],
-                integer: [str(int(cpu))],  # resource.Quantity.Value(): rounded up to a whole number
-            },
-            "allocatable": allocatable,
-            "offerings": offerings,
-        }
-    return {
-        "karplint-catalog": 1,
-        "source": {"repo": "kubernetes-sigs/karpenter", "tag": tag, "commit": commit,
-                   "path": f"{CP} GetInstanceTypes, {IT} NewInstanceType", "license": "Apache-2.0",
-                   "version": f"Karpenter fake cloud provider {tag}", "generated_by": "scripts/gen_fake_catalog.py"},
-        "well-known-labels": defaults["well_known"],
-        "types": types,
-    }
+        types[t["name"]] = make_type(defaults, t["name"], t["resources"], t["arch"], t["os"])
+    source = {"repo": "kubernetes-sigs/karpenter", "tag": tag, "commit": commit,
+              "path": f"{CP} GetInstanceTypes, {IT} NewInstanceType", "license": "Apache-2.0",
+              "version": f"Karpenter fake cloud provider {tag}", "generated_by": "scripts/gen_fake_catalog.py"}
+    out = {"fake": {"karplint-catalog": 1, "source": source, "well-known-labels": defaults["well_known"],
+                    "types": types}}
+    for name, (where, entries, with_defaults) in DERIVED.items():
+        own = {n: make_type(defaults, n, r, a, o, off) for n, r, a, o, off in entries()}
+        out[name] = {"karplint-catalog": 1,
+                     "source": dict(source, path=f"{where}; {IT} NewInstanceType",
+                                    version=f"Karpenter provisioning suite {tag}"),
+                     "well-known-labels": defaults["well_known"],
+                     "types": dict(types, **own) if with_defaults else own}
+    return out
 
 
 def main() -> int:
@@ -173,15 +209,18 @@ def main() -> int:
     ap.add_argument("--tag", default=TAG)
     ap.add_argument("--check", action="store_true", help="compare with the committed file instead of writing it")
     args = ap.parse_args()
-    text = json.dumps(build(args.mirror, args.tag), indent=1, sort_keys=False) + "\n"
-    if args.check:
-        if OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT.relative_to(REPO)} differs from what {CP} at {args.tag} gives: run {Path(__file__).name}")
-            return 1
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    return 0
+    bad = 0
+    for name, doc in build(args.mirror, args.tag).items():
+        path = OUT.with_name(f"{name}.json")
+        text = json.dumps(doc, indent=1) + "\n"
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                print(f"{path.relative_to(REPO)} differs from what {args.tag} gives: run {Path(__file__).name}")
+                bad = 1
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return bad
 
 
 if __name__ == "__main__":

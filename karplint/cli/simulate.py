@@ -37,11 +37,13 @@ def _model(paths: list[str], config):
         raise SimulateError(str(exc)) from exc
 
 
-def _catalog(instance_types: str | None, config_types: dict | None):
-    from karplint.provisioning.catalog import ExtraTypesError, extend, load
+def _catalog(instance_types: str | None, config_types: dict | None, mode: str | None = None):
+    """The catalog of the run: the bundled one plus the configuration's and the file's types (`mode` "add", the
+    default), or those types alone ("replace"; `mode` None: the configuration's `instance-types-mode`)."""
+    from karplint.provisioning.catalog import ExtraTypesError, extend, finish, start
 
-    cat = load()
     try:
+        cat = start(mode)
         if config_types:
             cat = extend(cat, config_types)
         if instance_types:
@@ -57,6 +59,8 @@ def _catalog(instance_types: str | None, config_types: dict | None):
 
                 line = line_of(raw.decode("utf-8"), exc.key) if exc.key else None
                 raise SimulateError(f"{instance_types}{f':{line}' if line else ''}: {exc}") from exc
+        if mode == "replace":
+            cat = finish(cat)
     except ExtraTypesError as exc:
         raise SimulateError(f"{instance_types or 'configuration'}: {exc}") from exc
     except OSError as exc:
@@ -83,7 +87,8 @@ def _json(path: str, raw: bytes):
         raise SimulateError(f"{path}: not JSON ({exc})") from exc
 
 
-def run_simulation(paths: list[str], instance_types: str | None = None, config=None) -> dict[str, Any]:
+def run_simulation(paths: list[str], instance_types: str | None = None, config=None,
+                   instance_types_mode: str | None = None) -> dict[str, Any]:
     """The simulation as plain data (what `--output-format json` prints)."""
     from karplint.provisioning.simulate import pool_report, simulate
     from karplint.rules._simulation import nodeclass_facts_resolver
@@ -91,7 +96,8 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     loaded = _model(paths, config)
     model, problems = loaded.model, loaded.problems
     options = loaded.project.config.options or {}
-    catalog = _catalog(instance_types, options.get("instance-types"))
+    catalog = _catalog(instance_types, options.get("instance-types"),
+                       instance_types_mode or options.get("instance-types-mode") or "add")
     facts_for = nodeclass_facts_resolver(model)
 
     # The whole project is simulated (a named workload is judged on every NodePool of its project, as KPL910
@@ -118,6 +124,14 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
             "files_read": len(loaded.named)}
 
 
+def _source(src: dict) -> str:
+    """Where the catalog comes from: its release and commit, or that the configured types replace it."""
+    if src.get("mode") == "replace" and "repo" not in src:
+        return "configured, replacing the bundled catalog"
+    shown = f"{src.get('version')}, {src.get('repo')}@{str(src.get('commit', ''))[:8]}"
+    return shown + (", configured, replacing the bundled catalog" if src.get("mode") == "replace" else "")
+
+
 def _range(pair) -> str:
     return "-" if not pair else (pair[0] if pair[0] == pair[1] else f"{pair[0]}-{pair[1]}")
 
@@ -132,8 +146,7 @@ def render_text(data: dict, out, color: bool) -> None:
         _render_rich(data, out, color)
         return
     out = escape.Escaped(out)  # every line, whatever forgets `e` (labels of configured instance types: arch...)
-    out.write(f"catalog: {data['instance_types_known']} instance types ({e(str(data['catalog'].get('version')))}, "
-              f"{e(str(data['catalog'].get('repo')))}@{e(str(data['catalog'].get('commit', ''))[:8])})\n")
+    out.write(f"catalog: {data['instance_types_known']} instance types ({e(_source(data['catalog']))})\n")
     out.write("\nNodePools\n")
     for p in data["nodepools"]:
         if "unknown" in p:
@@ -197,8 +210,7 @@ def _render_rich(data: dict, out, color: bool) -> None:
     e = escape.line
     console = escape.console(file=out, color_system="auto" if color else None)
     src = data["catalog"]
-    console.print(Text(f"Instance-type catalog: {data['instance_types_known']} types "
-                       f"({e(str(src.get('version')))}, {e(str(src.get('repo')))}@{e(str(src.get('commit', ''))[:8])})"))
+    console.print(Text(f"Instance-type catalog: {data['instance_types_known']} types ({e(_source(src))})"))
     t = Table(title="NodePools", title_justify="left")
     for col in ("NodePool", "types", "families", "sizes", "cpu", "memory", "arch", "capacity", "notes"):
         t.add_column(col, overflow="fold")
@@ -243,7 +255,7 @@ def _render_rich(data: dict, out, color: bool) -> None:
 
 
 def main(paths: list[str], output_format: str, instance_types: str | None, config_path: str | None,
-         color: bool) -> int:
+         color: bool, instance_types_mode: str | None = None) -> int:
 
     from karplint.config import ConfigError
     from karplint.project import configure
@@ -254,7 +266,7 @@ def main(paths: list[str], output_format: str, instance_types: str | None, confi
         sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
         return 2
     try:
-        data = run_simulation(paths, instance_types, cfg)
+        data = run_simulation(paths, instance_types, cfg, instance_types_mode)
     except SimulateError as exc:
         sys.stderr.write(f"karplint simulate: {escape.line(str(exc))}\n")
         return 2

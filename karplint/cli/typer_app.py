@@ -19,6 +19,12 @@ from karplint.cli import check_command
 from karplint.cli.check_command import ColorChoice, Level, OutputFormat, _die, use_color
 from karplint.model.versions import LATEST
 
+class InstanceTypesMode(str, Enum):
+    """`simulate --instance-types-mode`: the configuration's `instance-types-mode` values."""
+    add = "add"
+    replace = "replace"
+
+
 class DisplayFormat(str, Enum):
     """The formats of `simulate` and `rules` (check's OutputFormat has report formats they do not write): their
     --help lists these only, and typer refuses any other."""
@@ -144,7 +150,12 @@ def simulate_cmd(
                                                 help="text (tables on a terminal) or json."),
     instance_types: Optional[str] = typer.Option(
         None, "--instance-types", help="JSON file of instance types to add to the bundled catalog "
-                                       "({name: {labels: {...}, allocatable: {...}}})."),
+                                       "({name: {labels: {...}, allocatable: {...}}}), or to replace it with "
+                                       "(--instance-types-mode replace)."),
+    instance_types_mode: Optional[InstanceTypesMode] = typer.Option(
+        None, "--instance-types-mode", help="add (default: the bundled catalog plus the given types) or replace "
+                                            "(the given types are the whole catalog); default: the configuration's "
+                                            "`instance-types-mode`."),
     config: Optional[str] = typer.Option(None, "--config", help="Configuration file (.karplint.toml or pyproject.toml)."),
     color: Optional[ColorChoice] = typer.Option(None, "--color", help="Colour: auto, always or never."),
 ) -> None:
@@ -153,7 +164,8 @@ def simulate_cmd(
     from karplint.cli.simulate import main as simulate_main
 
     raise typer.Exit(simulate_main(list(paths or []), output_format.value, instance_types, config,
-                                   use_color(color, sys.stdout)))
+                                   use_color(color, sys.stdout),
+                                   instance_types_mode.value if instance_types_mode else None))
 
 
 @app.command("rules")

@@ -33,8 +33,9 @@ class InstanceType:
         return self.labels.get(key)
 
     def offered(self, reqs) -> bool:
-        """Some offering is compatible with `reqs` (a `Requirements`; `Offerings.Available().HasCompatible`:
-        the keys an offering and the requirements share must intersect)."""
+        """Some offering is compatible with `reqs` (a `Requirements`; kubernetes-sigs/karpenter
+        pkg/cloudprovider/types.go@v1.14.1#L561 `Offerings.HasCompatible`, as `filterInstanceTypesByRequirements`
+        asks it: the keys an offering and the requirements share must intersect)."""
         if not self.offerings:
             return True
         return any(all(reqs.get(k).has(v) for k, v in o.items() if reqs.has(k)) for o in self.offerings)
@@ -182,9 +183,9 @@ def unpack(data) -> tuple[dict, dict, frozenset, tuple]:
     return data.get("types", {}), {str(k): str(v) for k, v in source.items()}, frozenset(well_known), ("types",)
 
 
-def empty(mode: str = "replace") -> Catalog:
+def empty() -> Catalog:
     """The start of a catalog that replaces the bundled one (mode `replace`): no type yet."""
-    return Catalog({}, {"version": "own catalog", "mode": mode})
+    return Catalog({}, {"version": "own catalog", "mode": "replace"})
 
 
 def start(mode: str | None) -> Catalog:

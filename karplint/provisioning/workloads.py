@@ -13,8 +13,8 @@ Follows kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:
   node-affinity term; `preferences.go` `removeRequiredNodeAffinityTerm` tries the next term when it fails, so
   terms are ORed (expressions inside a term ANDed). Preferred terms are only preferences.
 - Requests: `pkg/utils/resources/resources.go` `Ceiling`/`RequestsForPods` (containers summed, init containers'
-  maximum, restartable init containers (sidecars) added, `overhead` added; limits stand in for missing requests,
-  as the API server defaults them).
+  maximum, restartable init containers (sidecars) added, pod-level `resources` replacing cpu and memory when set,
+  `overhead` added; limits stand in for missing requests, as the API server defaults them).
 
 Anything templated or unparsable is "cannot tell": the pod is assumed to fit.
 """
@@ -33,6 +33,12 @@ from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
 
 MAX_CONTAINERS = 200
+# Resources every instance type has: a configured type that does not state one (`instance-types`) is not known
+# to lack it (the catalog cannot tell), unlike an extended resource it does not list (a GPU: none).
+STATED_RESOURCES = frozenset({"cpu", "memory", "pods"})
+# k8s.io/component-helpers resource/helpers.go `PodRequests` (what `Ceiling` asks, `SkipPodLevelResources` unset):
+# `spec.resources` of the pod, when set, gives these for the whole pod (`IsSupportedPodLevelResource`).
+POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
 @dataclass
@@ -114,6 +120,12 @@ def pod_requests(spec: dict) -> dict[str, Fraction] | None:
         else:
             init_max = _max(init_max, _add(r, sidecars))
     out = _max(_add(total, sidecars), init_max)
+    level = spec.get("resources")
+    if isinstance(level, dict):  # pod-level resources: their cpu and memory replace the containers' sum
+        r = _container_requests(spec)
+        if r is None:
+            return None
+        out.update({k: v for k, v in r.items() if k in POD_LEVEL_RESOURCES})
     out["pods"] = out.get("pods", 0) + 1  # each pod takes one of the node's pods (RequestsForPods)
     overhead = spec.get("overhead")
     if isinstance(overhead, dict):
@@ -378,7 +390,9 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
             if pod.host_ports & extra[1]:
                 short["host port"] = short.get("host port", 0) + 1
                 continue
-            missing = _missing(_add(need, extra[0]), allocatable(it), skip)
+            have = allocatable(it)
+            missing = _missing(_add(need, extra[0]), have,
+                               skip if STATED_RESOURCES <= have.keys() else skip | (STATED_RESOURCES - have.keys()))
             if not missing:
                 fitting.append(it.name)
                 if any_type:

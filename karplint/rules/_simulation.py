@@ -73,4 +73,13 @@ def too_large(model: Model, ctx) -> Iterator:
 
 
 def catalog_date(catalog) -> str:
-    return f"{catalog.source.get('version', '?')}, {catalog.source.get('repo', '?')}@{catalog.source.get('commit', '?')[:8]}"
+    src = catalog.source
+    if src.get("mode") == "replace" and "repo" not in src:  # (a private catalog names no release)
+        return '`instance-types-mode = "replace"`'
+
+    return f"{src.get('version', '?')}, {src.get('repo', '?')}@{src.get('commit', '?')[:8]}"
+
+
+def catalog_name(catalog) -> str:
+    """"bundled catalog", or "configured catalog" when `instance-types-mode = "replace"` made it."""
+    return "configured catalog" if catalog.source.get("mode") == "replace" else "bundled catalog"

@@ -14,7 +14,8 @@ from typing import Iterator
 from karplint.model import Model, karpenter_resources
 from karplint.numbers import ascii_digits
 from karplint.rules import rule
-from karplint.rules._simulation import CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, simulation, too_large
+from karplint.rules._simulation import (CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, catalog_name, simulation,
+                                       too_large)
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
@@ -133,7 +134,7 @@ def _classify(catalog, key: str, value: str) -> tuple[str, str] | None:
     if near and not (key in GROWING_KEYS and _well_formed(key, value) and key != SIZE):
         return "misspelt", f"`{value}` matches no {_what(key)}\nhelp: did you mean `{near}`?"
     if key in GROWING_KEYS and _well_formed(key, value):
-        return "unknown", f"`{value}` is unknown to the bundled catalog"
+        return "unknown", f"`{value}` is unknown to the {catalog_name(catalog)}"
     return "wrong", (f"`{value}` matches no {_what(key)}\n"
                      f"note: values look like: {', '.join(heapq.nsmallest(4, known))}, ...")
 
@@ -233,8 +234,9 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
         yield ctx.violation(
             sim.nodepool, anchor.path,
             f"NodePool `{sim.name}` can launch no instance type{help_}\n"
-            f"note: {shown} together leave none of the {len(catalog.types)} instance types of the bundled catalog "
-            f"({catalog_date(catalog)}){family}\n{_NO_LAUNCH_NOTE}",
+            f"note: {shown} together leave none of the {len(catalog.types)} instance "
+            f"type{'s' if len(catalog.types) != 1 else ''} of the "
+            f"{catalog_name(catalog)} ({catalog_date(catalog)}){family}\n{_NO_LAUNCH_NOTE}",
             on="key" if anchor.label else "value")
 
 
@@ -264,7 +266,7 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
             effect = ("no instance type matches the requirement: the NodePool launches nothing" if emptied else
                       "the value selects nothing" if op == "In" else "the value excludes nothing")
             yield ctx.violation(sim.nodepool, src.path + ("values", j),
-                                f"{message}\nnote: {effect} (bundled catalog: {catalog_date(catalog)})",
+                                f"{message}\nnote: {effect} ({catalog_name(catalog)}: {catalog_date(catalog)})",
                                 severity="error" if emptied else None)
 
 

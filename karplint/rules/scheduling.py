@@ -20,7 +20,7 @@ from karplint.model import Model, Resource, karpenter_resources, of_kinds
 from karplint.provisioning.placement import PLACEMENT_KEYS
 from karplint.readers.document import Document
 from karplint.rules import rule
-from karplint.rules._simulation import KARPENTER_ONLY_PREFIXES, catalog_date, simulation, too_large
+from karplint.rules._simulation import KARPENTER_ONLY_PREFIXES, catalog_date, catalog_name, simulation, too_large
 
 
 def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
@@ -210,5 +210,5 @@ def _unschedulable(ctx, pod, verdicts, level, catalog):
         f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
         "note: Karpenter leaves the pods Pending (\"incompatible with nodepool\"); instance types from the "
-        f"bundled catalog ({catalog_date(catalog)})",
+        f"{catalog_name(catalog)} ({catalog_date(catalog)})",
         severity=None if level == "error" else "warning")

@@ -276,18 +276,20 @@ def project_model(project: "Project", display: str, docs: list, others=None, *, 
 
 
 def _catalog(config: "Config"):
-    """The bundled catalog extended by the configuration's `instance-types`, as `simulate` builds it (kept while
-    the option is the same: the catalog's memo holds the simulation's shared work). Raises ExtraTypesError."""
+    """The configuration's catalog (`instance-types` added to the bundled one, or replacing it), as `simulate`
+    builds it (kept while the options are the same: the catalog's memo holds the simulation's shared work).
+    Raises ExtraTypesError."""
     import json
 
-    from karplint.provisioning.catalog import extend, load
+    from karplint.provisioning.catalog import configured
 
-    extra = (config.options or {}).get("instance-types")
-    key = json.dumps(extra, sort_keys=True, default=str)
+    options = config.options or {}
+    key = json.dumps([options.get("instance-types"), options.get("instance-types-mode")], sort_keys=True,
+                     default=str)
     with _LOCK:
         cached_key, cat = _CACHE["catalog"]
         if cat is None or cached_key != key:
-            cat = extend(load(), extra)
+            cat = configured(options)
             _CACHE["catalog"] = (key, cat)
     return cat
 

@@ -114,23 +114,33 @@ def simulate_case(path: Path):
     return header, simulate(model, catalog, nodeclass_facts_resolver(model)), catalog
 
 
+def _works(sim, term, types: list[str]) -> tuple:
+    """(merged requirements, the types of `types` that satisfy `term` on NodePool `sim`), or (None, []) when the
+    term is incompatible with the NodePool."""
+    if sim.requirements.compatible(term, sim.well_known) is not None:
+        return None, []
+    merged = sim.requirements.copy()
+    merged.add(*term.by_key.values())
+    offered = {it.name: it for it in sim.types}
+    return merged, [n for n in types if sim.type_reqs[n].intersects(merged) is None and offered[n].offered(merged)]
+
+
 def possible_values(run, result, key: str) -> set[str] | None:
     """Every value of `key` a node hosting the pod may carry (None: some node may carry any value), over the
-    NodePools that can host it and their fitting instance types."""
+    NodePools that can host it and their fitting instance types. Required node-affinity terms are tried in order,
+    as Karpenter relaxes them (`preferences.go` `removeRequiredNodeAffinityTerm`): the first term some NodePool
+    can satisfy is the one the node is launched for."""
     from karplint.provisioning.requirements import Requirements
 
     sims = {sim.name: sim for sim in run.pools}
-    out: set[str] = set()
-    for v in result.verdicts:
-        if v.ok is not True:
-            continue
-        sim = sims[v.pool]
-        for term in result.pod.terms or [Requirements()]:
-            if sim.requirements.compatible(term, sim.well_known) is not None:
-                continue
-            merged = sim.requirements.copy()
-            merged.add(*term.by_key.values())
-            for name in v.types:
+    hosts = [(sims[v.pool], v.types) for v in result.verdicts if v.ok is True]
+    for term in result.pod.terms or [Requirements()]:
+        out: set[str] = set()
+        used = False
+        for sim, types in hosts:
+            merged, fitting = _works(sim, term, types)
+            for name in fitting:
+                used = True
                 it_reqs = sim.type_reqs[name]
                 req = merged.get(key)
                 if it_reqs.has(key):
@@ -143,7 +153,9 @@ def possible_values(run, result, key: str) -> set[str] | None:
                     return None
                 else:
                     out |= set(req.values)
-    return out
+        if used:
+            return out
+    return set()
 
 
 def _offerings(sim, name: str) -> tuple:
