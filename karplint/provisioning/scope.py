@@ -2,11 +2,18 @@
 for KPL910 (karplint/rules/scheduling.py) and `karplint simulate` alike, so that both give one answer.
 
 A run may hold several projects or clusters (a monorepo). A workload is judged on the NodePools of its own
-directory, of the directories above it and of those below it, never on those of unrelated directories; the nodes
+directory, of the directories above it and of those below it (its scope, named in messages); the nodes
 of a NodePool carry the DaemonSets of related directories alike. When none is near it but its pods select NodePools
 by name (`karpenter.sh/nodepool`, a label only the nodes of the NodePool of that name carry) and NodePools of the
-run have those names, it is judged on those (a platform directory beside the applications'). Otherwise a workload
-with no NodePool in scope is not judged: nothing in the files says where it runs.
+run have those names, it is judged on those (a platform directory beside the applications'); NodePools it names
+that live elsewhere join the near ones. Otherwise a workload with no NodePool in scope is not judged: nothing in the
+files says where it runs.
+
+Nearness decides which workloads are judged, never that one is unschedulable: a workload none of the NodePools in
+its scope can host is reported only if no other NodePool of the run can host it either (`Scopes.others`). A
+repository often keeps the cluster's general NodePools in one directory (`cluster/`) and examples that rely on
+them in others (aws-samples/karpenter-blueprints `blueprints/node-overlay/workload-generation.yaml`, hosted by
+the `default` NodePool of `cluster/terraform/karpenter.tf`).
 """
 
 from __future__ import annotations
@@ -57,8 +64,11 @@ class Scope:
 class Scopes:
     """Every workload's Scope over one run's NodePool simulations, worked out once per directory."""
 
-    def __init__(self, pools: list):
+    def __init__(self, pools: list, cluster=None):
+        """`cluster(resource)`: the cluster a resource belongs to (None: shared by all), when the run holds several
+        (`clusters`); `check` runs once per cluster instead and passes none."""
         self._pools = pools
+        self._cluster = cluster
         self._order = {id(sim): i for i, sim in enumerate(pools)}
         self._by_dir: dict[str, list] = {}
         for sim in pools:
@@ -75,12 +85,23 @@ class Scopes:
                           key=lambda sim: self._order[id(sim)])
             scope = self._scopes[where] = Scope(where, tuple(mine), len(mine) == len(self._pools),
                                                 tuple(map(id, mine)))
-        if scope.pools or not names:
+        if not names:
             return scope
-        named = tuple(sim for sim in self._pools if sim.name in names)
+        near = set(scope.key)
+        named = [sim for sim in self._pools if sim.name in names and id(sim) not in near]
         if not named:
             return scope
-        return Scope(where, named, False, tuple(map(id, named)), by_name=True)
+        pools = tuple(sorted(list(scope.pools) + named, key=lambda sim: self._order[id(sim)]))
+        return Scope(where, pools, len(pools) == len(self._pools), tuple(map(id, pools)), by_name=not scope.pools)
+
+    def others(self, scope: Scope, res) -> tuple:
+        """The NodePools of `res`'s cluster outside `scope`: asked only when none in it can host the workload."""
+        inside = set(scope.key)
+        outside = [sim for sim in self._pools if id(sim) not in inside]
+        mine = self._cluster(res) if self._cluster is not None else None
+        if mine is None:
+            return tuple(outside)
+        return tuple(sim for sim in outside if self._cluster(sim.nodepool) in (None, mine))
 
     def daemons_of(self, sim, daemons: list) -> list:
         """The DaemonSets (`workloads.Daemon`) of `daemons` whose directory is related to the NodePool's."""

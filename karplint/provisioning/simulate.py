@@ -151,10 +151,11 @@ def _rank(v: Verdict) -> tuple:
 
 
 def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable[[Pod], bool] | None = None,
-                       omitted: list[Omitted] | None = None) -> list[WorkloadResult]:
+                       omitted: list[Omitted] | None = None, cluster=None) -> list[WorkloadResult]:
     """Verdicts for every workload (DaemonSets excepted) on every NodePool of its scope (`provisioning.scope`, as
     KPL910 judges it): per workload, how many NodePools can host it, cannot, cannot tell, and the `SHOWN_VERDICTS`
-    first (hosts, then the closest misses). A NodePool's nodes carry the DaemonSets of related directories."""
+    first (hosts, then the closest misses). A NodePool's nodes carry the DaemonSets of related directories.
+    `cluster(resource)`: its cluster when the run holds several (`provisioning.scope.Scopes`)."""
     from karplint.provisioning.scope import Scopes, selected_pool_names
 
     classes = runtime_class_overheads(model.of_kind("RuntimeClass", group="node.k8s.io"))
@@ -164,7 +165,7 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
         if past is not None:
             omitted.append(past)
     ds = daemons(pods)
-    scopes = Scopes(pools)
+    scopes = Scopes(pools, cluster)
     budget = PlacementBudget()
     candidates = [pod for pod in pods if pod.res.kind != "DaemonSet"  # Karpenter does not provision for them
                   and (only is None or only(pod))]
@@ -189,18 +190,28 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
                 yield v
 
         # Only the verdicts shown are kept: thousands of NodePools times thousands of workloads stay small.
-        out.append(WorkloadResult(pod, heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank), counts, scope))
+        shown = heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank)
+        if scope.pools and not scope.whole_run and not counts.get(True) and not counts.get(None):
+            # None near it can host it: a NodePool elsewhere in the run that can clears it, as in KPL910
+            others = scopes.others(scope, pod.res)
+            if budget.take(len(others)):
+                found = [v for sim in others if (v := host(pod, sim, scopes.daemons_of(sim, ds))).ok is not False]
+                for v in found:
+                    counts[v.ok] = counts.get(v.ok, 0) + 1
+                shown = heapq.nsmallest(SHOWN_VERDICTS, found + shown, key=_rank)
+        out.append(WorkloadResult(pod, shown, counts, scope))
         seen[(pod.placement_key, scope.key)] = out[-1]
     return out
 
 
 def simulate(model: Model, catalog: Catalog,
              facts_for: Callable[[Resource], NodeClassFacts] = lambda np: NodeClassFacts(),
-             only: Callable[[Pod], bool] | None = None) -> RunSimulation:
+             only: Callable[[Pod], bool] | None = None, cluster=None) -> RunSimulation:
     """Every NodePool, and the workloads `only` keeps (default: all) on the NodePools of their scope."""
     omitted: list[Omitted] = []
     pools = simulate_pools(model, catalog, facts_for, omitted)
-    return RunSimulation(pools, simulate_workloads(model, pools, only=only, omitted=omitted), omitted)
+    return RunSimulation(pools, simulate_workloads(model, pools, only=only, omitted=omitted, cluster=cluster),
+                         omitted)
 
 
 def pool_report(sim: PoolSimulation) -> dict[str, Any]:

@@ -147,7 +147,13 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                 omitted = placement_omitted(pod.res, left, budget)
                 yield ctx.too_large(omitted.resource, omitted.path, omitted.message)
                 return
-            verdicts = outcomes[seen_key] = _misses(pod, mine, scopes, all_ds, host)
+            verdicts = _misses(pod, mine, scopes, all_ds, host)
+            if verdicts is not None and not scope.whole_run:
+                # (nearness picks what is judged; a NodePool elsewhere in the run that hosts it clears it)
+                others = scopes.others(scope, pod.res)
+                if not budget.take(len(others)) or _misses(pod, others, scopes, all_ds, host) is None:
+                    verdicts = None
+            outcomes[seen_key] = verdicts
         if verdicts is not None:
             yield _unschedulable(ctx, pod, verdicts, level, catalog, scope)
 
@@ -172,8 +178,8 @@ def _scope_note(scope) -> str:
                 "them and this workload")
     if scope.whole_run:
         return f"note: judged on every NodePool of the checked files: {shown}"
-    return (f"note: judged on the NodePools {scope.describe()}: {shown}; those of unrelated directories may "
-            "belong to other clusters and are not counted")
+    return (f"note: judged on the NodePools {scope.describe()}: {shown}; no NodePool of another directory can "
+            "host it either")
 
 
 def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
@@ -208,7 +214,7 @@ def _no_such_pool(ctx, pod, wanted: list[str], scope, strict: bool):
     asked = " or ".join(f"`{w}`" for w in wanted)
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}` selects NodePool {asked}, and no NodePool {scope.short()} has that name\n"
+        f"{res.kind} `{res.name}` selects NodePool {asked}, and no NodePool of the checked files has that name\n"
         + (f"help: did you mean `{close[0]}`?\n" if close else
            "help: name one of the NodePools in scope, or check the files that define it\n")
         + _scope_note(scope) + "\n"

@@ -29,21 +29,45 @@ def _tree(tmp_path: Path) -> None:
 
 
 def test_check_and_simulate_give_one_answer_and_name_the_scope(tmp_path: Path):
+    """Two clusters (`clusters`): the workload of a/ is judged on a/'s NodePools only, by both front ends."""
     _tree(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.karplint]\nclusters = ["a", "b"]\n')
+    _code, report, _ = run_json("check", "--no-cache", "--select", "KPL910", ".", cwd=tmp_path)
+    found = [(f["code"], f["file"], f["line"], f["column"], f["severity"]) for f in report["findings"]]
+    assert found == [("KPL910", "a/apps/app.yaml", 4, 9, "error")]
+    proc = run_cli("simulate", ".", "--output-format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    big = json.loads(proc.stdout)["workloads"][0]
+    assert (big["name"], big["hostable"]) == ("big", False)  # (before: True, `wide` of b/ hosted it)
+    assert [v["nodepool"] for v in big["nodepools"]] == ["small"]
+
+
+def test_a_nodepool_elsewhere_in_the_one_cluster_clears_the_workload(tmp_path: Path):
+    """Without `clusters` the project is one cluster: nearness picks what is judged and names the scope, but a
+    NodePool of another directory that hosts the workload clears it (aws-samples/karpenter-blueprints keeps its
+    general NodePool in cluster/ and the workloads relying on it in blueprints/*/). Both front ends agree."""
+    _tree(tmp_path)
+    _code, report, _ = run_json("check", "--no-cache", "--select", "KPL910", ".", cwd=tmp_path)
+    assert report["findings"] == []
+    proc = run_cli("simulate", ".", "--output-format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    big = json.loads(proc.stdout)["workloads"][0]
+    assert (big["name"], big["hostable"]) == ("big", True)
+    assert [v["nodepool"] for v in big["nodepools"]][:1] == ["wide"]
+    assert big["scope"] == {"nodepools": 1, "where": "in `a/apps` or a directory above or below it"}
+
+
+def test_the_scope_is_named_when_no_nodepool_of_the_run_hosts_it(tmp_path: Path):
+    _tree(tmp_path)
+    (tmp_path / "b" / "pool.yaml").write_text(SMALL.replace("name: small", "name: other"))
     _code, report, _ = run_json("check", "--no-cache", "--select", "KPL910", ".", cwd=tmp_path)
     found = [(f["code"], f["file"], f["line"], f["column"], f["severity"]) for f in report["findings"]]
     assert found == [("KPL910", "a/apps/app.yaml", 4, 9, "error")]
     lines = report["findings"][0]["message"].splitlines()
     assert lines[0] == "Deployment `big`: no NodePool near it can give its pods a node"
     assert report["findings"][0]["notes"][1] == (
-        "judged on the NodePools in `a/apps` or a directory above or below it: `small`; those of unrelated "
-        "directories may belong to other clusters and are not counted")
-    proc = run_cli("simulate", ".", "--output-format", "json", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    big = json.loads(proc.stdout)["workloads"][0]
-    assert (big["name"], big["hostable"]) == ("big", False)  # (before: True, `wide` of b/ hosted it)
-    assert [v["nodepool"] for v in big["nodepools"]] == ["small"]
-    assert big["scope"] == {"nodepools": 1, "where": "in `a/apps` or a directory above or below it"}
+        "judged on the NodePools in `a/apps` or a directory above or below it: `small`; no NodePool of another "
+        "directory can host it either")
 
 
 def test_a_workload_with_no_nodepool_in_scope_is_not_judged_by_either(tmp_path: Path):
