@@ -74,4 +74,4 @@ def foreign_node_label(res: Resource, ctx) -> Iterator:
             note = (f"note: Karpenter does not select capacity by this key; it labels its nodes {shown}, which "
                     f"wrongly says they belong to {owner}")
         yield ctx.violation(res, spec_path + ("requirements", i, "key"),
-                            f"`{key}` is a label of {owners}, unknown to Karpenter\n{help_}\n{note}")
+                            f"`{key}` is a label of {owners}, not of Karpenter\n{help_}\n{note}")

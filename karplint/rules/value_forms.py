@@ -101,7 +101,7 @@ def id_as_tag_value(res: Resource, ctx) -> Iterator:
     for path, value, prefix, instead in _id_tag_values(res):
         what = f"{_WHAT_PLURAL[prefix]} IDs" if "," in value else f"{_WHAT[prefix]} ID"
         yield ctx.violation(res, path,
-                            f"`{value}` looks like {what}, but here it is a tag value\n"
+                            f"`{value}` looks like {what}, not a tag value\n"
                             f"help: select it by ID with {instead}\n"
-                            f"note: this selects only resources tagged `{path[-1]}: {value}`; resources are rarely "
-                            "tagged with their own ID, so this usually selects nothing")
+                            f"note: this term selects only resources tagged `{path[-1]}: {value}`; resources are "
+                            "rarely tagged with their own ID, so it usually selects nothing")

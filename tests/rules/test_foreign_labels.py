@@ -52,7 +52,7 @@ def test_managed_node_group_and_eksctl_labels_in_nodepool_requirements():
     found = _findings(NODEPOOL)
     assert [(f.severity, f.line, f.column) for f in found] == [("warning", 10, 16), ("warning", 13, 16)]
     assert found[0].message == (
-        "`eks.amazonaws.com/capacityType` is a label of EKS managed node groups, unknown to Karpenter\n"
+        "`eks.amazonaws.com/capacityType` is a label of EKS managed node groups, not of Karpenter\n"
         "help: write `key: karpenter.sh/capacity-type` with `values: [spot, on-demand]`\n"
         "note: Karpenter does not choose capacity by this key; it labels every node "
         "`eks.amazonaws.com/capacityType=SPOT` or `eks.amazonaws.com/capacityType=ON_DEMAND`, whatever capacity "

@@ -55,9 +55,8 @@ def test_instance_profile_arn_and_ids_as_tag_values():
         "note: EC2 refuses every launch ('Value (arn:…) for parameter iamInstanceProfile.name is invalid'), so no "
         "node of this EC2NodeClass starts")
     assert findings[1].message.startswith(
-        "`subnet-0123456789abcdef0` looks like a subnet ID, but here it is a tag value\n"
-        "help: select it by ID with a term `- id: subnet-0123456789abcdef0` in subnetSelectorTerms\n"
-        "note: this selects only resources tagged `Name: subnet-0123456789abcdef0`; ")
+        "`subnet-0123456789abcdef0` looks like a subnet ID, not a tag value\nhelp: select it by ID with a term "
+        "`- id: subnet-0123456789abcdef0` in subnetSelectorTerms\n")
     assert "looks like security group IDs" in findings[2].message
     assert "help: select it by ID with one term `- id: …` per ID in securityGroupSelectorTerms" in findings[2].message
 
