@@ -77,3 +77,33 @@ def over_limits(caps: dict[str, dict], limits: dict[str, float], name: str) -> s
         if c is not None and c > limit:
             return resource
     return None
+
+
+def under_limits(sim, compat: list) -> tuple[list, str]:
+    """The types of `compat` (a `PoolSimulation`'s, for one pod) whose capacity fits under the NodePool's
+    `spec.limits` (Karpenter drops the others before it tries the pod, scheduler.go@v1.14.1#L716), and, when none
+    does, why, as a verdict's reason.
+    A NodePool whose every type exceeds a limit is KPL907's: the reason says so."""
+    limits = sim.memo.get("limits")
+    if not limits:
+        return compat, ""
+    caps = sim.memo["capacities"]
+    under = [it for it in compat if over_limits(caps, limits, it.name) is None]
+    if under:
+        return under, ""
+    emptied = sim.memo.get("emptied by limits", False)
+    if emptied is False:  # (the resource whose limit every type of the NodePool exceeds, as KPL907 judges it)
+        emptied = sim.memo["emptied by limits"] = next(
+            (r for r, limit in limits.items() if limit > 0 and sim.types and all(
+                (c := caps[r].get(it.name)) is not None and c > limit for it in sim.types)), None)
+    resource = emptied or over_limits(caps, limits, compat[0].name)
+    limit = limits[resource]
+    shown = f"{limit:g}" if resource == "cpu" else quantity.show(resource, limit)
+    if limit == 0:
+        return [], f"its `{resource}` limit is 0: it launches no node"
+    if emptied:
+        return [], (f"its `{resource}` limit ({shown}) is below the capacity of every instance type it allows "
+                    "(KPL907): Karpenter launches none (\"all available instance types exceed limits for nodepool\")")
+    return [], (f"every instance type that meets the pod's requirements has more `{resource}` capacity than the "
+                f"NodePool's limit ({shown}): Karpenter launches none for it (\"all available instance types exceed "
+                "limits for nodepool\")")

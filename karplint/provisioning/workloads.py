@@ -28,7 +28,7 @@ from fractions import Fraction
 from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
 from karplint.model import Resource
 from karplint.provisioning import quantity
-from karplint.provisioning.limits import over_limits
+from karplint.provisioning.limits import under_limits
 from karplint.provisioning.nodepools import LINUX_FAMILIES, PoolSimulation, allocatable
 from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
@@ -505,7 +505,7 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
             best = cand if best is None or cand[0] > best[0] else best
             continue
         limited = len(compat)
-        compat, over = _under_limits(sim, compat)
+        compat, over = under_limits(sim, compat)
         if not compat:
             cand = (3, over)
             best = cand if best is None or cand[0] > best[0] else best
@@ -564,33 +564,6 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         best = cand if best is None or cand[0] > best[0] else best
     v.ok, v.stage, v.reason, v.soft = False, best[0], best[1], len(best) > 2
     return v
-
-
-def _under_limits(sim: PoolSimulation, compat: list) -> tuple[list, str]:
-    """The types of `compat` whose capacity fits under the NodePool's `spec.limits` (limits.py; Karpenter drops the
-    others before it tries the pod, scheduler.go@v1.14.1#L716), and, when none does, why, as a verdict's reason.
-    A NodePool whose every type exceeds a limit is KPL907's: the reason says so."""
-    limits = sim.memo.get("limits")
-    if not limits:
-        return compat, ""
-    caps = sim.memo["capacities"]
-    under = [it for it in compat if over_limits(caps, limits, it.name) is None]
-    if under:
-        return under, ""
-    resource = over_limits(caps, limits, compat[0].name)
-    limit = limits[resource]
-    shown = f"{limit:g}" if resource == "cpu" else quantity.show(resource, limit)
-    emptied = sim.memo.get("emptied by limits")
-    if emptied is None:
-        emptied = sim.memo["emptied by limits"] = all(over_limits(caps, limits, it.name) for it in sim.types)
-    if limit == 0:
-        return [], f"its `{resource}` limit is 0: it launches no node"
-    if emptied:
-        return [], (f"its `{resource}` limit ({shown}) is below the capacity of every instance type it allows "
-                    "(KPL907): Karpenter launches none (\"all available instance types exceed limits for nodepool\")")
-    return [], (f"every instance type that meets the pod's requirements has more `{resource}` capacity than the "
-                f"NodePool's limit ({shown}): Karpenter launches none for it (\"all available instance types exceed "
-                "limits for nodepool\")")
 
 
 def _min_values_keys(merged: Requirements, sim: PoolSimulation) -> list[str]:

@@ -108,3 +108,17 @@ def test_a_catalog_entry_may_give_its_capacity():
     assert cat.types["x1.test"].capacity == {"cpu": "2"}
     with pytest.raises(ExtraTypesError, match="`capacity` has no resource `cpus`; did you mean `cpu`"):
         extend(load(), {"x1.test": {"allocatable": {"cpu": "1"}, "capacity": {"cpus": "2"}}})
+
+
+def test_a_pod_pinned_to_a_type_over_the_limit():
+    """The NodePool still launches m5.large and m5.xlarge under `cpu: 4` (no KPL907), but the pod pins m5.2xlarge
+    (8 vCPUs): Karpenter drops it before trying the pod."""
+    app = deployment("{cpu: 1}").replace(
+        "karpenter.sh/nodepool: general\n", "karpenter.sh/nodepool: general\n"
+        "        node.kubernetes.io/instance-type: m5.2xlarge\n")
+    found = run({"pool.yaml": nodepool("    cpu: 4\n"), "app.yaml": app})
+    assert codes(found) == [("KPL910", 4, 9)]
+    assert found[0].message.split("\n")[1] == (
+        "help: closest is NodePool `general`: every instance type that meets the pod's requirements has more `cpu` "
+        "capacity than the NodePool's limit (4): Karpenter launches none for it (\"all available instance types "
+        "exceed limits for nodepool\")")
