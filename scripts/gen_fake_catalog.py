@@ -153,6 +153,7 @@ def make_type(defaults: dict, name: str, resources: dict | None = None, arch: st
             integer: [str(-(-cpu.numerator // cpu.denominator))],  # resource.Quantity.Value(): rounded up
         },
         "allocatable": allocatable,
+        "capacity": {k: show(k, quantity(v)) for k, v in sorted(merged.items())},  # (what `limits` compare)
         "offerings": [{CAPACITY: ct, ZONE: zone} for ct, zone in (offerings or defaults["offerings"])],
     }
 

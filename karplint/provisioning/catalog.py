@@ -28,6 +28,9 @@ class InstanceType:
     # (capacity type, zone...) combinations it is offered in, each `{key: value}`; empty: every combination of
     # the values its requirements allow (kubernetes-sigs/karpenter pkg/cloudprovider/types.go `Offerings`).
     offerings: tuple = ()
+    # Resource -> capacity (before kube-reserved and eviction), when the entry gives it: what NodePool `limits`
+    # are compared with (kubernetes-sigs/karpenter scheduler.go@v1.14.1#L1069 `filterByRemainingResources`).
+    capacity: dict[str, str] = field(default_factory=dict)
 
     def label(self, key: str) -> str | None:
         return self.labels.get(key)
@@ -107,7 +110,7 @@ class ExtraTypesError(ValueError):
         self.key = key
 
 
-ENTRY_KEYS = ("labels", "allocatable", "requirements", "offerings")
+ENTRY_KEYS = ("labels", "allocatable", "requirements", "offerings", "capacity")
 # The document form of a catalog file (the flat `{name: entry}` table is the other): what it may hold.
 DOCUMENT_MARK = "karplint-catalog"
 DOCUMENT_KEYS = (DOCUMENT_MARK, "source", "well-known-labels", "types")
@@ -139,6 +142,8 @@ def _check_entry(name: str, spec: dict, known_labels: tuple[str, ...]) -> None:
     if not isinstance(labels, dict) or not isinstance(alloc, dict):
         raise ExtraTypesError(f"instance type `{name}`: `labels` and `allocatable` must be tables",
                               (name, "labels" if not isinstance(labels, dict) else "allocatable"))
+    if not isinstance(spec.get("capacity", {}), dict):
+        raise ExtraTypesError(f"instance type `{name}`: `capacity` must be a table", (name, "capacity"))
     reqs, offerings = spec.get("requirements", {}), spec.get("offerings", [])
     if not isinstance(reqs, dict) or not all(isinstance(v, list) and all(isinstance(x, str) for x in v)
                                              for v in reqs.values()):
@@ -149,12 +154,13 @@ def _check_entry(name: str, spec: dict, known_labels: tuple[str, ...]) -> None:
         raise ExtraTypesError(f"instance type `{name}`: `offerings` must be a list of tables of label = value, "
                               "e.g. {\"karpenter.sh/capacity-type\" = \"spot\", \"topology.kubernetes.io/zone\" = "
                               "\"us-east-1a\"}", (name, "offerings"))
-    for resource in alloc:
-        resource = str(resource)
-        if "/" not in resource and resource not in _CORE_RESOURCES and not resource.startswith("hugepages-"):
-            hint = _near(resource, _CORE_RESOURCES) or " (an extended resource has a domain: nvidia.com/gpu)"
-            raise ExtraTypesError(f"instance type `{name}`: `allocatable` has no resource `{resource}`{hint}",
-                                  (name, "allocatable", resource))
+    for table in ("allocatable", "capacity"):
+        for resource in spec.get(table, {}):
+            resource = str(resource)
+            if "/" not in resource and resource not in _CORE_RESOURCES and not resource.startswith("hugepages-"):
+                hint = _near(resource, _CORE_RESOURCES) or " (an extended resource has a domain: nvidia.com/gpu)"
+                raise ExtraTypesError(f"instance type `{name}`: `{table}` has no resource `{resource}`{hint}",
+                                      (name, table, resource))
     for label in [*labels, *reqs, *(k for o in offerings for k in o)]:
         label = str(label)
         if label in known_labels:
@@ -242,7 +248,9 @@ def extend(base: Catalog, extra) -> Catalog:
                     reqs[k] = frozenset(x[k] for x in offerings if k in x)
         for k in reqs:
             merged.pop(k, None)  # (stated as a set: the single-valued label would contradict it)
-        types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()}, reqs, offerings)
+        capacity = {str(k): str(v) for k, v in spec.get("capacity", {}).items()}
+        types[name] = InstanceType(name, merged, {str(k): str(v) for k, v in alloc.items()}, reqs, offerings,
+                                   capacity)
     keys = set(base.labels)
     for t in types.values():
         keys.update(t.labels)

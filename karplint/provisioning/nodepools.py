@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from karplint.model import Resource
 from karplint.provisioning import quantity
 from karplint.provisioning.catalog import Catalog, InstanceType
+from karplint.provisioning.limits import capacities, pool_limits
 from karplint.provisioning.requirements import WELL_KNOWN_LABELS, Requirement, Requirements
 from karplint.readers.document import Document, Path
 from karplint.readers.templating import has_placeholder, has_placeholder_within
@@ -393,6 +394,10 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     if listed is None:
         listed = catalog.memo["resources"] = frozenset(k for it in catalog.types.values() for k in it.allocatable)
     sim.memo["listed_resources"] = listed | {"cpu", "memory", "pods", "ephemeral-storage"}
+    limits = pool_limits(np)
+    if limits:  # (`host` drops the types over them: limits.py)
+        sim.memo["limits"] = limits
+        sim.memo["capacities"] = {r: capacities(catalog, r) for r in limits}
     # NodePools with the same requirements on the keys instance types have (custom labels and names never remove
     # a type) under the same node-class variant filter alike: computed once per catalog (results are shared
     # read-only). A requirement's values are a set: the signature holds it, not its (sorted) text.

@@ -28,6 +28,7 @@ from fractions import Fraction
 from karplint.provisioning.placement import tolerates  # k8s Toleration.ToleratesTaint (templated: tolerated)
 from karplint.model import Resource
 from karplint.provisioning import quantity
+from karplint.provisioning.limits import under_limits
 from karplint.provisioning.nodepools import LINUX_FAMILIES, PoolSimulation, allocatable
 from karplint.provisioning.requirements import Requirement, Requirements
 from karplint.readers.templating import has_placeholder
@@ -503,6 +504,13 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
                     "no instance type of the NodePool satisfies the pod's requirements")
             best = cand if best is None or cand[0] > best[0] else best
             continue
+        limited = len(compat)
+        compat, over = under_limits(sim, compat)
+        if not compat:
+            cand = (3, over)
+            best = cand if best is None or cand[0] > best[0] else best
+            continue
+        limited = "" if limited == len(compat) else " within its limits"
         if pod.requests is None:
             v.ok, v.reason = None, "its requests cannot be read"
             return v
@@ -550,7 +558,7 @@ def _host(pod: Pod, sim: PoolSimulation, ds: list[Daemon], any_type: bool = Fals
         extra = max((o[0].get(resource, 0) for o in overhead.values() if o), default=0)
         plus = f" plus {quantity.show(resource, extra)} for DaemonSets" if extra else ""
         cand = (3, f"requests {resource} {need_s}{plus}, more than any of its {len(compat)} compatible instance "
-                   "types offers" + (f" (largest: {largest})" if largest else ""))
+                   f"types{limited} offers" + (f" (largest: {largest})" if largest else ""))
         if resource == "host port":
             cand = (3, "a DaemonSet on its nodes uses the same host port")
         best = cand if best is None or cand[0] > best[0] else best

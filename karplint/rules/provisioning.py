@@ -483,41 +483,17 @@ def min_values_unsatisfiable(model: Model, ctx) -> Iterator:
 
 # ------------------------------------------------------------------------------------------ KPL907
 
-# aws/karpenter-provider-aws pkg/operator/options (VM_MEMORY_OVERHEAD_PERCENT): the default share of memory
-# Karpenter takes off an instance type's memory capacity (types.go@v1.14.1#L356 `memory`).
-VM_MEMORY_OVERHEAD = 0.075
-
-
-def _capacity(it, resource: str) -> float | None:
-    """An instance type's capacity of `resource` as the AWS provider computes it (types.go@v1.14.1#L332
-    `computeCapacity`): vCPUs; memory less 64 MiB on Graviton and the VM overhead; the device resources as the
-    catalog lists them (0 when absent). None: not judged (pods and storage depend on the node class)."""
-    from karplint.provisioning.nodepools import allocatable
-
-    if resource == "cpu":
-        n = it.labels.get("karpenter.k8s.aws/instance-cpu")
-        return float(n) if n and n.isdigit() else None
-    if resource == "memory":
-        n = it.labels.get("karpenter.k8s.aws/instance-memory")
-        if not (n and n.isdigit()):
-            return None
-        mib = int(n) - (64 if it.labels.get(ARCH) == "arm64" else 0)
-        return float((mib - -(-mib * VM_MEMORY_OVERHEAD // 1)) * 2**20)
-    if "/" in resource:
-        return allocatable(it).get(resource, 0.0)
-    return None
-
-
 def _smallest_capacity(catalog, sim, resource: str, limit: float) -> tuple[float, str] | None:
     """(capacity, type) of the NodePool's smallest type for `resource` when even it exceeds `limit`, else None.
     Capacities are worked out once per catalog; a limit at least the catalog's largest capacity (the usual case:
     limits bound the whole pool) is settled without looking at the NodePool's types."""
-    memo = catalog.memo.setdefault("capacity", {})
-    caps = memo.get(resource)
-    if caps is None:
-        caps = memo[resource] = {it.name: _capacity(it, resource) for it in catalog.types.values()}
-        memo[(resource, "max")] = max((c for c in caps.values() if c is not None), default=None)
-    largest = memo[(resource, "max")]
+    from karplint.provisioning.limits import capacities
+
+    caps = capacities(catalog, resource)
+    memo = catalog.memo.setdefault("largest capacity", {})
+    if resource not in memo:
+        memo[resource] = max((c for c in caps.values() if c is not None), default=None)
+    largest = memo[resource]
     if largest is None or limit >= largest:
         return None
     smallest = None
