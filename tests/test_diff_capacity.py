@@ -310,7 +310,8 @@ def test_a_static_pool_is_not_simulated(catalog):
 
 def test_host_any_type_gives_the_full_verdict(catalog):
     from karplint.provisioning.simulate import simulate_pools
-    from karplint.provisioning.workloads import daemons, host, read_pod
+    from karplint.provisioning.pods import read_pod
+    from karplint.provisioning.workloads import daemons, host
 
     daemonset = """apiVersion: apps/v1
 kind: DaemonSet

@@ -36,7 +36,8 @@ from karplint.provisioning.nodepools import (ARCH, CAPACITY_TYPE, FAMILY, PoolSi
                                              explain_empty, simulate_pool, values_of)
 from karplint.provisioning.placement import PlacementBudget
 from karplint.provisioning.simulate import Omitted, simulate_pools
-from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod
+from karplint.provisioning.pods import Pod, read_pod
+from karplint.provisioning.workloads import Verdict, daemons, host
 from karplint.wording import counted
 
 SHOWN = 20  # instance type names listed per direction

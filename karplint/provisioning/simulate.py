@@ -20,7 +20,8 @@ from karplint.provisioning.catalog import Catalog
 from karplint.provisioning.nodepools import (NODECLASS_KEY, NodeClassFacts, PoolSimulation, class_incompatible,
                                              explain_empty, simulate_pool)
 from karplint.provisioning.placement import PlacementBudget
-from karplint.provisioning.workloads import Pod, Verdict, daemons, host, read_pod, runtime_class_overheads
+from karplint.provisioning.pods import Pod, read_pod, runtime_class_overheads
+from karplint.provisioning.workloads import Verdict, daemons, host
 from karplint.readers.templating import has_placeholder
 
 MAX_POOLS = 500

@@ -95,7 +95,8 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
     from karplint.provisioning.placement import PlacementBudget
     from karplint.provisioning.scope import Scopes, selected_pool_names
     from karplint.provisioning.simulate import MAX_POOLS, MAX_WORKLOADS, placement_omitted, workloads_omitted
-    from karplint.provisioning.workloads import daemons, host, read_pod, runtime_class_overheads
+    from karplint.provisioning.pods import read_pod, runtime_class_overheads
+    from karplint.provisioning.workloads import daemons, host
 
     if sum(1 for _ in model.nodepools()) > MAX_POOLS:
         return  # some NodePools were not simulated (reported): any of them might host the workload

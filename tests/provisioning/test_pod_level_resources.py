@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from karplint.provisioning.workloads import pod_requests
+from karplint.provisioning.pods import pod_requests
 
 
 def test_pod_level_requests_replace_the_containers_cpu_and_memory():

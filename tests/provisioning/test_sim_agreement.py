@@ -5,7 +5,6 @@ smallest type. Each test names the upstream source it follows."""
 
 from __future__ import annotations
 
-import json
 
 from karplint.testing import codes, lint
 

@@ -8,7 +8,8 @@ from karplint.model import Model
 from karplint.provisioning import quantity
 from karplint.provisioning.catalog import labels_from_name, load
 from karplint.provisioning.simulate import simulate
-from karplint.provisioning.workloads import pod_requests, pod_terms, tolerates
+from karplint.provisioning.pods import pod_requests, pod_terms
+from karplint.provisioning.placement import tolerates
 from karplint.readers import loader
 
 
