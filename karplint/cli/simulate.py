@@ -103,11 +103,10 @@ def run_simulation(paths: list[str], instance_types: str | None = None, config=N
     # Every NodePool of the project is simulated (a named workload is judged on the NodePools of its scope in the
     # project, `karplint.provisioning.scope`, as KPL910 judges it), and only the named files' workloads: only they
     # are shown, and the context's workloads times the context's NodePools is most of the work in a large repository.
-    from karplint.project.clusters import cluster_dirs, cluster_of
+    from karplint.project.clusters import cluster_resolver
 
-    dirs = cluster_dirs(loaded.project.config)  # (`check` runs once per cluster; here each workload is told its own)
     run = simulate(model, catalog, facts_for, only=lambda pod: loaded.shows(pod.res),
-                   cluster=(lambda res: cluster_of(str(res.doc.path), dirs)) if dirs else None)
+                   cluster=cluster_resolver(loaded.project.config))
     not_simulated = [{"file": str(o.resource.doc.path), "line": o.resource.doc.span(o.path).line,
                       "message": o.message} for o in run.omitted if loaded.shows(o.resource)]
     pools = [pool_report(sim) for sim in run.pools if loaded.shows(sim.nodepool)]

@@ -32,3 +32,12 @@ def cluster_of(display: str, clusters: list[str]) -> str | None:
         if (real == c or real.startswith(c + os.sep)) and (best is None or len(c) > len(best)):
             best = c
     return best
+
+
+def cluster_resolver(config):
+    """`resource -> its cluster directory (None: shared by all)` when the `clusters` setting names several, else
+    None: for a front end that judges a whole project at once (`karplint simulate`; `check` runs once per cluster)."""
+    dirs = cluster_dirs(config)
+    if not dirs:
+        return None
+    return lambda res: cluster_of(str(res.doc.path), dirs)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karplint.model import Resource
-from karplint.provisioning import quantity
+from karplint.provisioning import NODECLASS_KEY, quantity
 from karplint.provisioning.catalog import Catalog, InstanceType
 from karplint.provisioning.limits import capacities, pool_limits
 from karplint.provisioning.requirements import WELL_KNOWN_LABELS, Requirement, Requirements
@@ -46,8 +46,6 @@ RESERVATION_KEYS = ("karpenter.k8s.aws/capacity-reservation-id", "karpenter.k8s.
 # AMI family -> Windows build (types.go: `Windows` families give amd64 types os=windows and this build).
 WINDOWS_BUILDS = {"Windows2019": "10.0.17763", "Windows2022": "10.0.20348", "Windows2025": "10.0.26100"}
 LINUX_FAMILIES = frozenset({"AL2", "AL2023", "Bottlerocket", "Ubuntu"})
-# In `PoolSimulation.rejected_by`, the types the EC2NodeClass cannot run (`class_incompatible`): not a requirement.
-NODECLASS_KEY = "EC2NodeClass"
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,10 @@ from typing import Iterator
 
 from karplint.model import Model, karpenter_resources
 from karplint.numbers import ascii_digits
+from karplint.provisioning import NODECLASS_KEY  # (the package alone: the simulation loads when a NodePool asks)
 from karplint.rules import rule
 from karplint.rules._simulation import (CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, catalog_name, simulation,
                                        too_large)
-
-NODECLASS_KEY = "EC2NodeClass"  # (karplint.provisioning.nodepools.NODECLASS_KEY: not imported before a NodePool is)
-
-
-def class_incompatible(catalog, facts):
-    from karplint.provisioning.nodepools import class_incompatible as found
-    return found(catalog, facts)
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
@@ -258,7 +252,8 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
     for sim in pools:
         if sim.unknown or sim.compatible or _has_unknown_values(sim, catalog):
             continue
-        from karplint.provisioning.nodepools import explain_empty  # (imported once a NodePool is simulated)
+        # (imported once a NodePool is simulated)
+        from karplint.provisioning.nodepools import class_incompatible, explain_empty
 
         why = explain_empty(sim)
         if why is None or not why.keys:
@@ -404,6 +399,8 @@ def dead_requirement_value(model: Model, ctx) -> Iterator:
                     break
                 others = _cover(sim, src.key, v)
                 if others == [NODECLASS_KEY]:  # (the AMI family alone: no requirement to relax)
+                    from karplint.provisioning.nodepools import class_incompatible
+
                     yield ctx.violation(
                         sim.nodepool, src.path + ("values", j),
                         f"`{v}` can never be launched: {class_incompatible(catalog, sim.facts)[0]}\n"
