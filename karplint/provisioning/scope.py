@@ -94,6 +94,22 @@ class Scopes:
         pools = tuple(sorted(list(scope.pools) + named, key=lambda sim: self._order[id(sim)]))
         return Scope(where, pools, len(pools) == len(self._pools), tuple(map(id, pools)), by_name=not scope.pools)
 
+    def hosts_elsewhere(self, pod, scope: Scope, judge, budget, first: bool = False) -> list | None:
+        """The verdicts (`judge(sim)`) of the NodePools of `pod`'s cluster outside `scope` that can or may host it,
+        asked only when none in scope can (KPL910 and `simulate` alike); the first only with `first`; None when the
+        placement budget cannot cover them."""
+        others = self.others(scope, pod.res)
+        if not budget.take(len(others)):
+            return None
+        found = []
+        for sim in others:
+            v = judge(sim)
+            if v.ok is not False:
+                found.append(v)
+                if first:
+                    break
+        return found
+
     def others(self, scope: Scope, res) -> tuple:
         """The NodePools of `res`'s cluster outside `scope`: asked only when none in it can host the workload."""
         inside = set(scope.key)

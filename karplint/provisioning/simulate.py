@@ -194,9 +194,8 @@ def simulate_workloads(model: Model, pools: list[PoolSimulation], only: Callable
         shown = heapq.nsmallest(SHOWN_VERDICTS, verdicts(), key=_rank)
         if scope.pools and not scope.whole_run and not counts.get(True) and not counts.get(None):
             # None near it can host it: a NodePool elsewhere in the run that can clears it, as in KPL910
-            others = scopes.others(scope, pod.res)
-            if budget.take(len(others)):
-                found = [v for sim in others if (v := host(pod, sim, scopes.daemons_of(sim, ds))).ok is not False]
+            found = scopes.hosts_elsewhere(pod, scope, lambda sim: host(pod, sim, scopes.daemons_of(sim, ds)), budget)
+            if found:
                 for v in found:
                     counts[v.ok] = counts.get(v.ok, 0) + 1
                 shown = heapq.nsmallest(SHOWN_VERDICTS, found + shown, key=_rank)

@@ -151,8 +151,9 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
             verdicts = _misses(pod, mine, scopes, all_ds, host)
             if verdicts is not None and not scope.whole_run:
                 # (nearness picks what is judged; a NodePool elsewhere in the run that hosts it clears it)
-                others = scopes.others(scope, pod.res)
-                if not budget.take(len(others)) or _misses(pod, others, scopes, all_ds, host) is None:
+                found = scopes.hosts_elsewhere(pod, scope, lambda sim: host(pod, sim, scopes.daemons_of(sim, all_ds)),
+                                               budget, first=True)
+                if found is None or found:
                     verdicts = None
             outcomes[seen_key] = verdicts
         if verdicts is not None:
