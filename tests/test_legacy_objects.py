@@ -122,8 +122,41 @@ def test_awsnodetemplate_without_amifamily_is_read_as_al2():
 
 
 def test_rules_that_describe_the_v1_layout_stay_silent_on_legacy_objects():
-    # (KPL207/KPL208 name NodePool and EC2NodeClass fields and karpenter.sh/unregistered, none of which 0.31 had)
-    assert _got(AL2_DEFAULT, "0.31.0", ("KPL207", "KPL208")) == []
+    # (KPL208 names NodePool and EC2NodeClass fields, none of which 0.31 had)
+    assert _got(AL2_DEFAULT, "0.31.0", ("KPL208",)) == []
+
+
+def test_awsnodetemplate_al2_userdata_calling_bootstrap_is_a_double_bootstrap():
+    # Every release serving v1alpha1 appends its own bootstrap.sh part after the user's
+    # (aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/eksbootstrap.go@v0.29.2); aws#4740.
+    assert _got(AL2_DEFAULT, "0.31.0", ("KPL207",)) == [("KPL207", "error", 17, 5)]
+    f = next(f for f in lint({"legacy.yaml": AL2_DEFAULT}, karpenter_version="0.31.0") if f.code == "KPL207")
+    assert f.message.splitlines()[1:] == [
+        "help: remove the call; set kubelet options in the Provisioner's spec.kubeletConfiguration, or edit "
+        "kubelet-config.json with jq",
+        "note: the first kubelet start registers the node without Karpenter's settings (the Provisioner's labels, "
+        "taints and max-pods)"]
+
+
+# aws/karpenter-provider-aws#4708 (reduced): Custom with a Bottlerocket AMI by name and no userData.
+CUSTOM_BOTTLEROCKET_NO_USERDATA = """\
+apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata:
+  name: aws
+spec:
+  amiFamily: Custom
+  amiSelector:
+    aws::owners: "amazon"
+    aws::name: "bottlerocket-aws-k8s-1.24-*-v1.14*"
+"""
+
+
+def test_awsnodetemplate_custom_eks_ami_without_userdata():
+    assert _got(CUSTOM_BOTTLEROCKET_NO_USERDATA, "0.31.0", ("KPL262",)) == [("KPL262", "error", 9, 16)]
+    assert _got(CUSTOM_BOTTLEROCKET_NO_USERDATA, None, ("KPL262",)) == []
+    with_userdata = CUSTOM_BOTTLEROCKET_NO_USERDATA + "  userData: |\n    [settings.kubernetes]\n"
+    assert _got(with_userdata, "0.31.0", ("KPL262",)) == []
 
 
 @pytest.mark.parametrize("version", [None, "1.14.1"])

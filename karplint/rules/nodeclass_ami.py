@@ -18,6 +18,7 @@ import re
 from karplint.model import Resource
 from karplint.readers.templating import has_placeholder
 from karplint.rules import rule
+from karplint.rules._legacy import judged
 from karplint.wording import and_list
 
 TERMS = ("spec", "amiSelectorTerms")
@@ -165,21 +166,42 @@ def windows_ami_under_custom(res, ctx):
         "this pool launch a node, and Linux pods are placed on the Windows nodes it launches")
 
 
+LEGACY_SELECTOR = ("spec", "amiSelector")
+
+
+def _legacy_name_term(res: Resource):
+    """(path, family) of a v1alpha1 AWSNodeTemplate `amiSelector` whose `aws::name` names an EKS-optimized AMI."""
+    selector = res.get(LEGACY_SELECTOR)
+    if isinstance(selector, dict):
+        family = detect("name", selector.get("aws::name"))
+        if family:
+            return LEGACY_SELECTOR + ("aws::name",), family
+    return None
+
+
 @rule("KPL262", "custom-eks-ami-without-userdata", category="userdata", severity="error",
       summary="amiFamily Custom selecting an EKS-optimized AMI without userData: nothing bootstraps the node",
-      kinds=("EC2NodeClass",))
+      kinds=("EC2NodeClass", "AWSNodeTemplate"))
 def custom_eks_ami_without_userdata(res, ctx):
-    if not _nodeclass(res) or res.get(("spec", "amiFamily")) != "Custom" or _has_alias(res):
+    if res.group != "karpenter.k8s.aws" or res.get(("spec", "amiFamily")) != "Custom" or _has_alias(res):
         return
     ud = res.get(("spec", "userData"))
     if isinstance(ud, str) and ud.strip():
         return
-    hit = next(((i, f, fam) for i, f, _, fam in _terms(res) if not fam.startswith("Windows")), None)
-    if hit is None:
+    if res.kind == "AWSNodeTemplate":
+        # v1alpha1 selects by `amiSelector: {aws::name: ...}`; judged only at a release that serves it, where
+        # Custom rendered nothing either (pkg/providers/amifamily/custom.go@v0.31.0).
+        hit = _legacy_name_term(res) if judged(res, ctx, legacy=True) else None
+        path, found = hit if hit else (None, None)
+    elif _nodeclass(res):
+        term = next(((i, f, fam) for i, f, _, fam in _terms(res) if not fam.startswith("Windows")), None)
+        path, found = (TERMS + term[:2], term[2]) if term else (None, None)
+    else:
+        return
+    if path is None or found.startswith("Windows"):
         return  # Windows images under Custom: KPL261
-    i, field, found = hit
     yield ctx.violation(
-        res, TERMS + (i, field),
+        res, path,
         f"an EKS {found} AMI under amiFamily Custom without userData never joins the cluster\n"
         f"help: use `amiFamily: {found}` (Karpenter then renders the bootstrap for that AMI), or write userData "
         f"that bootstraps it ({READS[_base(found)]})\n"

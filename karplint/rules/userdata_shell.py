@@ -601,16 +601,21 @@ def _unregistered_fix(ba: BootstrapAnalysis, near: kl.Taint | None) -> Fix | Non
       summary="AL2 userData calls /etc/eks/bootstrap.sh although Karpenter appends its own call (double bootstrap)",
       kinds=NODECLASS)
 def al2_userdata_calls_bootstrap(res, ctx):
-    a = _analysis(res, ctx)
+    # Legacy AWSNodeTemplates too: every release that serves them appends Karpenter's bootstrap.sh part after the
+    # user's (aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/eksbootstrap.go@v0.29.2 Script).
+    a = _analysis(res, ctx, legacy=True)
     if a is None or a.family != ct.AL2:
         return
+    if res.kind == "AWSNodeTemplate":
+        where, settings = "the Provisioner's spec.kubeletConfiguration", "the Provisioner's labels, taints and max-pods"
+    else:
+        where, settings = "spec.kubelet", "the NodePool's labels, taints, karpenter.sh/unregistered and max-pods"
     for ba in a.bootstraps:
         _, word = program(ba.call.cmd)
         yield ctx.at(res, res.doc, ba.view.span(word.start, word.end),
                      "this userData calls bootstrap.sh, and so does Karpenter: the node bootstraps twice\n"
-                     "help: remove the call; set kubelet options in spec.kubelet, or edit kubelet-config.json with jq\n"
-                     "note: the first kubelet start registers the node without Karpenter's settings (the NodePool's "
-                     "labels, taints, karpenter.sh/unregistered and max-pods)")
+                     f"help: remove the call; set kubelet options in {where}, or edit kubelet-config.json with jq\n"
+                     f"note: the first kubelet start registers the node without Karpenter's settings ({settings})")
 
 
 @rule("KPL208", "al2-userdata-sets-karpenter-flags", category="userdata", severity="warning",
