@@ -230,6 +230,12 @@ def test_plain_yaml_that_is_broken_is_still_invalid_yaml():
     # fleet-management workshop, validation-frameworks/helm/locust/templates: a quote inside an action in quotes
     ('  name: "{{ include "locust.fullname" . }}-test-readiness"\n', True),
     ("  name: '{{ include \"x\" . }}'\n", False),  # valid YAML: the other quote
+    # aws/karpenter-provider-aws#7651 (the docs' example): an action line inside a block scalar is the scalar's text
+    ("spec:\n  userData: |\n    cat <<EOF\n    {{ insertFile \"./f\" }}\n\n    EOF\n", False),
+    ("- run: >-\n    {{ .x }}\n", False),
+    # ...but not once the scalar has ended, nor an action less indented than the key that opened it
+    ("spec:\n  userData: |\n    echo hi\n  {{- if .Values.x }}\n  a: 1\n", True),
+    ("  userData: |\n{{ .Values.userData | indent 4 }}\n", True),
 ])
 def test_is_template(text, expected):
     assert is_template(text) is expected

@@ -50,12 +50,27 @@ def has_actions(raw: bytes) -> bool:
     return b"{{" in raw
 
 
+# a line whose value is a block scalar (`userData: |`, `- run: >-`, `script: |2 # note`): the more-indented lines
+# after it are the scalar's text, where YAML holds any `{{ }}` as it is
+_BLOCK_SCALAR_START = re.compile(r"^([ \t]*)(?:-[ \t]+)*(?:[^\s#][^#]*?:[ \t]+)?[|>][-+0-9]*[ \t]*(?:#.*)?\r?\n?$")
+
+
 def is_template(text: str) -> bool:
     """Actions where YAML cannot hold them: a line that is only actions, or an action that begins a value or a key
-    outside quotes. (An action inside a quoted string is valid YAML, read as a hole as before.)"""
+    outside quotes. (An action inside a quoted string is valid YAML, read as a hole as before.) Lines inside a
+    block scalar do not count: YAML holds their text whatever it is (a userData script quoting the docs'
+    `{{ insertFile ... }}` is a manifest whose action reaches the node literally, aws/karpenter-provider-aws#7651)."""
     if "{{" not in text:
         return False
+    block_indent = None  # indentation of the line that opened the block scalar we are in
     for line in text.splitlines():
+        indent = len(line) - len(line.lstrip(" \t"))
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            continue
+        block_indent = None
+        m = _BLOCK_SCALAR_START.match(line)
+        if m and "{{" not in line:
+            block_indent = len(m.group(1))
         if "{{" not in line:
             continue
         if _ONLY_ACTIONS.match(line) or _VALUE_AT.match(line) or _KEY_AT.match(line) or _quote_in_quotes(line):
