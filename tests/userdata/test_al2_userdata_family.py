@@ -88,3 +88,28 @@ def test_legacy_awsnodetemplate_is_not_judged():
     legacy = ("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata:\n  name: a\nspec:\n"
               "  amiFamily: AL2\n  userData: |\n" + NODECONFIG)
     assert [f for f in lint({"nc.yaml": legacy}, karpenter_version="0.31.0") if f.code == "KPL222"] == []
+
+
+CLOUD_CONFIG = """\
+    #cloud-config
+    runcmd:
+      - echo hi
+"""
+
+MIME_CLOUD_CONFIG = """\
+    MIME-Version: 1.0
+    Content-Type: multipart/mixed; boundary="B"
+
+    --B
+    Content-Type: text/cloud-config
+
+""" + CLOUD_CONFIG + """
+    --B--
+"""
+
+
+def test_non_mime_cloud_config_on_al2_is_run_as_a_script():
+    assert _kpl222("al2@latest", CLOUD_CONFIG) == [
+        ("error", 10, 5, "this userData is a cloud-init cloud-config, which Karpenter hands to cloud-init as a shell "
+                         "script: its settings are never applied")]
+    assert _kpl222("al2@latest", MIME_CLOUD_CONFIG) == []
