@@ -1,5 +1,5 @@
-"""AL2 userData that the AL2 node never applies: written for another OS, or a cloud-config that becomes a script
-(KPL222).
+"""AL2 userData that never takes effect: written for another OS, or a cloud-config that becomes a script (KPL222);
+an edit of the containerd configuration that bootstrap.sh replaces, or a read of it before it exists (KPL223).
 
 Karpenter hands AL2 userData to cloud-init as MIME: a non-MIME text becomes one `text/x-shellscript` part placed
 before its own bootstrap.sh part (aws/karpenter-provider-aws `pkg/providers/amifamily/bootstrap/eksbootstrap.go`
@@ -61,3 +61,46 @@ def al2_userdata_never_applied(res, ctx):
                          f"this MIME part is {what}, which {reader}: its settings are never applied\n{help_}\n"
                          f"note: cloud-init on AL2 skips a part of type {part.content_type or 'application/node.eks.aws'}"
                          " (\"Unhandled unknown content-type\"); only nodeadm, on AL2023, reads NodeConfig")
+
+
+# ------------------------------------------------------------------------------------------------ KPL223
+
+CONTAINERD_CONFIG = "/etc/containerd/config.toml"
+EKS_CONTAINERD_CONFIG = "/etc/eks/containerd/containerd-config.toml"
+_NOT_A_READ = frozenset({"[", "[[", "test", "ls", "stat", "rm"})  # existence checks and removal read no content
+
+
+@rule("KPL223", "al2-userdata-containerd-config-before-bootstrap", category="userdata", severity="error",
+      summary="AL2 userData that edits /etc/containerd/config.toml (bootstrap.sh, run after it, replaces the file) "
+              "or reads it (AMIs since v20240202 have none before bootstrap.sh writes it)", kinds=NODECLASS)
+def al2_userdata_containerd_config_before_bootstrap(res, ctx):
+    from karplint.userdata.shell import file_accesses
+
+    if res.group != "karpenter.k8s.aws" or res.kind != "EC2NodeClass":
+        return
+    a = analyze(res)
+    if a is None or a.family != ct.AL2:
+        return
+    for part in a.shell_parts:
+        accesses = file_accesses(part.script, lambda path: path == CONTAINERD_CONFIG)
+        writes = [x for x in accesses if x.write]
+        for w in writes:
+            yield ctx.at(res, res.doc, part.view.span(w.start, w.end),
+                         f"bootstrap.sh replaces {CONTAINERD_CONFIG} after this userData runs: this edit ({w.how}) "
+                         "is lost\n"
+                         f"help: make the change in {EKS_CONTAINERD_CONFIG}, which bootstrap.sh installs as "
+                         f"{CONTAINERD_CONFIG}\n"
+                         "note: Karpenter's bootstrap.sh part runs after the user's; bootstrap.sh copies "
+                         f"{EKS_CONTAINERD_CONFIG} over {CONTAINERD_CONFIG} whenever they differ and restarts "
+                         "containerd (amazon-eks-ami templates/al2/runtime/bootstrap.sh)")
+        if writes:
+            continue  # what it reads afterwards may be its own file
+        for r in accesses:
+            if r.how.split(" ")[0] in _NOT_A_READ:
+                continue
+            yield ctx.at(res, res.doc, part.view.span(r.start, r.end),
+                         f"this userData reads {CONTAINERD_CONFIG} before bootstrap.sh has written it\n"
+                         f"help: read {EKS_CONTAINERD_CONFIG}, the template bootstrap.sh installs\n"
+                         "note: EKS AL2 AMIs since v20240202 no longer ship the file: bootstrap.sh writes it, after "
+                         "the userData has run (awslabs/amazon-eks-ami#1615), so the read finds nothing",
+                         severity="warning")

@@ -917,6 +917,51 @@ def kubelet_config_writes(script: ShellScript) -> list[ConfigWrite]:
     return out
 
 
+@dataclass
+class FileAccess:
+    """A command that writes or reads one file, at the word or redirection naming it."""
+
+    cmd: Command
+    path: str
+    write: bool
+    how: str  # "> redirection", "sed -i", "cp", "cat", ...
+    start: int
+    end: int
+
+
+def file_accesses(script: ShellScript, is_target: Callable[[str], bool]) -> list[FileAccess]:
+    """Commands that write a file `is_target` accepts (redirections into it, `sed -i`, `tee`, `crudini`, the last
+    argument of `cp`/`mv`/`install`/`ln`) or read it (a `<` redirection, any other argument naming it)."""
+    out = []
+    for cmd in script.commands:
+        for red in cmd.redirects:
+            if red.target is None or not is_target(red.target.value):
+                continue
+            if red.op in (">", ">>", ">|", "&>", "&>>"):
+                out.append(FileAccess(cmd, red.target.value, True, f"{red.op} redirection", red.start, red.end))
+            elif red.op == "<":
+                out.append(FileAccess(cmd, red.target.value, False, "< redirection", red.start, red.end))
+        p = program(cmd)
+        if not p:
+            continue
+        i, w = p
+        name = w.value.rsplit("/", 1)[-1]
+        args = cmd.words[i + 1:]
+        in_place = name == "sed" and any(a.value.startswith("-i") or a.value == "--in-place" or
+                                         a.value.startswith("--in-place=") for a in args)
+        for k, a in enumerate(args):
+            if not is_target(a.value):
+                continue
+            if name in ("tee", "crudini") or in_place:
+                write = True
+            elif name in ("cp", "mv", "install", "ln"):
+                write = k == len(args) - 1
+            else:
+                write = False
+            out.append(FileAccess(cmd, a.value, write, name + (" -i" if in_place else ""), a.start, a.end))
+    return out
+
+
 KUBELET_DROPIN_DIR = "/etc/systemd/system/kubelet.service.d/"
 
 
