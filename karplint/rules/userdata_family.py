@@ -20,15 +20,15 @@ NODECLASS = ("EC2NodeClass", "AWSNodeTemplate")
 
 # What the text is, and how to have it applied instead.
 _OTHER_OS = {
-    ct.NODECONFIG: ("an AL2023 nodeadm NodeConfig", "AL2 does not read",
+    ct.NODECONFIG: ("a nodeadm NodeConfig as AL2 userData: AL2 never applies it",
                     "help: on AL2 set kubelet options in spec.kubelet, or edit "
                     "/etc/kubernetes/kubelet/kubelet-config.json with jq in a shell script; or use AL2023 "
                     "(`amiFamily: AL2023` or an `al2023@` alias), which reads it"),
-    ct.TOML: ("Bottlerocket TOML settings", "AL2 does not read",
+    ct.TOML: ("Bottlerocket TOML settings as AL2 userData: AL2 never applies them",
               "help: on AL2 set kubelet options in spec.kubelet, or edit /etc/kubernetes/kubelet/kubelet-config.json "
               "with jq in a shell script; or use Bottlerocket (`amiFamily: Bottlerocket` or a `bottlerocket@` alias), "
               "which reads it"),
-    ct.CLOUD_CONFIG: ("a cloud-init cloud-config", "Karpenter hands to cloud-init as a shell script",
+    ct.CLOUD_CONFIG: ("a non-MIME cloud-config on AL2 runs as a shell script: it is never applied",
                       "help: put it in a MIME part of type text/cloud-config (MIME multipart userData), which "
                       "Karpenter keeps as it is"),
 }
@@ -49,16 +49,16 @@ def al2_userdata_never_applied(res, ctx):
             kind = ct.sniff(part.view.text).kind
             if kind not in _OTHER_OS:
                 continue
-            what, reader, help_ = _OTHER_OS[kind]
+            headline, help_ = _OTHER_OS[kind]
             yield ctx.at(res, res.doc, part.view.span(0, len(part.view.text.rstrip())),
-                         f"this userData is {what}, which {reader}: its settings are never applied\n{help_}\n"
+                         f"{headline}\n{help_}\n"
                          "note: Karpenter wraps non-MIME AL2 userData as a shell-script part before its bootstrap.sh "
                          "part; bash fails on each line (`apiVersion:: command not found`) and the node joins "
                          "without these settings")
         elif part.kind == ct.NODECONFIG:
-            what, reader, help_ = _OTHER_OS[ct.NODECONFIG]
+            _, help_ = _OTHER_OS[ct.NODECONFIG]
             yield ctx.at(res, res.doc, part.view.span(0, len(part.view.text.rstrip())),
-                         f"this MIME part is {what}, which {reader}: its settings are never applied\n{help_}\n"
+                         f"a NodeConfig MIME part in AL2 userData: AL2 never applies it\n{help_}\n"
                          f"note: cloud-init on AL2 skips a part of type {part.content_type or 'application/node.eks.aws'}"
                          " (\"Unhandled unknown content-type\"); only nodeadm, on AL2023, reads NodeConfig")
 
@@ -86,11 +86,10 @@ def al2_userdata_containerd_config_before_bootstrap(res, ctx):
         writes = [x for x in accesses if x.write]
         for w in writes:
             yield ctx.at(res, res.doc, part.view.span(w.start, w.end),
-                         f"bootstrap.sh replaces {CONTAINERD_CONFIG} after this userData runs: this edit ({w.how}) "
-                         "is lost\n"
+                         f"bootstrap.sh replaces {CONTAINERD_CONFIG} after the userData: this edit is lost\n"
                          f"help: make the change in {EKS_CONTAINERD_CONFIG}, which bootstrap.sh installs as "
                          f"{CONTAINERD_CONFIG}\n"
-                         "note: Karpenter's bootstrap.sh part runs after the user's; bootstrap.sh copies "
+                         f"note: this {w.how} runs before Karpenter's bootstrap.sh part, which copies "
                          f"{EKS_CONTAINERD_CONFIG} over {CONTAINERD_CONFIG} whenever they differ and restarts "
                          "containerd (amazon-eks-ami templates/al2/runtime/bootstrap.sh)")
         if writes:
@@ -99,7 +98,7 @@ def al2_userdata_containerd_config_before_bootstrap(res, ctx):
             if r.how.split(" ")[0] in _NOT_A_READ:
                 continue
             yield ctx.at(res, res.doc, part.view.span(r.start, r.end),
-                         f"this userData reads {CONTAINERD_CONFIG} before bootstrap.sh has written it\n"
+                         f"this reads {CONTAINERD_CONFIG} before bootstrap.sh has written it\n"
                          f"help: read {EKS_CONTAINERD_CONFIG}, the template bootstrap.sh installs\n"
                          "note: EKS AL2 AMIs since v20240202 no longer ship the file: bootstrap.sh writes it, after "
                          "the userData has run (awslabs/amazon-eks-ami#1615), so the read finds nothing",

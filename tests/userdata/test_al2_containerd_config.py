@@ -30,10 +30,8 @@ def test_edits_are_replaced_by_bootstrap():
             "    [plugins]\n"
             "    EOF\n")
     assert _kpl223(body) == [
-        ("error", 11, 60, "bootstrap.sh replaces /etc/containerd/config.toml after this userData runs: this edit "
-                          "(sed -i) is lost"),
-        ("error", 12, 15, "bootstrap.sh replaces /etc/containerd/config.toml after this userData runs: this edit "
-                          "(>> redirection) is lost"),
+        ("error", 11, 60, "bootstrap.sh replaces /etc/containerd/config.toml after the userData: this edit is lost"),
+        ("error", 12, 15, "bootstrap.sh replaces /etc/containerd/config.toml after the userData: this edit is lost"),
     ]
 
 
@@ -41,7 +39,7 @@ def test_read_before_bootstrap_wrote_it():
     # awslabs/amazon-eks-ami#1628 (reduced)
     body = "    cat /etc/containerd/config.toml | sed -E 's/a/b/g' > /etc/containerd/config-foo.toml\n"
     assert _kpl223(body) == [
-        ("warning", 11, 9, "this userData reads /etc/containerd/config.toml before bootstrap.sh has written it")]
+        ("warning", 11, 9, "this reads /etc/containerd/config.toml before bootstrap.sh has written it")]
 
 
 def test_quiet_on_the_template_bootstrap_installs_and_on_existence_checks():

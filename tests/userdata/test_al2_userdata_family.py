@@ -62,20 +62,17 @@ def _kpl222(alias: str, body: str, version: str | None = None):
 
 def test_nodeconfig_as_al2_userdata():
     assert _kpl222("al2@latest", NODECONFIG) == [
-        ("error", 10, 5, "this userData is an AL2023 nodeadm NodeConfig, which AL2 does not read: its settings are "
-                         "never applied")]
+        ("error", 10, 5, "a nodeadm NodeConfig as AL2 userData: AL2 never applies it")]
 
 
 def test_nodeconfig_mime_part_on_al2():
     assert _kpl222("al2@latest", MIME_NODECONFIG) == [
-        ("error", 22, 5, "this MIME part is an AL2023 nodeadm NodeConfig, which AL2 does not read: its settings are "
-                         "never applied")]
+        ("error", 22, 5, "a NodeConfig MIME part in AL2 userData: AL2 never applies it")]
 
 
 def test_bottlerocket_toml_as_al2_userdata():
     assert _kpl222("al2@latest", TOML) == [
-        ("error", 10, 5, "this userData is Bottlerocket TOML settings, which AL2 does not read: its settings are "
-                         "never applied")]
+        ("error", 10, 5, "Bottlerocket TOML settings as AL2 userData: AL2 never applies them")]
 
 
 def test_quiet_where_the_os_reads_it():
@@ -110,6 +107,5 @@ MIME_CLOUD_CONFIG = """\
 
 def test_non_mime_cloud_config_on_al2_is_run_as_a_script():
     assert _kpl222("al2@latest", CLOUD_CONFIG) == [
-        ("error", 10, 5, "this userData is a cloud-init cloud-config, which Karpenter hands to cloud-init as a shell "
-                         "script: its settings are never applied")]
+        ("error", 10, 5, "a non-MIME cloud-config on AL2 runs as a shell script: it is never applied")]
     assert _kpl222("al2@latest", MIME_CLOUD_CONFIG) == []
