@@ -59,8 +59,9 @@ def al2_userdata_never_applied(res, ctx):
             _, help_ = _OTHER_OS[ct.NODECONFIG]
             yield ctx.at(res, res.doc, part.view.span(0, len(part.view.text.rstrip())),
                          f"a NodeConfig MIME part in AL2 userData: AL2 never applies it\n{help_}\n"
-                         f"note: cloud-init on AL2 skips a part of type {part.content_type or 'application/node.eks.aws'}"
-                         " (\"Unhandled unknown content-type\"); only nodeadm, on AL2023, reads NodeConfig")
+                         f"note: cloud-init on AL2 skips a part of type "
+                         f"{part.content_type or 'application/node.eks.aws'} (\"Unhandled unknown content-type\"); "
+                         "only nodeadm, on AL2023, reads NodeConfig")
 
 
 # ------------------------------------------------------------------------------------------------ KPL223
