@@ -38,7 +38,7 @@ _OTHER_OS = {
       summary="AL2 userData that is a nodeadm NodeConfig, Bottlerocket TOML or a non-MIME cloud-config: AL2 runs it "
               "as a shell script (or skips the part) and none of its settings are applied", kinds=NODECLASS)
 def al2_userdata_never_applied(res, ctx):
-    # Current objects only: before v0.27 Karpenter rejected non-MIME AL2 userData instead of wrapping it (PR #3427).
+    # Current objects only: before v0.26.0 Karpenter rejected non-MIME AL2 userData instead of wrapping it (PR #3427).
     if res.group != "karpenter.k8s.aws" or res.kind != "EC2NodeClass":
         return
     a = analyze(res)
