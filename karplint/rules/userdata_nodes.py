@@ -10,7 +10,7 @@ from typing import Iterator
 
 from karplint.findings import Edit, Fix
 from karplint.rules.base import rule
-from karplint.rules._legacy import judged
+from karplint.rules._legacy import LEGACY, judged
 from karplint.userdata import bottlerocket as br
 from karplint.userdata import bottlerocket_models as br_models
 from karplint.userdata import content as ct
@@ -27,6 +27,7 @@ UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
 # Release notes and `pkg/providers/amifamily/bootstrap/nodeadm.go`: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
 REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
 KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
+AL2_SCRIPT_WRAP_SINCE = Version(0, 26, 0)  # aws/karpenter-provider-aws#3427: non-MIME AL2 userData becomes a script
 
 
 def _analysis(res, ctx, legacy: bool = False) -> UserDataAnalysis | None:
@@ -339,7 +340,12 @@ def userdata_format_wrong_for_family(res, ctx):
     if analysis is None:
         return
     family = analysis.family
-    if family not in (ct.AL2, ct.AL2023, ct.UBUNTU) and not ct.is_windows(family):
+    if family == ct.AL2:
+        # An AL2 EC2NodeClass is KPL222's; a legacy AWSNodeTemplate is judged here, from the release that wraps
+        # non-MIME AL2 userData as a shell-script part (v0.26.0, #3427; before it Karpenter rejected it).
+        if (res.group, res.version, res.kind) not in LEGACY or ctx.karpenter_version < AL2_SCRIPT_WRAP_SINCE:
+            return
+    elif family not in (ct.AL2023, ct.UBUNTU) and not ct.is_windows(family):
         return
     for part in analysis.parts:
         runs = _SCRIPT_PART.get(part.kind)

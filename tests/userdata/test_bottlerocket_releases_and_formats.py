@@ -109,7 +109,9 @@ NODECONFIG = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kube
 
 
 @pytest.mark.parametrize("family, user_data, template, want", [
-    ("  amiSelectorTerms: [{alias: al2@latest}]", NODECONFIG, NODECLASS, [("KPL247", 10, 5)]),
+    ("  amiSelectorTerms: [{alias: al2@latest}]", NODECONFIG, NODECLASS, []),  # an AL2 EC2NodeClass: KPL222's
+    ("  amiSelectorTerms: [{alias: windows2019@latest}]", NODECONFIG, NODECLASS, [("KPL247", 10, 5)]),
+    ("  amiFamily: Ubuntu", NODECONFIG, NODECLASS, [("KPL247", 10, 5)]),
     ("  amiSelectorTerms: [{alias: al2023@latest}]", NODECONFIG, NODECLASS, []),
     ("  amiSelectorTerms: [{alias: al2023@latest}]", '[settings.kernel.sysctl]\n"a.b" = "1"', NODECLASS,
      [("KPL247", 10, 5)]),
@@ -124,6 +126,13 @@ NODECONFIG = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kube
 def test_userdata_in_another_families_format(family, user_data, template, want):
     assert _found(_doc(user_data, family=family, template=template), ("KPL247",), "0.32.10" if template is TEMPLATE
                   else None) == want
+
+
+def test_legacy_al2_userdata_is_judged_from_the_release_that_wraps_it_as_a_script():
+    text = _doc('[settings.kernel.sysctl]\n"a.b" = "1"', family="  amiSelector: {aws::name: bottlerocket-*}",
+                template=TEMPLATE)
+    assert _found(text, ("KPL247",), "0.26.0") == [("KPL247", 9, 5)]
+    assert _found(text, ("KPL247",), "0.25.0") == []
 
 
 def test_nodeconfig_in_a_shell_script_part_of_al2023_mime():
