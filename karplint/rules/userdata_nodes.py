@@ -101,11 +101,18 @@ def al2023_nodeconfig_overridden(res, ctx):
     analysis = _analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
-    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
-        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     parts = list(_nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
+    for doc, owner in zip(docs, owners):  # every release: Karpenter's NodeConfig always carries a maxPods
+        if not doc.fatal and doc.exists(nodeadm.MAX_PODS_EXPRESSION):
+            yield ctx.at(res, res.doc, owner.view.span(*doc.span(nodeadm.MAX_PODS_EXPRESSION, key=True)),
+                         "kubelet.maxPodsExpression is never evaluated: Karpenter's NodeConfig always sets "
+                         "kubelet.config.maxPods\nhelp: set spec.kubelet.maxPods (or podsPerCore) in the EC2NodeClass; "
+                         "Karpenter also schedules pods with that value\nnote: nodeadm computes maxPods from the "
+                         "expression only when no maxPods is configured (aws/karpenter-provider-aws#8739)")
+    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     hints = {
         "registerWithTaints": "\nhelp: declare these taints in the NodePool (spec.template.spec.taints or "
                               "startupTaints)",

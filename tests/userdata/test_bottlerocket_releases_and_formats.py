@@ -142,3 +142,17 @@ def test_nodeconfig_in_a_shell_script_part_of_al2023_mime():
     found = [f for f in lint({"n.yaml": text}) if f.code == "KPL247"]
     assert [(f.line, f.column) for f in found] == [(16, 5)]
     assert "help: give the part `Content-Type: application/node.eks.aws`" in found[0].message
+
+
+# ------------------------------------------------------------------------------------------------ KPL231 maxPodsExpression
+
+MAX_PODS_EXPRESSION = ("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n"
+                       '    maxPodsExpression: "default_enis * (ips_per_eni - 1)"')
+
+
+@pytest.mark.parametrize("release", ["0.37.0", None])  # before v1.0 too: Karpenter's NodeConfig carries a maxPods
+def test_max_pods_expression_is_never_evaluated_under_karpenter(release):
+    text = _doc(MAX_PODS_EXPRESSION, family="  amiFamily: AL2023\n  amiSelectorTerms: [{alias: al2023@latest}]")
+    found = [f for f in lint({"n.yaml": text}, karpenter_version=release) if f.code == "KPL231"]
+    assert [(f.line, f.column, f.severity) for f in found] == [(15, 9, "warning")]
+    assert found[0].message.startswith("kubelet.maxPodsExpression is never evaluated")
