@@ -107,10 +107,10 @@ def al2023_nodeconfig_overridden(res, ctx):
     for doc, owner in zip(docs, owners):  # every release: Karpenter's NodeConfig always carries a maxPods
         if not doc.fatal and doc.exists(nodeadm.MAX_PODS_EXPRESSION):
             yield ctx.at(res, res.doc, owner.view.span(*doc.span(nodeadm.MAX_PODS_EXPRESSION, key=True)),
-                         "kubelet.maxPodsExpression is never evaluated: Karpenter's NodeConfig always sets "
-                         "kubelet.config.maxPods\nhelp: set spec.kubelet.maxPods (or podsPerCore) in the EC2NodeClass; "
-                         "Karpenter also schedules pods with that value\nnote: nodeadm computes maxPods from the "
-                         "expression only when no maxPods is configured (aws/karpenter-provider-aws#8739)")
+                         "kubelet.maxPodsExpression is never evaluated: Karpenter's NodeConfig sets maxPods\n"
+                         "help: set spec.kubelet.maxPods (or podsPerCore) in the EC2NodeClass; Karpenter also "
+                         "schedules pods with that value\nnote: nodeadm computes maxPods from the expression only when "
+                         "no kubelet.config.maxPods is configured (aws/karpenter-provider-aws#8739)")
     if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
         return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     hints = {
@@ -371,7 +371,7 @@ def userdata_format_wrong_for_family(res, ctx):
         first = len(body) - len(body.lstrip())
         line_end = body.find("\n", first)
         yield ctx.at(res, res.doc, part.view.span(first, line_end if line_end >= 0 else len(body)),
-                     f"{what} in {family} userData{unset}: {runs}, and it fails{hint}\nnote: {reader}")
+                     f"{what} in {family} userData{unset}{hint}\nnote: {runs}, and it fails; {reader}")
 
 
 # --------------------------------------------------------------------------------------------- Windows

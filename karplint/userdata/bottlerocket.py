@@ -414,9 +414,9 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool, release: Ve
     for table in s if tables is not None else ():
         if table not in tables:
             issues.append(Issue("unknown", "warning",
-                                f"Karpenter v{release} drops [settings.{table}]: its userData merge keeps only "
-                                f"{', '.join(sorted(tables))}\nhelp: upgrade Karpenter to "
-                                f"v{releases.UNTYPED_SETTINGS_SINCE} or later, which keeps every settings table",
+                                f"Karpenter {release} drops [settings.{table}]\nhelp: upgrade to Karpenter "
+                                f"{releases.UNTYPED_SETTINGS_SINCE} or later, which keeps every settings table\n"
+                                f"note: its userData merge keeps only {', '.join(sorted(tables))}",
                                 *settings.span(("settings", table))))
     k8s = s.get("kubernetes")
     if k8s is None:
@@ -439,10 +439,10 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool, release: Ve
             if key in KARPENTER_KUBERNETES_FIELDS and key not in kept:
                 since = releases.kept_since(key, release)
                 issues.append(Issue("unknown", "warning",
-                                    f"Karpenter v{release} drops settings.kubernetes.{key}: its userData merge does "
-                                    "not know it yet" + (f"\nhelp: upgrade Karpenter to v{since} or later, which keeps "
-                                                         "it" if since else "") +
-                                    "\nnote: Karpenter renders only the settings.kubernetes keys it knows", *span))
+                                    f"Karpenter {release} drops settings.kubernetes.{key}"
+                                    + (f"\nhelp: upgrade to Karpenter {since} or later, which keeps it" if since else "")
+                                    + "\nnote: its userData merge renders only the settings.kubernetes keys it knows",
+                                    *span))
             elif key not in KARPENTER_KUBERNETES_FIELDS:
                 if key in BOTTLEROCKET_KUBERNETES_SETTINGS:
                     msg = (f"Karpenter drops settings.kubernetes.{key}: its userData merge does not know it\n"

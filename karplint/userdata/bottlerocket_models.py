@@ -40,12 +40,17 @@ NAMED_TABLES = (("kernel", "modules"), ("pki",), ("host-containers",), ("bootstr
 BOOTSTRAP_MODES = ("off", "once", "always")
 
 _KIND = {str: "a string", int: "an integer", float: "a float", list: "an array", dict: "a table"}
-_EXPECTED = {"str": "a string", "bool": "a boolean (true/false, unquoted)", "list[str]": "an array of strings"}
+_EXPECTED = {"str": "a string", "bool": "a boolean", "list[str]": "an array of strings"}
+
+
+def _quoted(key: str) -> str:
+    """A key as TOML writes it: quoted when it is not a bare key (`"vm.max_map_count"`)."""
+    return key if key and all(c.isalnum() or c in "-_" for c in key) else f'"{key}"'
 
 
 def dotted(path: tuple[str, ...]) -> str:
-    """`settings.kernel.sysctl."vm.max_map_count"`: a key that is not a bare TOML key is quoted."""
-    return "settings." + ".".join(k if k and all(c.isalnum() or c in "-_" for c in k) else f'"{k}"' for k in path)
+    """`settings.kernel.sysctl."vm.max_map_count"`."""
+    return "settings." + ".".join(_quoted(k) for k in path)
 
 
 def kind(value: Any) -> str:
@@ -86,9 +91,9 @@ def problems(settings: dict) -> Iterator[tuple[tuple[str, ...], str]]:
     """(key path under `settings`, message) of every value Bottlerocket's model cannot deserialize."""
     for pattern, want in FIELD_TYPES.items():
         for path, value in _walk(settings, pattern):
-            if not _fits(value, want):
-                yield path, (f"{dotted(path)} is {kind(value)} but Bottlerocket expects {_EXPECTED[want]}"
-                             f"{_hint(path, value, want)}")
+            if not _fits(value, want):  # the headline names the key; a note the whole path
+                yield path, (f"{_quoted(path[-1])} is {kind(value)} but Bottlerocket expects {_EXPECTED[want]}"
+                             f"{_hint(path, value, want)}\nnote: the setting is {dotted(path)}")
             elif path[0] == "bootstrap-containers" and path[-1] == "mode" and value not in BOOTSTRAP_MODES:
                 yield path, (f"{dotted(path)} is {value!r}: Bottlerocket accepts "
                              f"{', '.join(BOOTSTRAP_MODES)}")

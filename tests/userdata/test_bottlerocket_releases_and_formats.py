@@ -57,8 +57,8 @@ def test_kubernetes_keys_are_those_the_release_keeps(release, want):
 
 def test_a_key_dropped_by_the_release_says_which_release_keeps_it():
     found = [f for f in lint({"n.yaml": CLOUD_PROVIDER}, karpenter_version="0.28.0") if f.line == 11]
-    assert found[0].message.startswith("Karpenter v0.28.0 drops settings.kubernetes.cloud-provider")
-    assert "upgrade Karpenter to v0.29.0 or later" in found[0].message
+    assert found[0].message.startswith("Karpenter 0.28.0 drops settings.kubernetes.cloud-provider\n")
+    assert "help: upgrade to Karpenter 0.29.0 or later" in found[0].message
 
 
 NETWORK = _doc('[settings.network]\nhttps-proxy = "http://proxy"\n[settings.kernel.sysctl]\n"vm.max_map_count" = "1"',
@@ -89,7 +89,8 @@ def test_bottlerocket_model_types_outside_kubernetes():
         ("KPL246", 22, 5),  # essential
     ]
     message = next(f.message for f in lint({"n.yaml": text}) if f.code == "KPL246" and f.line == 11)
-    assert message.startswith('settings.kernel.sysctl."fs.inotify.max_user_watches" is an integer')
+    assert message.startswith('"fs.inotify.max_user_watches" is an integer but Bottlerocket expects a string\n')
+    assert 'note: the setting is settings.kernel.sysctl."fs.inotify.max_user_watches"' in message
     assert 'help: quote it: "fs.inotify.max_user_watches" = "1048576"' in message
 
 
