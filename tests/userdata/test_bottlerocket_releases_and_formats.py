@@ -157,3 +157,12 @@ def test_max_pods_expression_is_never_evaluated_under_karpenter(release):
     found = [f for f in lint({"n.yaml": text}, karpenter_version=release) if f.code == "KPL231"]
     assert [(f.line, f.column, f.severity) for f in found] == [(15, 9, "warning")]
     assert found[0].message.startswith("kubelet.maxPodsExpression is never evaluated")
+
+
+def test_release_table_ends_where_the_type_table_is():
+    """The newest release's kept keys are exactly the typed table (both from bottlerocketsettings.go at v1.14.1)."""
+    from karplint.model.versions import LATEST
+    from karplint.userdata.bottlerocket import KARPENTER_KUBERNETES_FIELDS
+    from karplint.userdata.bottlerocket_releases import kubernetes_keys
+
+    assert kubernetes_keys(LATEST) == frozenset(KARPENTER_KUBERNETES_FIELDS)
