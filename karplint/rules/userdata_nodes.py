@@ -10,8 +10,9 @@ from typing import Iterator
 
 from karplint.findings import Edit, Fix
 from karplint.rules.base import rule
-from karplint.rules._legacy import judged
+from karplint.rules._legacy import LEGACY, judged
 from karplint.userdata import bottlerocket as br
+from karplint.userdata import bottlerocket_models as br_models
 from karplint.userdata import content as ct
 from karplint.userdata import nodeadm, windows
 from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
@@ -26,6 +27,7 @@ UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
 # Release notes and `pkg/providers/amifamily/bootstrap/nodeadm.go`: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
 REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
 KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
+AL2_SCRIPT_WRAP_SINCE = Version(0, 26, 0)  # aws/karpenter-provider-aws#3427: non-MIME AL2 userData becomes a script
 
 
 def _analysis(res, ctx, legacy: bool = False) -> UserDataAnalysis | None:
@@ -99,11 +101,18 @@ def al2023_nodeconfig_overridden(res, ctx):
     analysis = _analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
-    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
-        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     parts = list(_nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
+    for doc, owner in zip(docs, owners):  # every release: Karpenter's NodeConfig always carries a maxPods
+        if not doc.fatal and doc.exists(nodeadm.MAX_PODS_EXPRESSION):
+            yield ctx.at(res, res.doc, owner.view.span(*doc.span(nodeadm.MAX_PODS_EXPRESSION, key=True)),
+                         "kubelet.maxPodsExpression is never evaluated: Karpenter's NodeConfig sets maxPods\n"
+                         "help: set spec.kubelet.maxPods (or podsPerCore) in the EC2NodeClass; Karpenter also "
+                         "schedules pods with that value\nnote: nodeadm computes maxPods from the expression only when "
+                         "no kubelet.config.maxPods is configured (aws/karpenter-provider-aws#8739)")
+    if ctx.karpenter_version < KARPENTER_NODECONFIG_LAST_SINCE:
+        return  # v0.35-v0.37 put Karpenter's NodeConfig first: the user's values won there
     hints = {
         "registerWithTaints": "\nhelp: declare these taints in the NodePool (spec.template.spec.taints or "
                               "startupTaints)",
@@ -219,7 +228,7 @@ def _toml_issues(res, ctx, kinds: tuple[str, ...], legacy: bool = False):
     for part, settings, merges in _toml_parts(analysis):
         if settings.data is None:
             continue
-        for issue in br.check(settings, karpenter_merges=merges):
+        for issue in br.check(settings, karpenter_merges=merges, release=ctx.karpenter_version):
             if issue.kind in kinds:
                 yield ctx.at(res, res.doc, part.view.span(issue.start, issue.end), issue.message,
                              severity=issue.severity)
@@ -284,7 +293,8 @@ def bottlerocket_invalid_node_taints(res, ctx):
       summary="settings.kubernetes keys Karpenter drops (unknown to its merge or to Bottlerocket) and tables "
               "outside `settings`", kinds=KINDS)
 def bottlerocket_unknown_setting(res, ctx):
-    yield from _toml_issues(res, ctx, ("unknown", "outside-settings"))
+    # judged on legacy objects too: what Karpenter keeps is known for every release (bottlerocket_releases.py)
+    yield from _toml_issues(res, ctx, ("unknown", "outside-settings"), legacy=True)
 
 
 @rule("KPL244", "bottlerocket-setting-type", category="userdata", severity="error",
@@ -299,6 +309,69 @@ def bottlerocket_setting_type(res, ctx):
       kinds=KINDS)
 def bottlerocket_invalid_node_labels(res, ctx):
     yield from _toml_issues(res, ctx, ("labels-value",), legacy=True)
+
+
+@rule("KPL246", "bottlerocket-setting-model-type", category="userdata", severity="error",
+      summary="A Bottlerocket setting outside settings.kubernetes (kernel.sysctl, pki, host/bootstrap containers, "
+              "registry mirrors) of a type Bottlerocket rejects: the node never joins", kinds=KINDS)
+def bottlerocket_setting_model_type(res, ctx):
+    analysis = _analysis(res, ctx, legacy=True)
+    if analysis is None:
+        return
+    for part, settings, merges in _toml_parts(analysis):
+        table = (settings.data or {}).get("settings")
+        if not isinstance(table, dict):
+            continue
+        for path, message in br_models.problems(table):
+            yield ctx.at(res, res.doc, part.view.span(*settings.span(("settings",) + path)),
+                         message + "\nnote: Bottlerocket's API rejects the whole userData at boot (early-boot-config "
+                         "fails) and the node never joins")
+
+
+# What each family's node does with a part it takes for a script (AL2/Ubuntu/AL2023: cloud-init runs it with bash;
+# Windows: EC2Launch runs it with PowerShell), and what reads the formats written there by mistake.
+_SCRIPT_PART = {ct.SHELL: "cloud-init runs it as a shell script", ct.POWERSHELL: "EC2Launch runs it as PowerShell"}
+_FOREIGN_FORMAT = {
+    ct.TOML: ("Bottlerocket settings (TOML)", "only Bottlerocket reads them (amiFamily Bottlerocket, or a "
+                                               "bottlerocket@ alias)"),
+    ct.NODECONFIG: ("an AL2023 nodeadm NodeConfig", "only nodeadm on AL2023 reads it, from an application/node.eks.aws "
+                                                    "part"),
+}
+
+
+@rule("KPL247", "userdata-format-wrong-for-family", category="userdata", severity="error",
+      summary="userData written for another OS (Bottlerocket TOML, an AL2023 NodeConfig) where the family's node "
+              "runs it as a script", kinds=KINDS)
+def userdata_format_wrong_for_family(res, ctx):
+    analysis = _analysis(res, ctx, legacy=True)
+    if analysis is None:
+        return
+    family = analysis.family
+    if family == ct.AL2:
+        # An AL2 EC2NodeClass is KPL222's; a legacy AWSNodeTemplate is judged here, from the release that wraps
+        # non-MIME AL2 userData as a shell-script part (v0.26.0, #3427; before it Karpenter rejected it).
+        if (res.group, res.version, res.kind) not in LEGACY or ctx.karpenter_version < AL2_SCRIPT_WRAP_SINCE:
+            return
+    elif family not in (ct.AL2023, ct.UBUNTU) and not ct.is_windows(family):
+        return
+    for part in analysis.parts:
+        runs = _SCRIPT_PART.get(part.kind)
+        found = ct.sniff(part.view.text).kind if runs else None
+        if found not in _FOREIGN_FORMAT or (found == ct.NODECONFIG and family == ct.AL2023 and part.index is None):
+            continue
+        what, reader = _FOREIGN_FORMAT[found]
+        if found == ct.NODECONFIG and family == ct.AL2023:
+            hint = "\nhelp: give the part `Content-Type: application/node.eks.aws`"
+        elif analysis.family_source == "default":
+            hint = f"\nhelp: set spec.amiFamily (it defaults to {family}, whatever AMI amiSelector picks)"
+        else:
+            hint = "\nhelp: write this family's format, or select the family that reads it"
+        unset = " (amiFamily is not set)" if analysis.family_source == "default" else ""
+        body = part.view.text
+        first = len(body) - len(body.lstrip())
+        line_end = body.find("\n", first)
+        yield ctx.at(res, res.doc, part.view.span(first, line_end if line_end >= 0 else len(body)),
+                     f"{what} in {family} userData{unset}{hint}\nnote: {runs}, and it fails; {reader}")
 
 
 # --------------------------------------------------------------------------------------------- Windows

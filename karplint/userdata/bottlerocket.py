@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from karplint.model.versions import Version
+from karplint.userdata import bottlerocket_releases as releases
 from karplint.userdata.kubelet import Label, parse_taints, validate_node_labels, validate_taint
 from karplint.userdata.placeholders import Placeholder
 
@@ -26,8 +28,8 @@ from karplint.userdata.placeholders import Placeholder
 
 # [settings.kubernetes] keys Karpenter's typed decode knows, with their Go types: everything else under
 # [settings.kubernetes] is dropped from the rendered userData. Source: aws/karpenter-provider-aws
-# pkg/providers/amifamily/bootstrap/bottlerocketsettings.go (`BottlerocketKubernetes`, stored version 004db037,
-# consistent with v1.14.1's br_userdata_merged.golden). Order = struct field order (go-toml v2 output order).
+# pkg/providers/amifamily/bootstrap/bottlerocketsettings.go (`BottlerocketKubernetes` at v1.14.1). Order = struct
+# field order (go-toml v2 output order). Older releases keep fewer keys: bottlerocket_releases.py.
 KARPENTER_KUBERNETES_FIELDS: dict[str, str] = {
     "api-server": "str",
     "cloud-provider": "str",
@@ -58,8 +60,10 @@ KARPENTER_KUBERNETES_FIELDS: dict[str, str] = {
     "cpu-manager-policy": "str",
     "cpu-manager-policy-options": "list[str]",
     "cpu-manager-reconcile-period": "str",
+    "memory-manager-policy": "str",
     "topology-manager-scope": "str",
     "topology-manager-policy": "str",
+    "topology-manager-policy-options": "table",
     "image-gc-high-threshold-percent": "str",
     "image-gc-low-threshold-percent": "str",
     "ids-per-pod": "int",
@@ -385,10 +389,12 @@ def looks_like_toml_settings(text: str) -> bool:
     return bool(re.search(r"^\s*\[\s*settings\b", text, re.M)) or bool(re.search(r"^\s*settings\.", text, re.M))
 
 
-def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Issue]:
+def check(settings: BottlerocketSettings, *, karpenter_merges: bool, release: Version | None = None) -> list[Issue]:
     """Problems of parsed settings. `karpenter_merges`: amiFamily Bottlerocket (Karpenter decodes and rewrites the
-    TOML); False for Custom (Bottlerocket reads it verbatim)."""
+    TOML); False for Custom (Bottlerocket reads it verbatim). `release`: the Karpenter release that merges it (None:
+    the newest karplint knows)."""
     issues: list[Issue] = []
+    kept = releases.kubernetes_keys(release) if release is not None else frozenset(KARPENTER_KUBERNETES_FIELDS)
     data = settings.data
     if data is None:
         return [settings.error] if settings.error else []
@@ -404,6 +410,14 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
     if not isinstance(s, dict):
         issues.append(Issue("type", "error", "`settings` must be a table", *settings.span(("settings",))))
         return issues
+    tables = releases.kept_settings_tables(release) if karpenter_merges and release is not None else None
+    for table in s if tables is not None else ():
+        if table not in tables:
+            issues.append(Issue("unknown", "warning",
+                                f"Karpenter {release} drops [settings.{table}]\nhelp: upgrade to Karpenter "
+                                f"{releases.UNTYPED_SETTINGS_SINCE} or later, which keeps every settings table\n"
+                                f"note: its userData merge keeps only {', '.join(sorted(tables))}",
+                                *settings.span(("settings", table))))
     k8s = s.get("kubernetes")
     if k8s is None:
         return issues
@@ -422,7 +436,14 @@ def check(settings: BottlerocketSettings, *, karpenter_merges: bool) -> list[Iss
                                     f"settings.kubernetes.{key} is never used: Karpenter replaces it\n"
                                     f"help: remove it\nnote: Karpenter writes {KARPENTER_REPLACED_SETTINGS[key]}"
                                     + (IDENTITY_NOTE if identity else ""), *span))
-            if key not in KARPENTER_KUBERNETES_FIELDS:
+            if key in KARPENTER_KUBERNETES_FIELDS and key not in kept:
+                since = releases.kept_since(key, release)
+                issues.append(Issue("unknown", "warning",
+                                    f"Karpenter {release} drops settings.kubernetes.{key}"
+                                    + (f"\nhelp: upgrade to Karpenter {since} or later, which keeps it" if since else "")
+                                    + "\nnote: its userData merge renders only the settings.kubernetes keys it knows",
+                                    *span))
+            elif key not in KARPENTER_KUBERNETES_FIELDS:
                 if key in BOTTLEROCKET_KUBERNETES_SETTINGS:
                     msg = (f"Karpenter drops settings.kubernetes.{key}: its userData merge does not know it\n"
                            "help: set it another way (e.g. amiFamily: Custom with a complete TOML) or check a newer "
@@ -501,12 +522,13 @@ def _type_problem(value: Any, want: str) -> str | None:
         "map[list[str]]": lambda v: isinstance(v, dict) and all(
             isinstance(x, list) and all(isinstance(y, str) for y in x) for x in v.values()),
         "map[object]": lambda v: isinstance(v, dict) and all(isinstance(x, dict) for x in v.values()),
+        "table": lambda v: isinstance(v, dict),
     }[want]
     if ok(value):
         return None
     expected = {"str": "a string", "int": "an integer", "bool": "a boolean", "list[str]": "an array of strings",
                 "map[str]": "a table of strings", "map[list[str]]": "a table of string arrays",
-                "map[object]": "a table of tables"}[want]
+                "map[object]": "a table of tables", "table": "a table"}[want]
     return f"is {_kind(value)} but Karpenter expects {expected}"
 
 

@@ -97,6 +97,12 @@ KARPENTER_NODECONFIG_OWNS: dict[tuple, str] = {
     ),
 }
 
+# A user `kubelet.maxPodsExpression` nodeadm never evaluates: it computes maxPods from the expression only when no
+# kubelet.config.maxPods is configured (awslabs/amazon-eks-ami nodeadm `kubelet` daemon; EKS user guide, "max pods
+# precedence"), and Karpenter's NodeConfig always sets one (`resolver.go` at v1.14.1: spec.kubelet.maxPods or the
+# instance type's pods), whatever the merge order.
+MAX_PODS_EXPRESSION = ("spec", "kubelet", "maxPodsExpression")
+
 # The cluster's identity among them: Karpenter writes the values of the cluster it serves (its settings and what it
 # discovers), so a user value for that cluster changes nothing, and karplint cannot know whether it names another.
 CLUSTER_IDENTITY_PATHS: frozenset[tuple] = frozenset(p for p in KARPENTER_NODECONFIG_OWNS if p[:2] == ("spec", "cluster"))
