@@ -356,6 +356,21 @@ def target_karpenter(ctx) -> tuple[Version, str, bool]:
     return ctx.karpenter_version, f"Karpenter {ctx.karpenter_version}", False  # (the default: --show-settings says so)
 
 
+def versions_in_play(ctx) -> list[tuple[Version, str]]:
+    """The explicit target, else every distinct release deployed in the run (a monorepo may hold several); none when
+    the version is only the default, which is not a fact about the cluster (rules on known bugs stay quiet then)."""
+    if ctx.version_source != "default":
+        version, where, _ = target_karpenter(ctx)
+        return [(version, where)]
+    found = deployed_karpenter(ctx.model)
+    if found is None:
+        return []
+    out: dict[Version, str] = {}
+    for version, where in found.all:
+        out.setdefault(version, f"Karpenter {version} from {where}")
+    return list(out.items())
+
+
 # ------------------------------------------------------------------------------------------ what detection reads
 # For `Rule.reads` of the rules that ask `installed_agents` or `deployed_karpenter` (see karplint/model/__init__.py).
 

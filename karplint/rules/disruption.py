@@ -15,7 +15,7 @@ from typing import Callable
 from karplint.model import cron
 
 from karplint.fix import yamledit
-from karplint.model.detect import deployed_karpenter, reads_karpenter_release, target_karpenter
+from karplint.model.detect import reads_karpenter_release, target_karpenter, versions_in_play
 from karplint.findings import Fix
 from karplint.model import Resource
 from karplint.rules import rule
@@ -137,7 +137,7 @@ BUGGY_RELEASES: tuple[BuggyRelease, ...] = (
 def known_buggy_release(res, ctx):
     if res.get(("spec", "template", "spec", "nodeClassRef", "group")) == AUTO_MODE_GROUP:
         return  # EKS Auto Mode runs AWS's own Karpenter, not the release deployed in the run
-    for version, where in _versions_in_play(ctx):
+    for version, where in versions_in_play(ctx):
         for bug in BUGGY_RELEASES:
             if not V(bug.first) <= version <= V(bug.last):
                 continue
@@ -164,20 +164,6 @@ def release_origin(where: str, version) -> str:
     if rest.startswith("(set by "):
         return f"\nnote: the release is set by {rest[8:-1]}"
     return f"\nnote: the release comes {rest}"
-
-
-def _versions_in_play(ctx) -> list[tuple[Version, str]]:
-    """The explicit target, else every distinct release deployed in the run (a monorepo may hold several)."""
-    if ctx.version_source != "default":
-        version, where, _ = target_karpenter(ctx)
-        return [(version, where)]
-    found = deployed_karpenter(ctx.model)
-    if found is None:
-        return []
-    out: dict[Version, str] = {}
-    for version, where in found.all:
-        out.setdefault(version, f"Karpenter {version} from {where}")
-    return list(out.items())
 
 
 # ------------------------------------------------------------------------------------------ budgets
