@@ -91,22 +91,33 @@ def walk(node, prefix: str, out: dict) -> None:
             walk(v, path + ".", out)
 
 
-def release(repo: Path, blobs: Blobs, tag: str) -> tuple[dict, set] | None:
-    """(path -> type of its default, open paths) of the chart at `tag`."""
+def release(repo: Path, blobs: Blobs, tag: str) -> tuple[dict, set, set] | None:
+    """(path -> type of its default, open paths, unread paths) of the chart at `tag`. Unread: a key of values.yaml
+    that no template reads, neither it, nor a key below it, nor a key above it as a whole (any `.Values.a` not
+    followed by `.`: `if`, `with`, `include`, `toYaml`...); none when a template reads `.Values` in another way
+    (`index .Values "a"`, `.Values` alone)."""
     raw = blobs.read(f"{tag}:{CHART}/values.yaml")
     if raw is None:
         return None
     values = yaml.safe_load(raw) or {}
     keys: dict = {}
     walk(values, "", keys)
+    declared = set(keys)
+    read: set = set()
+    whole: set = set()
+    opaque = False
     empty = {p for p, t in keys.items() if t == "map" and not _has_children(keys, p)}
     opened = {p for p, t in keys.items() if t == "list"}  # (list items are not keys: nothing below to check)
     listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", tag, f"{CHART}/templates/"],
                              capture_output=True, text=True, check=True).stdout.split()
     for name in listing:
         text = (blobs.read(f"{tag}:{name}") or b"").decode("utf-8", "replace")
+        opaque = opaque or re.search(r"\.Values(?![.\w])", text) is not None
         for m in _REF.finditer(text):
             path = m.group(1)[1:]
+            read.add(path)
+            if not m.group(2):
+                whole.add(path)
             parts = path.split(".")
             for i in range(1, len(parts) + 1):
                 keys.setdefault(".".join(parts[:i]), "map" if i < len(parts) else "null")
@@ -117,7 +128,16 @@ def release(repo: Path, blobs: Blobs, tag: str) -> tuple[dict, set] | None:
     # an empty mapping by default is free-form (podAnnotations: {}) unless the templates read keys under it
     # (`settings.aws: {}` in v0.32, whose keys the deployment reads one by one)
     opened |= {p for p in empty if not _has_children(keys, p)}
-    return keys, opened
+    unread = set() if opaque else {p for p in declared if not _read(p, read, whole)}
+    return keys, opened, unread
+
+
+def _read(path: str, read: set, whole: set) -> bool:
+    parts = path.split(".")
+    if any(".".join(parts[:i]) in whole for i in range(1, len(parts))):
+        return True
+    pre = path + "."
+    return path in read or any(r.startswith(pre) for r in read)
 
 
 def _has_children(keys: dict, path: str) -> bool:
@@ -138,7 +158,7 @@ def _ranges(present: list[bool]) -> list[list[int]]:
 def build(repo: Path) -> dict:
     blobs = Blobs(repo)
     versions: list[str] = []
-    per: list[tuple[dict, set]] = []
+    per: list[tuple[dict, set, set]] = []
     for tag in tags(repo):
         got = release(repo, blobs, tag)
         if got is not None:
@@ -146,15 +166,18 @@ def build(repo: Path) -> dict:
             per.append(got)
     blobs.proc.stdin.close()
     blobs.proc.wait()
-    every = sorted({k for keys, _ in per for k in keys})
+    every = sorted({k for keys, _, _ in per for k in keys})
     table = {}
     for k in every:
-        present = [k in keys for keys, _ in per]
+        present = [k in keys for keys, _, _ in per]
         last = max(i for i, on in enumerate(present) if on)
         entry = {"in": _ranges(present), "type": per[last][0][k]}
-        opened = _ranges([k in op for _, op in per])
+        opened = _ranges([k in op for _, op, _ in per])
         if opened:
             entry["open"] = opened
+        unread = _ranges([k in un for _, _, un in per])
+        if unread:
+            entry["unread"] = unread
         table[k] = entry
     return {"source": "aws/karpenter-provider-aws charts/karpenter (values.yaml and templates/) at each tag; "
                       "scripts/gen_chart_values.py",

@@ -139,6 +139,16 @@ def _check(model, ctx):
             table = keys if keys is not None else every
             if table.is_open(dotted):
                 continue
+            if dotted in table.unread:
+                read = sorted(k for k in table.known - table.unread if k.rsplit(".", 1)[-1] == key and k != dotted)
+                hint = f"\nhelp: the chart reads `{read[0]}`" if len(read) == 1 else ""
+                where = f"a value of the Karpenter chart {release} that none of its templates reads" \
+                    if keys is not None else "declared by the Karpenter chart but read by none of its templates, in " \
+                    "every release that has it"
+                yield "KPL152", doc, at, (
+                    f"`{dotted}` is {where}: it has no effect "
+                    f"({what}){hint}\nnote: the chart's values.yaml declares it, but nothing renders it")
+                continue
             if dotted in table.known:
                 if isinstance(value, dict):
                     items += [((*at, k), [*parts, k], v) for k, v in value.items()]
@@ -187,6 +197,13 @@ def _report(model, ctx, code):
       scope="file")
 def chart_values_unknown_key(model, ctx):
     yield from _report(model, ctx, "KPL150")
+
+
+@rule("KPL152", "chart-values-unread-key", category="schema", severity="warning",
+      summary="A Karpenter Helm chart value that the chart declares but none of its templates reads: no effect",
+      scope="file")
+def chart_values_unread_key(model, ctx):
+    yield from _report(model, ctx, "KPL152")
 
 
 @rule("KPL151", "chart-values-renamed-key", category="schema", severity="warning",

@@ -37,6 +37,8 @@ class ChartKeys:
     release: str  # the chart release of the table ("" for every release together)
     known: frozenset  # dotted paths of the keys
     open: frozenset  # dotted paths under which any key is passed on (podAnnotations, affinity, controller.env...)
+    # keys of the chart's values.yaml that no template reads (controller.logEncoding through v0.31): no effect
+    unread: frozenset = frozenset()
 
     def is_open(self, path: str) -> bool:
         """Whether `path` is under an open key (or is one): nothing below it to check. `global` is Helm's own."""
@@ -81,13 +83,15 @@ def chart_keys(version: str) -> ChartKeys | None:
     i = below[-1]
     keys = _table()["keys"]
     return ChartKeys(versions[i], frozenset(k for k, e in keys.items() if _covers(e["in"], i)),
-                     frozenset(k for k, e in keys.items() if _covers(e.get("open", ()), i)))
+                     frozenset(k for k, e in keys.items() if _covers(e.get("open", ()), i)),
+                     frozenset(k for k, e in keys.items() if _covers(e.get("unread", ()), i)))
 
 
 @lru_cache(maxsize=1)
 def any_release() -> ChartKeys:
     keys = _table()["keys"]
-    return ChartKeys("", frozenset(keys), frozenset(k for k, e in keys.items() if e.get("open")))
+    return ChartKeys("", frozenset(keys), frozenset(k for k, e in keys.items() if e.get("open")),
+                     frozenset(k for k, e in keys.items() if e.get("unread") == e["in"]))  # (unread wherever it is)
 
 
 def known_in(path: str) -> tuple[str, str] | None:

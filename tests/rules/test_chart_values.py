@@ -136,3 +136,12 @@ def test_chart_values_table_is_current():
     out = subprocess.run([sys.executable, "scripts/gen_chart_values.py", "--check"], cwd=ROOT, capture_output=True,
                          text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_declared_but_unread_key():
+    # chart 0.16.2 declares controller.logEncoding; only the global logEncoding is rendered
+    text = "controller:\n  logEncoding: json\n  logLevel: debug\nlogEncoding: json\n"
+    assert found({"karpenter-values.yaml": text}, version="0.16.2", codes=("KPL150", "KPL151", "KPL152")) == [
+        ("KPL152", "karpenter-values.yaml", 2, 3)]
+    msg = [f.message for f in lint({"karpenter-values.yaml": text}, karpenter_version="0.16.2") if f.code == "KPL152"]
+    assert "help: the chart reads `logEncoding`" in msg[0]
