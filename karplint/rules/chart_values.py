@@ -162,8 +162,9 @@ def _check(model, ctx):
                         "charts of every release")
                 continue
             span = known_in(dotted)
-            if span is not None and isinstance(value, dict) and any(
-                    k.startswith(dotted + ".") for k in RENAMED):
+            if span is not None and isinstance(value, dict) and value and all(
+                    isinstance(k, str) and known_in(f"{dotted}.{k}") is not None for k in value):
+                # (a mapping of another release's keys: each key said, with its rename if it has one)
                 items += [((*at, k), [*parts, k], v) for k, v in value.items()]
                 continue
             if span is not None or dotted in RENAMED:
