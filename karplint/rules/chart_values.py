@@ -114,11 +114,11 @@ def _suggest(parent: str, key: str, keys, elsewhere: bool = True) -> str:
     return ""
 
 
-def _check(model, ctx):
+def _check(model, ctx, sources=None):
     """(code, document, path of the key, message) of every values key the chart of the release ignores."""
     from karplint.schema.chart_values import RENAMED, any_release, known_in
 
-    for doc, base, values, version, what in _sources(model):
+    for doc, base, values, version, what in (sources if sources is not None else _sources(model)):
         keys, release = _release(version, ctx)
         every = any_release()
         if isinstance(values, str):  # a `helm.parameters` name: one dotted key
@@ -212,3 +212,56 @@ def chart_values_unread_key(model, ctx):
       scope="file")
 def chart_values_renamed_key(model, ctx):
     yield from _report(model, ctx, "KPL151")
+
+
+# ------------------------------------------------------------------------------------------------ umbrella charts
+
+_UMBRELLA_VALUES = ("values.yaml", "values.yml")
+
+
+def reads_umbrella_values(doc, res) -> bool:
+    """What KPL153 reads: Chart.yaml documents, and values.yaml documents with a top-level mapping (one of them may
+    be a dependency's values)."""
+    base = os.path.basename(doc.path)
+    return base == "Chart.yaml" or (base in _UMBRELLA_VALUES and res is None and isinstance(doc.data, dict))
+
+
+def _umbrella_sources(model):
+    """The values of a chart's karpenter dependency: `karpenter:` (or its alias) in the values.yaml beside a
+    Chart.yaml whose `dependencies` name the karpenter chart from a repository (not a local `file://` chart)."""
+    deps: dict[str, tuple[str, object, str]] = {}  # directory -> (values key, version, what)
+    for doc in model.documents:
+        if os.path.basename(doc.path) != "Chart.yaml" or not isinstance(doc.data, dict):
+            continue
+        for dep in doc.data.get("dependencies") or () if isinstance(doc.data.get("dependencies"), list) else ():
+            if not isinstance(dep, dict) or dep.get("name") != "karpenter":
+                continue
+            repo = dep.get("repository")
+            if not isinstance(repo, str) or repo.startswith("file://") or not repo.strip():
+                continue
+            key = dep.get("alias") if isinstance(dep.get("alias"), str) else "karpenter"
+            deps[os.path.dirname(doc.path)] = (key, dep.get("version"),
+                                               f"dependency karpenter of {doc.data.get('name', 'the chart')}")
+    if not deps:
+        return
+    for doc in model.documents:
+        if os.path.basename(doc.path) not in _UMBRELLA_VALUES or not isinstance(doc.data, dict):
+            continue
+        found = deps.get(os.path.dirname(doc.path))
+        if found is None or not isinstance(doc.data.get(found[0]), dict):
+            continue
+        key, version, what = found
+        yield doc, (key,), doc.data[key], version, what
+
+
+_KINDS = {"KPL150": "not a value of the chart", "KPL151": "renamed or removed", "KPL152": "declared but unread"}
+
+
+@rule("KPL153", "chart-values-dependency-key", category="schema", severity="warning",
+      summary="A value for the Karpenter chart as a dependency of another chart (its values.yaml `karpenter:`) that "
+              "the chart of the release ignores (KPL150-KPL152 across Chart.yaml and values.yaml)",
+      reads=(reads_umbrella_values,))
+def chart_values_dependency_key(model, ctx):
+    for code, doc, at, message in _check(model, ctx, list(_umbrella_sources(model))):
+        yield ctx.at(None, doc, doc.key_span(at) if doc.exact(at) is not None and doc.exact(at).key_span is not None
+                     else doc.span(at), f"{message}\nnote: {code}'s verdict ({_KINDS[code]}), on a dependency's values")

@@ -145,3 +145,14 @@ def test_declared_but_unread_key():
         ("KPL152", "karpenter-values.yaml", 2, 3)]
     msg = [f.message for f in lint({"karpenter-values.yaml": text}, karpenter_version="0.16.2") if f.code == "KPL152"]
     assert "help: the chart reads `logEncoding`" in msg[0]
+
+
+FIXTURES = ROOT / "tests" / "fixtures" / "chart_values" / "umbrella"
+
+
+def test_umbrella_chart_dependency_values():
+    files = {f"addons/{p.name}": p.read_text(encoding="utf-8") for p in sorted(FIXTURES.iterdir())}
+    got = [(f.code, f.file, f.line, f.column) for f in lint(files) if f.code.startswith("KPL15")]
+    assert got == [("KPL153", "addons/values.yaml", 5, 7), ("KPL153", "addons/values.yaml", 6, 3)]
+    # the same values.yaml without the Chart.yaml: any chart's values, not read as Karpenter's
+    assert [f for f in lint({"addons/values.yaml": files["addons/values.yaml"]}) if f.code.startswith("KPL15")] == []
