@@ -21,22 +21,38 @@ from karplint.readers.source import SourceFile, Span
 MAX_RELEASES = 100  # helm_release blocks read per file
 MAX_BLOCK = 1 << 16  # a helm_release block with its values heredocs
 MAX_SET = 2_000  # `set` names read per file
+KARPENTER_CHARTS = ("karpenter",)
 
 _HELM_RELEASE = re.compile(r'^[ \t]*resource[ \t]+"helm_release"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
 _TOP_ATTR = re.compile(r'^[ \t]*(chart|version|repository)[ \t]*=[ \t]*"([^"\n]*)"', re.M)
 _HEREDOC = re.compile(r"<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?$", re.M)
 _SET_NAME = re.compile(r'^[ \t]*\{?[ \t]*name[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)*)"', re.M)
 _SET_BLOCK = re.compile(r'^[ \t]*(set|set_sensitive|set_list)[ \t]*(?:=[ \t]*\[|\{)', re.M)
-KARPENTER_CHARTS = ("karpenter",)
 
 
-def _is_karpenter(chart: str | None, repository: str | None) -> bool:
+def _reference(src: SourceFile, attrs: dict, where: dict, what: str, index: int) -> Document:
+    """The helm_release's literal chart, repository and version as a document, each positioned on its string."""
+    from karplint.readers.embedded import Embedding
+
+    nodes: dict = {}
+    for key, (a, b) in where.items():
+        la, ca = src.position_of(a)
+        lb, cb = src.position_of(b)
+        nodes[(key,)] = NodeInfo(Span(la, ca, lb, cb, a, b), Span(la, ca, lb, cb, a, b), '"')
+    nodes[()] = NodeInfo(nodes[(min(where, key=where.get),)].span, None, None)
+    emb = Embedding(host_kind="hcl", chart_reference=(what,))
+    ssrc = SourceFile(path=src.path, text=src.text, abspath=src.abspath, encoding=src.encoding, bom=src.bom,
+                      newline=src.newline, embedding=emb)
+    return Document(ssrc, index, dict(attrs), nodes, (), nodes[()].span)
+
+
+def _is_karpenter(chart: str | None, repository: str | None, charts: tuple = KARPENTER_CHARTS) -> bool:
     if not chart:
         return False
     chart = chart.strip().rstrip("/")
     if chart.startswith((".", "/", "~")):
         return False  # (a local chart: its values are its own)
-    return chart.rsplit("/", 1)[-1] in KARPENTER_CHARTS and (
+    return chart.rsplit("/", 1)[-1] in charts and (
         "/" in chart or repository is None or "karpenter" in repository or "aws" in repository)
 
 
@@ -115,11 +131,16 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
         end = _block_end(text, start)
         body = text[start:end]
         attrs: dict[str, str] = {}
+        where: dict[str, tuple[int, int]] = {}
         for a in _TOP_ATTR.finditer(body):
-            if _depth_at(body, a.start()) == 1:
-                attrs.setdefault(a.group(1), a.group(2))
-        if not _is_karpenter(attrs.get("chart"), attrs.get("repository")):
+            if _depth_at(body, a.start()) == 1 and a.group(1) not in attrs:
+                attrs[a.group(1)] = a.group(2)
+                where[a.group(1)] = (start + a.start(2), start + a.end(2))
+        if not _is_karpenter(attrs.get("chart"), attrs.get("repository"), charts=KARPENTER_CHARTS + ("karpenter-crd",)):
             continue
+        docs.append(_reference(src, attrs, where, f'helm_release "{m.group(1)}"', first_index + len(docs)))
+        if not _is_karpenter(attrs.get("chart"), attrs.get("repository")):
+            continue  # (karpenter-crd: no values of ours)
         what = (attrs.get("version", ""), f'helm_release "{m.group(1)}"')
         host = host or HostText(src)
         for h in _HEREDOC.finditer(body):

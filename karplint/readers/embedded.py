@@ -102,6 +102,9 @@ class Embedding:
     # Karpenter chart values, not an object (readers/chart_values.py): (the chart version the release pins or "",
     # what installs it)
     chart_values: tuple = ()
+    # a Terraform helm_release of the karpenter chart as a document {chart, repository, version} (its literal
+    # attributes, positioned): (what installs it,)
+    chart_reference: tuple = ()
 
     def _anchor(self, v: int) -> int:
         i = bisect.bisect_right(self.av, v) - 1

@@ -265,3 +265,61 @@ def chart_values_dependency_key(model, ctx):
     for code, doc, at, message in _check(model, ctx, list(_umbrella_sources(model))):
         yield ctx.at(None, doc, doc.key_span(at) if doc.exact(at) is not None and doc.exact(at).key_span is not None
                      else doc.span(at), f"{message}\nnote: {code}'s verdict ({_KINDS[code]}), on a dependency's values")
+
+
+# ------------------------------------------------------------------------------------------------ chart version
+
+_OCI_HOST = "public.ecr.aws/karpenter"
+_V_PREFIX_FROM = (0, 17, 0)  # the OCI registry's first tags (`v0.17.0`); the `v` was dropped at 0.35.0
+_NO_PREFIX_FROM = (0, 35, 0)
+
+
+def _oci(repository) -> bool:
+    return isinstance(repository, str) and _OCI_HOST in repository.replace("oci://", "")
+
+
+def _references(model):
+    """(document, path of the version, version, chart, what) of the karpenter charts pulled from the OCI registry
+    with a literal version: Terraform helm_release (readers/chart_values.py), Argo CD Application sources."""
+    for doc in model.documents:
+        emb = doc.source.embedding
+        data = doc.data
+        if emb is not None and getattr(emb, "chart_reference", ()):
+            chart, repo = data.get("chart", ""), data.get("repository", "")
+            if isinstance(data.get("version"), str) and (_oci(repo) or _oci(chart)):
+                yield doc, ("version",), data["version"], chart.rstrip("/").rsplit("/", 1)[-1], emb.chart_reference[0]
+            continue
+        if not isinstance(data, dict) or data.get("kind") != "Application" or \
+                not str(data.get("apiVersion", "")).startswith("argoproj.io/") or not isinstance(data.get("spec"), dict):
+            continue
+        spec = data["spec"]
+        sources = [(("spec", "source"), spec.get("source"))]
+        if isinstance(spec.get("sources"), list):
+            sources += [(("spec", "sources", i), s) for i, s in enumerate(spec["sources"])]
+        for where, source in sources:
+            if isinstance(source, dict) and source.get("chart") in ("karpenter", "karpenter-crd") and \
+                    _oci(source.get("repoURL")) and isinstance(source.get("targetRevision"), str):
+                yield doc, (*where, "targetRevision"), source["targetRevision"], source["chart"], "Application"
+
+
+@rule("KPL154", "chart-version-tag-form", category="schema", severity="error",
+      summary="A Karpenter chart version from the OCI registry written in the tag form it does not have (`v1.0.5`: "
+              "no `v` from 0.35.0 on; `0.34.0`: a `v` from 0.17.0 to 0.34.x)", scope="file")
+def chart_version_tag_form(model, ctx):
+    from karplint.model.release_evidence import exact
+
+    for doc, at, version, chart, what in _references(model):
+        v = exact(version)
+        if v is None or is_templated(version):
+            continue  # (a range, a variable, a template: resolved elsewhere)
+        key = tuple(int(x) for x in v.split("."))
+        prefixed = version.strip().startswith("v")
+        if key >= _NO_PREFIX_FROM and prefixed:
+            right, why = v, "from 0.35.0 the chart's OCI tags are plain semantic versions, without the `v`"
+        elif _V_PREFIX_FROM <= key < _NO_PREFIX_FROM and not prefixed:
+            right, why = f"v{v}", "from 0.17.0 to 0.34.x the chart's OCI tags carry a `v` (`v0.34.0`)"
+        else:
+            continue
+        yield ctx.at(None, doc, doc.span(at), (
+            f"chart {chart} version `{version}` is no tag of public.ecr.aws/karpenter/{chart} ({what}): the pull "
+            f"fails with `not found`\nhelp: write `{right}`\nnote: {why}"))

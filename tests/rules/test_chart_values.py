@@ -156,3 +156,17 @@ def test_umbrella_chart_dependency_values():
     assert got == [("KPL153", "addons/values.yaml", 5, 7), ("KPL153", "addons/values.yaml", 6, 3)]
     # the same values.yaml without the Chart.yaml: any chart's values, not read as Karpenter's
     assert [f for f in lint({"addons/values.yaml": files["addons/values.yaml"]}) if f.code.startswith("KPL15")] == []
+
+
+def test_chart_version_tag_form_on_the_oci_registry():
+    tf = ('resource "helm_release" "karpenter" {\n  repository = "oci://public.ecr.aws/karpenter"\n'
+          '  chart      = "karpenter"\n  version    = "v1.0.5"\n}\n'
+          'resource "helm_release" "crd" {\n  repository = "oci://public.ecr.aws/karpenter"\n'
+          '  chart      = "karpenter-crd"\n  version    = "0.34.0"\n}\n'
+          'resource "helm_release" "right" {\n  repository = "oci://public.ecr.aws/karpenter"\n'
+          '  chart      = "karpenter"\n  version    = "v0.34.0"\n}\n'
+          'resource "helm_release" "http" {\n  repository = "https://charts.karpenter.sh"\n'
+          '  chart      = "karpenter"\n  version    = "v0.16.3"\n}\n')
+    assert found({"main.tf": tf}, codes=("KPL154",)) == [("KPL154", "main.tf", 4, 17), ("KPL154", "main.tf", 9, 17)]
+    msgs = [f.message for f in lint({"main.tf": tf}) if f.code == "KPL154"]
+    assert "help: write `1.0.5`" in msgs[0] and "help: write `v0.34.0`" in msgs[1]
