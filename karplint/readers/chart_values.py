@@ -124,6 +124,7 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
     problems: list = []
     host = None
     names = 0
+    parsed: dict = {}  # the file's HCL tree, parsed once for all its blocks
     for count, m in enumerate(_HELM_RELEASE.finditer(text)):
         if count >= MAX_RELEASES:
             break
@@ -161,6 +162,8 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
                 if isinstance(d.data, dict):
                     d.index = first_index + len(docs)
                     docs.append(d)
+        if "encode(" in body:
+            docs.extend(_encoded_values(src, start, end, what, first_index + len(docs), parsed))
         data: dict = {}
         nodes: dict = {}
         for s in _SET_BLOCK.finditer(body):
@@ -193,6 +196,56 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
             nodes[()] = NodeInfo(nodes[next(iter(nodes))].span, None, None)
             docs.append(Document(ssrc, first_index + len(docs), data, nodes, (), nodes[()].span))
     return docs, problems
+
+
+def _encoded_values(src: SourceFile, start: int, end: int, what: tuple, index: int, parsed: dict) -> list[Document]:
+    """The `values = [yamlencode({...})]` (or jsonencode) objects of the helm_release block at text[start:end], read
+    with the HCL grammar (readers/hcl.py) with a position for every node; nothing where it is not installed."""
+    from karplint.readers import hcl
+    from karplint.readers.embedded import Embedding
+
+    if not hcl.available():
+        return []
+    if "raw" not in parsed:
+        parsed["raw"] = src.text.encode("utf-8")
+        parsed["tree"] = hcl._get_parser().parse(parsed["raw"])
+    raw = parsed["raw"]
+    lo, hi = len(src.text[:start].encode("utf-8")), len(src.text[:end].encode("utf-8"))
+    vsrc = SourceFile(path=src.path, text=src.text, abspath=src.abspath, encoding=src.encoding, bom=src.bom,
+                      newline=src.newline, embedding=Embedding(host_kind="hcl", chart_values=what))
+    conv = hcl._Converter(vsrc, raw)
+    out: list[Document] = []
+    stack = [parsed["tree"].root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_byte <= lo or node.start_byte >= hi:
+            continue
+        if node.type == "function_call":
+            name = next((c for c in node.children if c.type == "identifier"), None)
+            args = next((c for c in node.children if c.type == "function_arguments"), None)
+            if name is not None and raw[name.start_byte:name.end_byte] in (b"yamlencode", b"jsonencode") and args:
+                arg = next((c for c in args.children if c.type == "expression"), None)
+                if arg is not None and _inside_values(node, raw):
+                    conv.nodes = {}
+                    try:
+                        data = conv.value(arg, (), None)
+                    except hcl._TooBig:
+                        return out
+                    if isinstance(data, dict):
+                        out.append(Document(vsrc, index + len(out), data, conv.nodes, (), conv.span(arg)))
+                continue
+        stack.extend(reversed(node.children))
+    return out
+
+
+def _inside_values(node, raw: bytes) -> bool:
+    """Whether the call sits in a `values = [...]` attribute (of the helm_release block being read)."""
+    while node is not None:
+        if node.type == "attribute":
+            ident = next((c for c in node.children if c.type == "identifier"), None)
+            return ident is not None and raw[ident.start_byte:ident.end_byte] == b"values"
+        node = node.parent
+    return False
 
 
 def application_values(src: SourceFile, docs: list) -> tuple[list[Document], list]:

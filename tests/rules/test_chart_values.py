@@ -170,3 +170,11 @@ def test_chart_version_tag_form_on_the_oci_registry():
     assert found({"main.tf": tf}, codes=("KPL154",)) == [("KPL154", "main.tf", 4, 17), ("KPL154", "main.tf", 9, 17)]
     msgs = [f.message for f in lint({"main.tf": tf}) if f.code == "KPL154"]
     assert "help: write `1.0.5`" in msgs[0] and "help: write `v0.34.0`" in msgs[1]
+
+
+def test_terraform_yamlencode_values():
+    tf = ('resource "helm_release" "karpenter" {\n  repository = "oci://public.ecr.aws/karpenter"\n'
+          '  chart      = "karpenter"\n  version    = "1.0.5"\n  values = [\n    yamlencode({\n'
+          '      settings = {\n        clusterName = var.cluster_name\n        aws = {\n'
+          '          enablePodENI = true\n        }\n      }\n      replica = 2\n    })\n  ]\n}\n')
+    assert found({"main.tf": tf}) == [("KPL151", "main.tf", 10, 11), ("KPL150", "main.tf", 13, 7)]
