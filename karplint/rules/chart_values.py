@@ -142,12 +142,10 @@ def _check(model, ctx, sources=None):
             if dotted in table.unread:
                 read = sorted(k for k in table.known - table.unread if k.rsplit(".", 1)[-1] == key and k != dotted)
                 hint = f"\nhelp: the chart reads `{read[0]}`" if len(read) == 1 else ""
-                where = f"a value of the Karpenter chart {release} that none of its templates reads" \
-                    if keys is not None else "declared by the Karpenter chart but read by none of its templates, in " \
-                    "every release that has it"
+                where = f"Karpenter chart {release}" if keys is not None else "every Karpenter chart that has it"
                 yield "KPL152", doc, at, (
-                    f"`{dotted}` is {where}: it has no effect "
-                    f"({what}){hint}\nnote: the chart's values.yaml declares it, but nothing renders it")
+                    f"`{dotted}` is read by no template of {where}: it has no effect{hint}\n"
+                    f"note: the chart's values.yaml declares it, but nothing renders it\nnote: set in {what}")
                 continue
             if dotted in table.known:
                 if isinstance(value, dict):
@@ -157,9 +155,9 @@ def _check(model, ctx, sources=None):
             if keys is None:  # the release is unknown: only what no release of the chart has
                 if known_in(dotted) is None and not every.is_open(dotted):
                     yield "KPL150", doc, at, (
-                        f"`{dotted}` is not a value of any release of the Karpenter chart: Helm ignores it "
-                        f"({what}){_suggest(parent, key, every)}\nnote: no release pinned; checked against the "
-                        "charts of every release")
+                        f"`{dotted}` is a value of no Karpenter chart release: Helm ignores it"
+                        f"{_suggest(parent, key, every)}\nnote: set in {what}; no release pinned, so checked against "
+                        "the charts of every release")
                 continue
             span = known_in(dotted)
             if span is not None and isinstance(value, dict) and value and all(
@@ -170,20 +168,20 @@ def _check(model, ctx, sources=None):
             if span is not None or dotted in RENAMED:
                 new = RENAMED.get(dotted)
                 if new is not None and new in keys.known:
-                    msg = (f"`{dotted}` is not read by the Karpenter chart {release}: it was renamed "
-                           f"`{new}` in v0.32.0 (both read through v0.32.x, the old one ignored from v0.33.0)\n"
-                           f"help: write `{new}`")
+                    msg = (f"`{dotted}` is not read by Karpenter chart {release}: renamed `{new}`\n"
+                           f"help: write `{new}`\nnote: renamed in v0.32.0; both names were read through v0.32.x, "
+                           "the old one is ignored from v0.33.0")
                 else:
                     first, last = span
-                    when = f"the chart has it from {first} to {last}"
-                    msg = (f"`{dotted}` is not read by the Karpenter chart {release} ({when}): Helm ignores it"
-                           f"{_suggest(parent, key, keys, elsewhere=False)}")
+                    msg = (f"`{dotted}` is not read by Karpenter chart {release}: Helm ignores it"
+                           f"{_suggest(parent, key, keys, elsewhere=False)}\n"
+                           f"note: the chart has it from {first} to {last}")
                 yield "KPL151", doc, at, f"{msg}\nnote: set in {what}; the setting does not take effect"
                 continue
             yield "KPL150", doc, at, (
-                f"`{dotted}` is not a value of the Karpenter chart {release}: Helm ignores it ({what})"
-                f"{_suggest(parent, key, keys)}\nnote: the chart's templates never read it; the setting does not "
-                "take effect")
+                f"`{dotted}` is not a value of Karpenter chart {release}: Helm ignores it"
+                f"{_suggest(parent, key, keys)}\nnote: set in {what}; the chart's templates never read it, the "
+                "setting does not take effect")
 
 
 def _report(model, ctx, code):
@@ -321,5 +319,5 @@ def chart_version_tag_form(model, ctx):
         else:
             continue
         yield ctx.at(None, doc, doc.span(at), (
-            f"chart {chart} version `{version}` is no tag of public.ecr.aws/karpenter/{chart} ({what}): the pull "
-            f"fails with `not found`\nhelp: write `{right}`\nnote: {why}"))
+            f"`{version}` is no tag of public.ecr.aws/karpenter/{chart}: the pull fails (`not found`)\n"
+            f"help: write `{right}`\nnote: {why}\nnote: set in {what}"))
