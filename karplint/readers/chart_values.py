@@ -2,7 +2,8 @@
 their positions in the host file (`rules/chart_values.py` checks them against the chart of the release):
 
 * a Terraform `resource "helm_release"` whose chart is karpenter: each heredoc of its body (`values = [<<-EOT ...
-  EOT]`), and its `set { name = "settings.clusterName" ... }` blocks (also `set_sensitive`, and the helm provider
+  EOT]`), its `values = [yamlencode({...})]` objects (with the HCL grammar of readers/hcl.py, when installed), and
+  its `set { name = "settings.clusterName" ... }` blocks (also `set_sensitive`, and the helm provider
   v3's `set = [{ name = ..., value = ... }]`), a document whose keys are the dotted names, positioned on the name;
 * an Argo CD Application whose source chart is karpenter: its `helm.values` literal block string (`values: |`).
 
