@@ -7,7 +7,10 @@ their positions in the host file (`rules/chart_values.py` checks them against th
   v3's `set = [{ name = ..., value = ... }]`), a document whose keys are the dotted names, positioned on the name;
 * an Argo CD Application whose source chart is karpenter: its `helm.values` literal block string (`values: |`).
 
-Every such document's source carries `Embedding.chart_values = (chart version or "", what installs it)`. What is a
+Every such document's source carries `Embedding.chart_values = (chart version or "", what installs it)`. Each
+karpenter (or karpenter-crd) helm_release is also read as a document `{chart, repository, version}` of its literal
+attributes, marked `Embedding.chart_reference` (for KPL154; release evidence skips it: model/repo_version.py reads
+helm_release pins itself). What is a
 mapping in the installing object (`spec.values` of a Flux HelmRelease, `helm.valuesObject`) is read where it is, by
 the rule.
 """
