@@ -28,7 +28,8 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CRDS = ROOT.parent / "shared" / "karpenter" / "crds"
 DEFAULT_OUT = ROOT / "schemas"
-HAND_WRITTEN = {"diff.schema.json"}  # karplint's own output schema, kept beside the generated ones
+# not this script's: karplint's own output schema (by hand), the chart's value keys (scripts/gen_chart_values.py)
+HAND_WRITTEN = {"diff.schema.json", "chart-values.json"}
 FORMAT = 1  # bump when the layout of the generated files changes
 
 _RELEASE_LABEL = re.compile(r"^aws-v(\d+\.\d+\.\d+)$")

@@ -28,8 +28,9 @@ def _got(report):
 
 def test_terraform_helm_release_version_is_used_and_named(tree: Path):
     code, report, _ = run_json("check", "clusters/prod", "--no-cache", cwd=tree)
-    assert _got(report) == [("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]  # ipPrefixCount: 1.8.0 and later
-    assert "Karpenter 1.1.0" in report["findings"][0]["message"]
+    # ipPrefixCount: 1.8.0 and later; (KPL151: webhook.enabled, which chart 1.1.0 no longer has)
+    assert _got(report) == [("KPL151", PROD_TF, 20, 7), ("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]
+    assert "Karpenter 1.1.0" in report["findings"][1]["message"]
     summary = report["summary"]
     assert summary["karpenter_version"] == "1.1.0"
     assert summary["karpenter_version_source"] == f'helm_release "karpenter" at {PROD_TF}:9'
@@ -41,13 +42,13 @@ def test_terraform_helm_release_version_is_used_and_named(tree: Path):
 
 def test_an_explicit_version_wins(tree: Path):
     _, report, _ = run_json("check", "clusters/prod", "--no-cache", "--karpenter-version", "1.8.3", cwd=tree)
-    assert report["findings"] == [] and report["summary"]["karpenter_versions"] == []
+    assert _got(report) == [("KPL151", PROD_TF, 20, 7)] and report["summary"]["karpenter_versions"] == []
     assert report["summary"]["karpenter_version_source"] == "--karpenter-version"
 
 
 def test_several_versions_each_file_gets_the_nearest(tree: Path):
     code, report, stderr = run_json("check", ".", "--no-cache", cwd=tree)
-    assert _got(report) == [("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]  # dev: 1.8.3 has ipPrefixCount
+    assert _got(report) == [("KPL151", PROD_TF, 20, 7), ("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]  # dev: 1.8.3 has ipPrefixCount
     assert [(v["version"], v["source"], v["files"]) for v in report["summary"]["karpenter_versions"]] == [
         ("1.1.0", f'helm_release "karpenter" at {PROD_TF}:9', 2),  # nodeclass.yaml and the .tf itself
         ("1.8.3", f"HelmRelease karpenter at {DEV_HR}:2", 2),
@@ -59,10 +60,10 @@ def test_cached_runs_give_the_same_answer(tree: Path, tmp_path: Path):
     env = {"KARPLINT_CACHE_DIR": str(tmp_path / "cache")}
     first = run_json("check", ".", cwd=tree, env=env)[1]
     again = run_json("check", ".", cwd=tree, env=env)[1]
-    assert first == again and _got(first) == [("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]
+    assert first == again and _got(first) == [("KPL151", PROD_TF, 20, 7), ("KPL104", "clusters/prod/nodeclass.yaml", 10, 3)]
     tf = tree / PROD_TF
     tf.write_text(tf.read_text().replace('"1.1.0"', '"1.8.3"'))  # an upgrade in Terraform only
-    assert run_json("check", ".", cwd=tree, env=env)[1]["findings"] == []
+    assert _got(run_json("check", ".", cwd=tree, env=env)[1]) == [("KPL151", PROD_TF, 20, 7)]
 
 
 def test_nothing_found_keeps_the_default(tmp_path: Path):

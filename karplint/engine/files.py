@@ -208,6 +208,11 @@ def parse_input(item: InputFile, raw: bytes, charts: dict | None = None) -> File
 
                 more, more_problems = inline_patches(src, docs)
                 docs, problems = docs + more, problems + more_problems
+            if b"Application" in raw and b"karpenter" in raw and b"values" in raw:
+                from karplint.readers.chart_values import application_values  # `helm.values: |` strings
+
+                more, more_problems = application_values(src, docs)
+                docs, problems = docs + more, problems + more_problems
     except Exception as exc:  # noqa: BLE001 - isolation: one file never stops the others
         return FileResult(item.display, src, problems=[Problem(
             "KPL006", f"internal error while loading: {type(exc).__name__}: {exc}", Span.point(1, 1))])

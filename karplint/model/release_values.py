@@ -66,6 +66,8 @@ def values_evidence(docs) -> list[Evidence]:
             checked[id(src)] = "karpenter" in src.text and might_pin(src.text)
         if not checked[id(src)] or not isinstance(doc.data, (dict, list)):
             continue
+        if src.embedding is not None and getattr(src.embedding, "chart_reference", ()):
+            continue  # (a helm_release read as a document: readers/chart_values.py; its pin is repo_version's)
         res = as_resource(doc)
         if reads_chart_installs(doc, res) and (res is None or res.kind != "ApplicationSet"):
             continue  # (an ApplicationSet's generators carry add-on values that detect does not read)

@@ -69,7 +69,8 @@ def host_kind(path: str) -> str | None:
 
 def worth_reading(kind: str, raw: bytes) -> bool:
     """False when `raw` cannot hold an embedded Kubernetes object (nor, in Terraform, an HCL one): no work."""
-    return b"apiVersion" in raw or (kind == "terraform" and b"kind" in raw)
+    return b"apiVersion" in raw or (kind == "terraform" and (b"kind" in raw or (
+        b"helm_release" in raw and b"karpenter" in raw)))  # (chart values: readers/chart_values.py)
 
 
 # ---------------------------------------------------------------------------------------------- mapping
@@ -98,6 +99,12 @@ class Embedding:
     # documentation: lines whose value is a description of the values allowed (`expireAfter: 720h | Never`,
     # `deviceIndex: int`), not a value
     described: list = field(default_factory=list)
+    # Karpenter chart values, not an object (readers/chart_values.py): (the chart version the release pins or "",
+    # what installs it)
+    chart_values: tuple = ()
+    # a Terraform helm_release of the karpenter chart as a document {chart, repository, version} (its literal
+    # attributes, positioned): (what installs it,)
+    chart_reference: tuple = ()
 
     def _anchor(self, v: int) -> int:
         i = bisect.bisect_right(self.av, v) - 1
@@ -313,9 +320,11 @@ def _requoted_holes(content: str) -> str:
 _SHELL_ESCAPED_DOLLAR = re.compile(r"\\(?=\$)")
 
 
-def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=None) -> SourceFile | None:
+def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=None,
+           any_yaml: bool = False) -> SourceFile | None:
     """The virtual source of `region`, or None when it holds no Kubernetes object (then nothing is padded).
-    `masker`: a Go template's `readers.gotemplate.Masker` (a ```yaml block showing a Helm template)."""
+    `masker`: a Go template's `readers.gotemplate.Masker` (a ```yaml block showing a Helm template). `any_yaml`:
+    whatever YAML it holds (chart values)."""
     emb = Embedding(host_kind=kind)
     emb.escape = tuple(x for x, on in (("terraform", region.terraform), ("shell", region.shell),
                                        ("template", masker is not None)) if on)
@@ -439,7 +448,7 @@ def _build(host: _Host, region: Region, kind: str, mask: bool = False, masker=No
     emb.ah.append(close_start)
     emb.prefix = prefix or ""
     body = "".join(parts)
-    if not _is_kubernetes(body):
+    if not any_yaml and not _is_kubernetes(body):
         return None
     if not region.markdown and body.lstrip().startswith(("MIME-Version:", "Content-Type:", "#!")):
         return None  # a MIME document or a script (userData) that holds an object: not a manifest
@@ -525,6 +534,13 @@ def load_host(src: SourceFile, kind: str | None = None):
             index = max(index, d.index + 1)
         index = max(index, base + 1)
         docs.extend(got)
+    if kind == "terraform" and "helm_release" in src.text and "karpenter" in src.text:
+        from karplint.readers.chart_values import terraform_values
+
+        more, more_problems = terraform_values(src, index)
+        docs.extend(more)
+        problems.extend(more_problems)
+        index += len(more)
     if kind == "terraform" and '"' in src.text:
         hit = hcl_notice(src, covered)
         if hit is not None:
