@@ -207,6 +207,12 @@ def karpenter_annotated_pods(doc: Document, res: Resource | None) -> bool:
         _pod_annotations_with_prefix(res, "karpenter.sh/")
 
 
+def cluster_autoscaler_annotated_pods(doc: Document, res: Resource | None) -> bool:
+    """Workloads with a `cluster-autoscaler.kubernetes.io/` annotation (Cluster Autoscaler's `safe-to-evict`)."""
+    return res is not None and res.pod_template is not None and \
+        _pod_annotations_with_prefix(res, "cluster-autoscaler.kubernetes.io/")
+
+
 def pods_with_grace_period(doc: Document, res: Resource | None) -> bool:
     """Workloads whose pods set terminationGracePeriodSeconds."""
     if res is None or res.pod_template is None:

@@ -1,5 +1,6 @@
 """Pods and the disruption of their nodes: do-not-disrupt pods and annotations, termination grace periods
-(KPL410-KPL415), and the disruption annotations v1.0 removed (KPL811).
+(KPL410-KPL415), Cluster Autoscaler's eviction annotation (KPL429), and the disruption annotations v1.0 removed
+(KPL811).
 
 Sources: https://karpenter.sh/docs/concepts/disruption/, the NodePool CRD of each release, the release notes, and the
 issues each rule's doc names. NodePool-level disruption settings: karplint/rules/disruption.py.
@@ -15,7 +16,8 @@ from karplint.fix import yamledit
 from karplint.model.detect import reads_karpenter_release, target_karpenter
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
-from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
+from karplint.model import (Model, Resource, cluster_autoscaler_annotated_pods, karpenter_annotated_pods,
+                            karpenter_resources, pods_with_grace_period)
 from karplint.provisioning.placement import PlacementBudget, can_land, scheduling_signature
 from karplint.rules import rule
 from karplint.model.versions import V
@@ -318,6 +320,46 @@ def invalid_do_not_disrupt_value(model, ctx):
             continue
         yield ctx.violation(res, vpath, f"Karpenter ignores do-not-disrupt {value!r}: the pod is not protected\n"
                             "help: write \"true\" or a positive Go duration (e.g. \"30m\", Karpenter ≥ 1.12)")
+
+
+# ------------------------------------------------------------------------------------------ KPL429
+
+CA_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+
+
+@rule("KPL429", "cluster-autoscaler-evict-annotation", category="disruption", severity="warning",
+      summary="A pod opts out of eviction with Cluster Autoscaler's safe-to-evict \"false\", which Karpenter never reads",
+      reads=(karpenter_resources, cluster_autoscaler_annotated_pods))
+def cluster_autoscaler_evict_annotation(model, ctx):
+    # NodePools only (v1beta1, v1): every release serving them reads karpenter.sh/do-not-disrupt (v0.32+)
+    pools = [np for np in model.nodepools() if isinstance(np.get(TEMPLATE_SPEC), dict)]
+    if not pools:
+        return  # no Karpenter NodePool in the run: the pods may well run on Cluster Autoscaler's nodes only
+    lands: dict[str, bool] = {}  # by scheduling signature: most pods share theirs
+    budget = _placement_budget(ctx, "KPL429")
+    for pod in _pods(model):
+        if not ctx.in_focus(pod.res) or pod.res.kind == "DaemonSet":
+            continue  # DaemonSet pods are never evicted to empty a node
+        if pod.annotations.get(CA_SAFE_TO_EVICT) != "false" or \
+                any(key in pod.annotations for key in (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)):
+            continue  # a Karpenter annotation is there too: KPL414/KPL811 judge it
+        hit = lands.get(pod.signature)
+        if hit is None:
+            if not budget.take(len(pools)):
+                yield ctx.too_large(pod.res, ("metadata", "name"), (
+                    f"{pod.res} and the pods after it were not checked against the run's NodePools (KPL429): "
+                    f"{budget.too_large()}"))
+                return
+            hit = lands[pod.signature] = any(pod.can_land(np) for np in pools)
+        if hit:
+            yield ctx.violation(
+                pod.res, pod.meta_path + ("annotations", CA_SAFE_TO_EVICT),
+                f"`{CA_SAFE_TO_EVICT}: \"false\"` does not protect {pod.res} from Karpenter\n"
+                f"help: add `{DO_NOT_DISRUPT}: \"true\"` to the pod template's annotations (keep this one for "
+                "Cluster Autoscaler)\n"
+                "note: Karpenter reads only its own annotation: consolidation and drift evict this pod from its nodes "
+                "(aws/karpenter-provider-aws#3775)",
+                on="key")
 
 
 # ------------------------------------------------------------------------------------------ KPL811
