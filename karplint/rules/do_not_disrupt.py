@@ -16,8 +16,9 @@ from karplint.fix import yamledit
 from karplint.model.detect import reads_karpenter_release, target_karpenter
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
-from karplint.model import (Model, Resource, cluster_autoscaler_annotated_pods, karpenter_annotated_pods,
-                            karpenter_resources, pods_with_grace_period)
+from karplint.model import (KYVERNO_POLICY_KINDS, Model, Resource, cluster_autoscaler_annotated_pods,
+                            karpenter_annotated_pods, karpenter_resources, kyverno_annotation_keys,
+                            kyverno_karpenter_mutations, pods_with_grace_period)
 from karplint.provisioning.placement import PlacementBudget, can_land, scheduling_signature
 from karplint.rules import rule
 from karplint.model.versions import V
@@ -367,9 +368,10 @@ def cluster_autoscaler_evict_annotation(model, ctx):
 @rule("KPL811", "removed-disruption-annotation", category="deprecation", severity="error",
       summary="karpenter.sh/do-not-evict or karpenter.sh/do-not-consolidate, removed in v1.0 (use do-not-disrupt)",
       fix="safe",
-      reads=(karpenter_resources, karpenter_annotated_pods, reads_karpenter_release))
+      reads=(karpenter_resources, karpenter_annotated_pods, kyverno_karpenter_mutations, reads_karpenter_release))
 def removed_disruption_annotation(model, ctx):
     version, where, _ = target_karpenter(ctx)
+    yield from _removed_annotation_in_policies(model, ctx, version, where)
     for res, path, site in _annotation_sites(model):
         if not ctx.in_focus(res):
             continue
@@ -391,6 +393,25 @@ def removed_disruption_annotation(model, ctx):
                 f"note: deprecated in Karpenter {deprecated}, removed in {removed}"
                 + release_origin(where, version),
                 on="key", fix=fix)
+
+
+def _removed_annotation_in_policies(model, ctx, version, where):
+    """KPL811 on the annotations Kyverno policies add to pods (kyverno/policies' add-karpenter-donot-evict still
+    writes karpenter.sh/do-not-evict: kubernetes-sigs/karpenter#2170, kyverno/policies#1277)."""
+    for kind in KYVERNO_POLICY_KINDS:
+        for res in model.of_kind(kind, group="kyverno.io"):
+            if not ctx.in_focus(res):
+                continue
+            for path, key in kyverno_annotation_keys(res, "karpenter.sh/"):
+                if key not in REMOVED_ANNOTATIONS or version < V(REMOVED_ANNOTATIONS[key][2]):
+                    continue
+                replacement, deprecated, removed = REMOVED_ANNOTATIONS[key]
+                yield ctx.violation(
+                    res, path,
+                    f"this Kyverno policy adds `{key}`, which Karpenter {version} ignores: the pods are not "
+                    f"protected\nhelp: add `{replacement}` instead\n"
+                    f"note: deprecated in Karpenter {deprecated}, removed in {removed}" + release_origin(where, version),
+                    on="key")
 
 
 @rule("KPL415", "do-not-disrupt-on-workload", category="disruption", severity="warning",

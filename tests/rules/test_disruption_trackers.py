@@ -99,3 +99,45 @@ def test_ttl_after_empty_without_consolidation_is_fine():
 
 def test_consolidation_without_ttl_after_empty_is_fine():
     assert lint(PROVISIONER.format(enabled="true", ttl="weight: 1"), config=ONLY, karpenter_version="0.31.0") == []
+
+
+KYVERNO = """\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: add-karpenter-donot-evict
+spec:
+  rules:
+  - name: do-not-evict-jobs
+    match:
+      any:
+      - resources:
+          kinds: [Job]
+    mutate:
+      patchStrategicMerge:
+        spec:
+          template:
+            metadata:
+              annotations:
+                {key}: "true"
+"""
+REMOVED = {"select": ["KPL811"]}
+
+
+def test_kyverno_policy_adding_do_not_evict_is_reported_on_v1():
+    found = lint(KYVERNO.format(key="karpenter.sh/do-not-evict"), config=REMOVED, karpenter_version="1.1.2")
+    assert codes(found) == [("KPL811", 18, 17)]
+    assert "Kyverno policy" in found[0].message and found[0].fix is None
+
+
+def test_kyverno_anchor_is_read():
+    found = lint(KYVERNO.format(key="+(karpenter.sh/do-not-evict)"), config=REMOVED, karpenter_version="1.1.2")
+    assert codes(found) == [("KPL811", 18, 17)]
+
+
+def test_kyverno_policy_before_v1_is_fine():
+    assert lint(KYVERNO.format(key="karpenter.sh/do-not-evict"), config=REMOVED, karpenter_version="0.37.0") == []
+
+
+def test_kyverno_policy_adding_do_not_disrupt_is_fine():
+    assert lint(KYVERNO.format(key="karpenter.sh/do-not-disrupt"), config=REMOVED, karpenter_version="1.1.2") == []
