@@ -326,6 +326,34 @@ def invalid_do_not_disrupt_value(model, ctx):
 # ------------------------------------------------------------------------------------------ KPL429
 
 CA_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+# Labels only node groups carry (EKS managed node groups, eksctl, Fargate): a pod that requires one runs on
+# Cluster Autoscaler's or Fargate's nodes, where its annotation is read, unless a NodePool sets the label itself.
+NODE_GROUP_LABELS = ("eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name", "eks.amazonaws.com/compute-type")
+
+
+def _required_node_group_labels(spec: dict) -> set[str]:
+    """The NODE_GROUP_LABELS a pod requires: in its nodeSelector, or in every term of its required node affinity."""
+    found = {k for k in (spec.get("nodeSelector") or {}) if k in NODE_GROUP_LABELS} \
+        if isinstance(spec.get("nodeSelector"), dict) else set()
+    affinity = spec.get("affinity")
+    required = affinity.get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution") \
+        if isinstance(affinity, dict) and isinstance(affinity.get("nodeAffinity"), dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if isinstance(terms, list) and terms:
+        per_term = []
+        for t in terms:
+            exprs = t.get("matchExpressions") if isinstance(t, dict) else None
+            per_term.append({e.get("key") for e in exprs if isinstance(e, dict) and e.get("key") in NODE_GROUP_LABELS
+                             and e.get("operator") in ("In", "Exists")} if isinstance(exprs, list) else set())
+        found |= set.intersection(*per_term)
+    return found
+
+
+def _nodepool_keys(np: Resource) -> set[str]:
+    labels = np.get(("spec", "template", "metadata", "labels"))
+    reqs = np.get(TEMPLATE_SPEC + ("requirements",))
+    keys = set(labels) if isinstance(labels, dict) else set()
+    return keys | ({r.get("key") for r in reqs if isinstance(r, dict)} if isinstance(reqs, list) else set())
 
 
 @rule("KPL429", "cluster-autoscaler-evict-annotation", category="disruption", severity="warning",
@@ -344,6 +372,9 @@ def cluster_autoscaler_evict_annotation(model, ctx):
         if pod.annotations.get(CA_SAFE_TO_EVICT) != "false" or \
                 any(key in pod.annotations for key in (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)):
             continue  # a Karpenter annotation is there too: KPL414/KPL811 judge it
+        pinned = _required_node_group_labels(pod.spec)
+        if pinned and not any(pinned <= _nodepool_keys(np) for np in pools):
+            continue  # it runs on a node group, where Cluster Autoscaler reads the annotation
         hit = lands.get(pod.signature)
         if hit is None:
             if not budget.take(len(pools)):

@@ -141,3 +141,23 @@ def test_kyverno_policy_before_v1_is_fine():
 
 def test_kyverno_policy_adding_do_not_disrupt_is_fine():
     assert lint(KYVERNO.format(key="karpenter.sh/do-not-disrupt"), config=REMOVED, karpenter_version="1.1.2") == []
+
+
+def test_pod_pinned_to_a_node_group_is_not_reported():
+    pinned = workload().replace("    spec:\n      containers:",
+                                "    spec:\n      nodeSelector: {eks.amazonaws.com/nodegroup: workers}\n      containers:")
+    assert "nodegroup" in pinned
+    assert lint({"np.yaml": NODEPOOL, "w.yaml": pinned}, config=ONLY) == []
+
+
+def test_pod_pinned_by_affinity_to_a_node_group_is_not_reported():
+    pinned = workload().replace("    spec:\n      containers:", """    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: eks.amazonaws.com/nodegroup, operator: In, values: [workers]}
+      containers:""")
+    assert "matchExpressions" in pinned
+    assert lint({"np.yaml": NODEPOOL, "w.yaml": pinned}, config=ONLY) == []
