@@ -439,9 +439,10 @@ def _removed_annotation_in_policies(model, ctx, version, where):
                 replacement, deprecated, removed = REMOVED_ANNOTATIONS[key]
                 yield ctx.violation(
                     res, path,
-                    f"this Kyverno policy adds `{key}`, which Karpenter {version} ignores: the pods are not "
-                    f"protected\nhelp: add `{replacement}` instead\n"
-                    f"note: deprecated in Karpenter {deprecated}, removed in {removed}" + release_origin(where, version),
+                    f"this Kyverno policy adds `{key}`, ignored by Karpenter {version}\n"
+                    f"help: add `{replacement}` instead\n"
+                    f"note: the pods it mutates are not protected; deprecated in Karpenter {deprecated}, removed in "
+                    f"{removed}" + release_origin(where, version),
                     on="key")
 
 
