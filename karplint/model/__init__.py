@@ -6,6 +6,8 @@ them across every file of the run so rules can look across files (nodeClassRef, 
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -205,6 +207,46 @@ def karpenter_annotated_pods(doc: Document, res: Resource | None) -> bool:
     """Workloads and Nodes with a `karpenter.sh/` annotation (do-not-disrupt and its removed predecessors)."""
     return res is not None and (res.pod_template is not None or res.kind == "Node") and \
         _pod_annotations_with_prefix(res, "karpenter.sh/")
+
+
+def cluster_autoscaler_annotated_pods(doc: Document, res: Resource | None) -> bool:
+    """Workloads with a `cluster-autoscaler.kubernetes.io/` annotation (Cluster Autoscaler's `safe-to-evict`)."""
+    return res is not None and res.pod_template is not None and \
+        _pod_annotations_with_prefix(res, "cluster-autoscaler.kubernetes.io/")
+
+
+KYVERNO_POLICY_KINDS = ("ClusterPolicy", "Policy")
+_KYVERNO_ANCHOR = re.compile(r"^[+=<X^]?\((.*)\)$")  # Kyverno's conditional anchors: `+(key)` adds if absent
+
+
+def kyverno_annotation_keys(res: Resource, prefix: str):
+    """(path, key) of each annotation a Kyverno policy's `patchStrategicMerge` mutations write whose key (anchor
+    stripped) starts with `prefix`."""
+    rules = res.get(("spec", "rules"))
+    if res.group != "kyverno.io" or res.kind not in KYVERNO_POLICY_KINDS or not isinstance(rules, list):
+        return
+    for i, r in enumerate(rules):
+        patch = r.get("mutate", {}).get("patchStrategicMerge") if isinstance(r, dict) and \
+            isinstance(r.get("mutate"), dict) else None
+        stack = [(("spec", "rules", i, "mutate", "patchStrategicMerge"), patch)]
+        while stack:
+            path, node = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            for k, v in node.items():
+                name = _KYVERNO_ANCHOR.sub(r"\1", k) if isinstance(k, str) else k
+                if name == "annotations" and isinstance(v, dict):
+                    for key in v:
+                        bare = _KYVERNO_ANCHOR.sub(r"\1", key) if isinstance(key, str) else key
+                        if isinstance(bare, str) and bare.startswith(prefix):
+                            yield path + (k, key), bare
+                elif isinstance(v, dict):
+                    stack.append((path + (k,), v))
+
+
+def kyverno_karpenter_mutations(doc: Document, res: Resource | None) -> bool:
+    """Kyverno policies whose mutations write a `karpenter.sh/` annotation."""
+    return res is not None and any(True for _ in kyverno_annotation_keys(res, "karpenter.sh/"))
 
 
 def pods_with_grace_period(doc: Document, res: Resource | None) -> bool:

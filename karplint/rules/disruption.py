@@ -1,4 +1,5 @@
-"""Disruption of NodePools (KPL401-KPL406): consolidation settings, known buggy releases, budgets. Pods and the
+"""Disruption of NodePools (KPL401-KPL406) and Provisioners (KPL430): consolidation settings, known buggy releases,
+budgets. Pods and the
 disruption of their nodes (do-not-disrupt, grace periods, KPL410-KPL415, KPL811): karplint/rules/do_not_disrupt.py.
 
 Sources: the NodePool CRD of each release, https://karpenter.sh/docs/concepts/disruption/, the release notes, and the
@@ -308,3 +309,27 @@ def _scheduled_for_good(b: dict) -> str | None:
     if active_intervals(parsed[0], datetime(2024, 1, 1), WEEK) != [(0, WEEK)]:
         return None
     return f"active for {b.get('duration')} after each `{b.get('schedule')}` (UTC), every minute of the week,"
+
+
+# ------------------------------------------------------------------------------------------ KPL430
+
+@rule("KPL430", "ttl-after-empty-with-consolidation", category="disruption", severity="error",
+      summary="A v1alpha5 Provisioner sets both ttlSecondsAfterEmpty and consolidation.enabled: true (mutually exclusive)",
+      kinds=("Provisioner",))
+def ttl_after_empty_with_consolidation(res, ctx):
+    # kubernetes-sigs/karpenter pkg/apis/v1alpha5/provisioner_validation.go@v0.32.0#L99-L101 (since
+    # aws/karpenter v0.15.0 pkg/apis/provisioning/v1alpha5/provisioner_validation.go#L75)
+    if res.group != "karpenter.sh" or res.version != "v1alpha5":
+        return
+    consolidation = res.get(("spec", "consolidation"))
+    if not isinstance(consolidation, dict) or consolidation.get("enabled") is not True:
+        return
+    if res.get(("spec", "ttlSecondsAfterEmpty")) is None:
+        return
+    yield ctx.violation(
+        res, ("spec", "ttlSecondsAfterEmpty"),
+        "ttlSecondsAfterEmpty cannot be combined with consolidation.enabled: true\n"
+        "help: remove ttlSecondsAfterEmpty: consolidation removes empty nodes too\n"
+        "note: Karpenter's webhook rejects the Provisioner (\"expected exactly one, got both: consolidation.enabled, "
+        "ttlSecondsAfterEmpty\"), v0.15 to v0.32",
+        on="key")

@@ -1,5 +1,6 @@
 """Pods and the disruption of their nodes: do-not-disrupt pods and annotations, termination grace periods
-(KPL410-KPL415), and the disruption annotations v1.0 removed (KPL811).
+(KPL410-KPL415), Cluster Autoscaler's eviction annotation (KPL429), and the disruption annotations v1.0 removed
+(KPL811).
 
 Sources: https://karpenter.sh/docs/concepts/disruption/, the NodePool CRD of each release, the release notes, and the
 issues each rule's doc names. NodePool-level disruption settings: karplint/rules/disruption.py.
@@ -15,7 +16,9 @@ from karplint.fix import yamledit
 from karplint.model.detect import reads_karpenter_release, target_karpenter
 from karplint.model.durations import format_seconds, parse_field, parse_go_duration
 from karplint.findings import Fix
-from karplint.model import Model, Resource, karpenter_annotated_pods, karpenter_resources, pods_with_grace_period
+from karplint.model import (KYVERNO_POLICY_KINDS, Model, Resource, cluster_autoscaler_annotated_pods,
+                            karpenter_annotated_pods, karpenter_resources, kyverno_annotation_keys,
+                            kyverno_karpenter_mutations, pods_with_grace_period)
 from karplint.provisioning.placement import PlacementBudget, can_land, scheduling_signature
 from karplint.rules import rule
 from karplint.model.versions import V
@@ -320,14 +323,86 @@ def invalid_do_not_disrupt_value(model, ctx):
                             "help: write \"true\" or a positive Go duration (e.g. \"30m\", Karpenter ≥ 1.12)")
 
 
+# ------------------------------------------------------------------------------------------ KPL429
+
+CA_SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+# Labels only node groups carry (EKS managed node groups, eksctl, Fargate): a pod that requires one runs on
+# Cluster Autoscaler's or Fargate's nodes, where its annotation is read, unless a NodePool sets the label itself.
+NODE_GROUP_LABELS = ("eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name", "eks.amazonaws.com/compute-type")
+
+
+def _required_node_group_labels(spec: dict) -> set[str]:
+    """The NODE_GROUP_LABELS a pod requires: in its nodeSelector, or in every term of its required node affinity."""
+    found = {k for k in (spec.get("nodeSelector") or {}) if k in NODE_GROUP_LABELS} \
+        if isinstance(spec.get("nodeSelector"), dict) else set()
+    affinity = spec.get("affinity")
+    required = affinity.get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution") \
+        if isinstance(affinity, dict) and isinstance(affinity.get("nodeAffinity"), dict) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    if isinstance(terms, list) and terms:
+        per_term = []
+        for t in terms:
+            exprs = t.get("matchExpressions") if isinstance(t, dict) else None
+            per_term.append({e.get("key") for e in exprs if isinstance(e, dict) and e.get("key") in NODE_GROUP_LABELS
+                             and e.get("operator") in ("In", "Exists")} if isinstance(exprs, list) else set())
+        found |= set.intersection(*per_term)
+    return found
+
+
+def _nodepool_keys(np: Resource) -> set[str]:
+    labels = np.get(("spec", "template", "metadata", "labels"))
+    reqs = np.get(TEMPLATE_SPEC + ("requirements",))
+    keys = set(labels) if isinstance(labels, dict) else set()
+    return keys | ({r.get("key") for r in reqs if isinstance(r, dict)} if isinstance(reqs, list) else set())
+
+
+@rule("KPL429", "cluster-autoscaler-evict-annotation", category="disruption", severity="warning",
+      summary="A pod opts out of eviction with Cluster Autoscaler's safe-to-evict \"false\", which Karpenter never reads",
+      reads=(karpenter_resources, cluster_autoscaler_annotated_pods))
+def cluster_autoscaler_evict_annotation(model, ctx):
+    # NodePools only (v1beta1, v1): every release serving them reads karpenter.sh/do-not-disrupt (v0.32+)
+    pools = [np for np in model.nodepools() if isinstance(np.get(TEMPLATE_SPEC), dict)]
+    if not pools:
+        return  # no Karpenter NodePool in the run: the pods may well run on Cluster Autoscaler's nodes only
+    lands: dict[str, bool] = {}  # by scheduling signature: most pods share theirs
+    budget = _placement_budget(ctx, "KPL429")
+    for pod in _pods(model):
+        if not ctx.in_focus(pod.res) or pod.res.kind == "DaemonSet":
+            continue  # DaemonSet pods are never evicted to empty a node
+        if pod.annotations.get(CA_SAFE_TO_EVICT) != "false" or \
+                any(key in pod.annotations for key in (DO_NOT_DISRUPT, *REMOVED_ANNOTATIONS)):
+            continue  # a Karpenter annotation is there too: KPL414/KPL811 judge it
+        pinned = _required_node_group_labels(pod.spec)
+        if pinned and not any(pinned <= _nodepool_keys(np) for np in pools):
+            continue  # it runs on a node group, where Cluster Autoscaler reads the annotation
+        hit = lands.get(pod.signature)
+        if hit is None:
+            if not budget.take(len(pools)):
+                yield ctx.too_large(pod.res, ("metadata", "name"), (
+                    f"{pod.res} and the pods after it were not checked against the run's NodePools (KPL429): "
+                    f"{budget.too_large()}"))
+                return
+            hit = lands[pod.signature] = any(pod.can_land(np) for np in pools)
+        if hit:
+            yield ctx.violation(
+                pod.res, pod.meta_path + ("annotations", CA_SAFE_TO_EVICT),
+                f"`{CA_SAFE_TO_EVICT}: \"false\"` does not protect {pod.res} from Karpenter\n"
+                f"help: add `{DO_NOT_DISRUPT}: \"true\"` to the pod template's annotations (keep this one for "
+                "Cluster Autoscaler)\n"
+                "note: Karpenter reads only its own annotation: consolidation and drift evict this pod from its nodes "
+                "(aws/karpenter-provider-aws#3775)",
+                on="key")
+
+
 # ------------------------------------------------------------------------------------------ KPL811
 
 @rule("KPL811", "removed-disruption-annotation", category="deprecation", severity="error",
       summary="karpenter.sh/do-not-evict or karpenter.sh/do-not-consolidate, removed in v1.0 (use do-not-disrupt)",
       fix="safe",
-      reads=(karpenter_resources, karpenter_annotated_pods, reads_karpenter_release))
+      reads=(karpenter_resources, karpenter_annotated_pods, kyverno_karpenter_mutations, reads_karpenter_release))
 def removed_disruption_annotation(model, ctx):
     version, where, _ = target_karpenter(ctx)
+    yield from _removed_annotation_in_policies(model, ctx, version, where)
     for res, path, site in _annotation_sites(model):
         if not ctx.in_focus(res):
             continue
@@ -349,6 +424,26 @@ def removed_disruption_annotation(model, ctx):
                 f"note: deprecated in Karpenter {deprecated}, removed in {removed}"
                 + release_origin(where, version),
                 on="key", fix=fix)
+
+
+def _removed_annotation_in_policies(model, ctx, version, where):
+    """KPL811 on the annotations Kyverno policies add to pods (kyverno/policies' add-karpenter-donot-evict still
+    writes karpenter.sh/do-not-evict: kubernetes-sigs/karpenter#2170, kyverno/policies#1277)."""
+    for kind in KYVERNO_POLICY_KINDS:
+        for res in model.of_kind(kind, group="kyverno.io"):
+            if not ctx.in_focus(res):
+                continue
+            for path, key in kyverno_annotation_keys(res, "karpenter.sh/"):
+                if key not in REMOVED_ANNOTATIONS or version < V(REMOVED_ANNOTATIONS[key][2]):
+                    continue
+                replacement, deprecated, removed = REMOVED_ANNOTATIONS[key]
+                yield ctx.violation(
+                    res, path,
+                    f"this Kyverno policy adds `{key}`, ignored by Karpenter {version}\n"
+                    f"help: add `{replacement}` instead\n"
+                    f"note: the pods it mutates are not protected; deprecated in Karpenter {deprecated}, removed in "
+                    f"{removed}" + release_origin(where, version),
+                    on="key")
 
 
 @rule("KPL415", "do-not-disrupt-on-workload", category="disruption", severity="warning",
