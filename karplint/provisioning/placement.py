@@ -11,6 +11,21 @@ from karplint.model import Resource
 from karplint.provisioning.requirements import NORMALIZED_LABELS
 from karplint.readers.templating import has_placeholder
 
+# Labels EKS managed node groups put on their nodes (https://docs.aws.amazon.com/eks/latest/userguide/
+# managed-node-groups.html, "Managed node group capacity types": eks.amazonaws.com/capacityType; and the node
+# group's own labels eks.amazonaws.com/nodegroup, nodegroup-image, sourceLaunchTemplateId/Version), and those eksctl
+# adds to the node groups it creates. Each with what a Karpenter NodePool writes instead.
+_MNG, _EKSCTL = ("EKS managed node groups", "a managed node group"), ("eksctl node groups", "an eksctl node group")
+FOREIGN_LABELS = {
+    "eks.amazonaws.com/capacityType": (_MNG, "karpenter.sh/capacity-type"),
+    "eks.amazonaws.com/nodegroup": (_MNG, "karpenter.sh/nodepool"),
+    "eks.amazonaws.com/nodegroup-image": (_MNG, None),
+    "eks.amazonaws.com/sourceLaunchTemplateId": (_MNG, None),
+    "eks.amazonaws.com/sourceLaunchTemplateVersion": (_MNG, None),
+    "alpha.eksctl.io/nodegroup-name": (_EKSCTL, "karpenter.sh/nodepool"),
+    "alpha.eksctl.io/cluster-name": (_EKSCTL, None),
+}
+
 # Labels Karpenter sets on every node from the instance type, the zone or itself: any pod selector on them may
 # match some node of any NodePool unless a requirement narrows it.
 WELL_KNOWN_PREFIXES = (
@@ -82,8 +97,9 @@ def _label_possible(np: Resource, key: str, op: str, values: list) -> bool:
         else:
             return True  # Gt/Lt/Gte/Lte: numeric, not worth simulating
     defined = allowed is not None or exists is not None or bool(forbidden)
-    if not defined and not key.startswith(WELL_KNOWN_PREFIXES):
-        # A custom label the NodePool neither sets nor requires: Karpenter cannot give it to a node.
+    if not defined and (key in FOREIGN_LABELS or not key.startswith(WELL_KNOWN_PREFIXES)):
+        # A custom label (or another provisioner's, KPL611) the NodePool neither sets nor requires: Karpenter
+        # cannot give it to a node.
         return op in ("NotIn", "DoesNotExist")
     if op == "DoesNotExist":
         return exists is not True

@@ -7,24 +7,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from karplint.model import Resource
+from karplint.provisioning.placement import FOREIGN_LABELS
 from karplint.readers.templating import has_placeholder
 from karplint.rules._legacy import judged
 from karplint.rules.base import rule
 
-# Labels EKS managed node groups put on their nodes (https://docs.aws.amazon.com/eks/latest/userguide/
-# managed-node-groups.html, "Managed node group capacity types": eks.amazonaws.com/capacityType; and the node
-# group's own labels eks.amazonaws.com/nodegroup, nodegroup-image, sourceLaunchTemplateId/Version), and those eksctl
-# adds to the node groups it creates. Each with what a Karpenter NodePool writes instead.
-_MNG, _EKSCTL = ("EKS managed node groups", "a managed node group"), ("eksctl node groups", "an eksctl node group")
-FOREIGN_LABELS = {
-    "eks.amazonaws.com/capacityType": (_MNG, "karpenter.sh/capacity-type"),
-    "eks.amazonaws.com/nodegroup": (_MNG, "karpenter.sh/nodepool"),
-    "eks.amazonaws.com/nodegroup-image": (_MNG, None),
-    "eks.amazonaws.com/sourceLaunchTemplateId": (_MNG, None),
-    "eks.amazonaws.com/sourceLaunchTemplateVersion": (_MNG, None),
-    "alpha.eksctl.io/nodegroup-name": (_EKSCTL, "karpenter.sh/nodepool"),
-    "alpha.eksctl.io/cluster-name": (_EKSCTL, None),
-}
 # Managed node groups' capacity types -> Karpenter's (karpenter.sh/capacity-type values).
 CAPACITY_TYPES = {"SPOT": "spot", "ON_DEMAND": "on-demand", "CAPACITY_BLOCK": "reserved"}
 AUTO_MODE_GROUP = "eks.amazonaws.com"
