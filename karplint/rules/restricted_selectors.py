@@ -87,7 +87,12 @@ def selected_keys(res: Resource, spec_path: tuple, version: Version):
         yield from _expressions(res, spec_path + PREFERRED_TERMS, preferred=True)
 
 
-def _advice(key: str, preferred: bool) -> str:
+def _advice(key: str, preferred: bool, domain: str) -> str:
+    return _help(key, preferred) + (f"\nnote: the {domain} domain is restricted: Karpenter drops the pod before "
+                                    "scheduling and never launches a node for it")
+
+
+def _help(key: str, preferred: bool) -> str:
     if preferred:
         return ("help: drop the preference, or upgrade: from Karpenter 1.5.0 preferences are not validated\n"
                 "note: a preferred term is checked like a required one before 1.5.0 (kubernetes-sigs/karpenter#2182)")
@@ -121,13 +126,13 @@ def pod_selects_restricted_label(res, ctx):
         if domain is None or is_templated(key) or key in seen:
             continue
         seen.add(key)
-        first = (f"Karpenter {version} never launches a node for this pod: it "
-                 f"{'prefers' if preferred else 'requires'} `{key}`, a label in the restricted {domain} domain\n")
+        first = (f"Karpenter {version} ignores this pod: it {'prefers' if preferred else 'requires'} `{key}`, a "
+                 "restricted label\n")
         if not known or preferred:
             # No release set or found: the default target is not a fact about the cluster. A preference is legitimate
             # and only a limitation of releases before 1.5.0. Both are said as information.
-            yield ctx.violation(res, path, first + _advice(key, preferred) + (release_origin(where, version) if known
+            yield ctx.violation(res, path, first + _advice(key, preferred, domain) + (release_origin(where, version) if known
                                                                               else ""), on=on, severity="info")
             continue
-        yield ctx.violation(res, path, first + _advice(key, preferred) + release_origin(where, version), on=on,
+        yield ctx.violation(res, path, first + _advice(key, preferred, domain) + release_origin(where, version), on=on,
                             severity="error" if key == PROVISIONER_NAME else None)

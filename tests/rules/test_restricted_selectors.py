@@ -97,7 +97,8 @@ def test_provisioner_name_is_an_error_from_0_33():
     found = run(PROVISIONER_NAME, "0.34.0")
     assert codes(found) == [("KPL144", 13, 26)]
     assert found[0].severity == "error"
-    assert "never launches a node for this pod: it requires `karpenter.sh/provisioner-name`" in found[0].message
+    assert found[0].message.startswith("Karpenter 0.34.0 ignores this pod: it requires `karpenter.sh/provisioner-name`")
+    assert "never launches a node for it" in found[0].message
     assert "karpenter.sh/nodepool" in found[0].message
 
 
