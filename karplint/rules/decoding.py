@@ -1,4 +1,4 @@
-"""Values the API server stores but Karpenter cannot decode (KPL145).
+"""Values the API server stores but Karpenter cannot decode (KPL145) or reads otherwise than meant (KPL146).
 
 The NodePool CRD's pattern for `consolidateAfter` and `expireAfter` was `^(([0-9]+(s|m|h))+)|(Never)$` until
 v1.4.0: the alternation binds looser than the anchors, so it only checks that the value starts with a duration
@@ -61,3 +61,43 @@ def duration_not_decodable(res, ctx):
             + "note: the API server accepts it (its pattern checks only how the value begins), then Karpenter's "
               "NodePool informer fails to list every NodePool: nothing is provisioned or disrupted"
             + ("" if res.version == "v1beta1" else "; from Karpenter 1.4.0 the API server rejects it"))
+
+
+# ------------------------------------------------------------------------------------------ KPL146
+# The v1beta1 EC2NodeClass CRD typed `volumeSize` as an integer or a string (`x-kubernetes-int-or-string`, the
+# integer branch unconstrained, the string one a quantity) until v0.37.0, which keeps only the string with its
+# Gi/G/Ti/T pattern (aws/karpenter-provider-aws pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml at v0.36.1 and
+# v0.37.0). Karpenter reads the field as a resource.Quantity: a bare number is bytes.
+STRING_ONLY_SINCE = V("0.37.0")
+_BARE_NUMBER = re.compile(r"^[0-9]+$")
+
+
+def _bare_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and bool(_BARE_NUMBER.match(value)))
+
+
+@rule("KPL146", "volume-size-without-unit", category="schema", severity="error",
+      summary="A v1beta1 EC2NodeClass volumeSize written as a bare number (80, \"80\"): bytes, not GiB; the API server "
+              "accepts it before 0.37.0",
+      kinds=("EC2NodeClass",))
+def volume_size_without_unit(res, ctx):
+    if res.group != "karpenter.k8s.aws" or res.version != "v1beta1" or ctx.karpenter_version >= STRING_ONLY_SINCE:
+        return  # from 0.37.0 (and in v1) the API server rejects it: KPL100 or KPL102
+    mappings = res.get(("spec", "blockDeviceMappings"))
+    if not isinstance(mappings, list):
+        return
+    for i, mapping in enumerate(mappings):
+        path = ("spec", "blockDeviceMappings", i, "ebs", "volumeSize")
+        value = res.get(path) if isinstance(mapping, dict) else None
+        if not _bare_number(value):
+            continue
+        yield ctx.violation(
+            res, path,
+            f"volumeSize {value!r} has no unit: Karpenter reads it as {value} bytes\n"
+            f"help: write {str(value) + 'Gi'!r}\n"
+            "note: the API server accepts a bare number here, then the volume is far too small: pods find no "
+            "ephemeral storage (\"no instance type has enough resources\") or EC2 refuses a volume smaller than "
+            "the AMI's snapshot"
+            + "; from Karpenter 0.37.0 the API server rejects it")

@@ -69,3 +69,42 @@ def test_v1beta1_keeps_the_loose_pattern(release):
                                                  ("2hours", "2h"), ("1h30", None), ("5m", None)])
 def test_suggestion(value, expected):
     assert suggestion(value) == expected
+
+
+EC2NODECLASS_V1BETA1 = """\
+apiVersion: karpenter.k8s.aws/v1beta1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2
+  role: KarpenterNodeRole-my-cluster
+  blockDeviceMappings:
+    - deviceName: /dev/xvda
+      ebs:
+        volumeSize: 80
+    - deviceName: /dev/xvdb
+      ebs:
+        volumeSize: "100"
+    - deviceName: /dev/xvdc
+      ebs:
+        volumeSize: 100Gi
+  subnetSelectorTerms:
+    - tags: {karpenter.sh/discovery: my-cluster}
+  securityGroupSelectorTerms:
+    - tags: {karpenter.sh/discovery: my-cluster}
+"""
+
+
+def test_bare_volume_size_before_0_37_is_bytes():
+    found = lint({"nc.yaml": EC2NODECLASS_V1BETA1}, config={"select": ["KPL146"]}, karpenter_version="0.36.1")
+    assert codes(found) == [("KPL146", 11, 21), ("KPL146", 14, 21)]
+    assert found[0].message.startswith("volumeSize 80 has no unit: Karpenter reads it as 80 bytes")
+    assert "help: write '80Gi'" in found[0].message
+
+
+def test_bare_volume_size_from_0_37_is_the_schema_checks():
+    assert lint({"nc.yaml": EC2NODECLASS_V1BETA1}, config={"select": ["KPL146"]}, karpenter_version="0.37.0") == []
+    found = lint({"nc.yaml": EC2NODECLASS_V1BETA1}, config={"select": ["KPL100", "KPL102"]},
+                 karpenter_version="0.37.0")
+    assert [(f.code, f.line) for f in found] == [("KPL100", 11), ("KPL102", 14)]
