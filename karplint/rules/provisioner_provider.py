@@ -13,6 +13,9 @@ from karplint.model.versions import V, served
 from karplint.rules import rule
 
 WEBHOOK_SINCE = V("0.24.0")
+# providerRef (and AWSNodeTemplate) arrived in 0.11.0 (aws/karpenter-provider-aws pkg/apis/provisioning/v1alpha5 at
+# v0.10.0 and v0.11.0); what releases before it did without any provider is not checked here: nothing is said.
+PROVIDER_REF_SINCE = V("0.11.0")
 
 
 @rule("KPL147", "provisioner-without-provider", category="schema", severity="error",
@@ -25,6 +28,8 @@ def provisioner_without_provider(res, ctx):
     if not isinstance(spec, dict) or "provider" in spec or "providerRef" in spec:
         return
     version = ctx.karpenter_version
+    if version < PROVIDER_REF_SINCE:
+        return
     serving = served(res.group, res.version, res.kind, version)[0]
     consequence = ("note: the validating webhook rejects it (\"expected exactly one, got neither: spec.provider, "
                    "spec.providerRef\")" if version >= WEBHOOK_SINCE else

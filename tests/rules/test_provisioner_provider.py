@@ -37,3 +37,7 @@ def test_release_that_serves_no_provisioner_says_it_as_information():
                                    "  provider:\n    subnetSelector:\n      karpenter.sh/discovery: c\n"])
 def test_either_one_is_enough(extra):
     assert run(BARE + extra, "0.23.0") == []
+
+
+def test_releases_before_provider_ref_are_not_judged():
+    assert run(BARE, "0.9.1") == []
