@@ -30,7 +30,8 @@ def provisioner_without_provider(res, ctx):
     version = ctx.karpenter_version
     if version < PROVIDER_REF_SINCE:
         return
-    serving = served(res.group, res.version, res.kind, version)[0]
+    if not served(res.group, res.version, res.kind, version)[0]:
+        return  # a release that serves no Provisioner: KPL801/KPL803 say what matters first
     consequence = ("note: the validating webhook rejects it (\"expected exactly one, got neither: spec.provider, "
                    "spec.providerRef\")" if version >= WEBHOOK_SINCE else
                    f"note: Karpenter {version} accepts it, then fails to launch: with no subnet selector it asks EC2 "
@@ -40,4 +41,4 @@ def provisioner_without_provider(res, ctx):
         "Provisioner has neither spec.provider nor spec.providerRef\n"
         "help: reference an AWSNodeTemplate with spec.providerRef.name (or give the settings inline in spec.provider)\n"
         + consequence,
-        on="key", severity=None if serving else "info")
+        on="key")

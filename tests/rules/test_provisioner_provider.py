@@ -29,8 +29,9 @@ def test_neither_provider_nor_provider_ref(release, said):
     assert said in found[0].message
 
 
-def test_release_that_serves_no_provisioner_says_it_as_information():
-    assert [(f.code, f.severity) for f in run(BARE, None)] == [("KPL147", "info")]
+def test_release_that_serves_no_provisioner_leaves_it_to_the_api_version_rules():
+    assert run(BARE, None) == []
+    assert run(BARE, "0.33.0") == []
 
 
 @pytest.mark.parametrize("extra", ["  providerRef:\n    name: default\n",
