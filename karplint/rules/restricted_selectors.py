@@ -128,11 +128,10 @@ def pod_selects_restricted_label(res, ctx):
         seen.add(key)
         first = (f"Karpenter {version} ignores this pod: it {'prefers' if preferred else 'requires'} `{key}`, a "
                  "restricted label\n")
+        message = first + _advice(key, preferred, domain) + (release_origin(where, version) if known else "")
         if not known or preferred:
             # No release set or found: the default target is not a fact about the cluster. A preference is legitimate
             # and only a limitation of releases before 1.5.0. Both are said as information.
-            yield ctx.violation(res, path, first + _advice(key, preferred, domain) + (release_origin(where, version) if known
-                                                                              else ""), on=on, severity="info")
+            yield ctx.violation(res, path, message, on=on, severity="info")
             continue
-        yield ctx.violation(res, path, first + _advice(key, preferred, domain) + release_origin(where, version), on=on,
-                            severity="error" if key == PROVISIONER_NAME else None)
+        yield ctx.violation(res, path, message, on=on, severity="error" if key == PROVISIONER_NAME else None)
