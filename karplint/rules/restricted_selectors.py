@@ -107,8 +107,8 @@ def _help(key: str, preferred: bool) -> str:
 
 
 @rule("KPL144", "pod-selects-restricted-label", category="provisioning", severity="warning",
-      summary="A pod that requires a label Karpenter restricts (karpenter.sh/provisioner-name, karpenter.sh/registered, "
-              "node-role.kubernetes.io/... before 1.9): Karpenter never launches a node for it",
+      summary="A pod that requires a label Karpenter restricts (karpenter.sh/provisioner-name, "
+              "karpenter.sh/registered, node-role.kubernetes.io/... before 1.9): Karpenter never launches a node for it",
       kinds=("Pod", "Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Job", "CronJob"),
       reads=(reads_karpenter_release,))
 def pod_selects_restricted_label(res, ctx):
