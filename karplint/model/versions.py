@@ -95,9 +95,15 @@ def _first_served(first: str | tuple[str, ...], release: Version) -> str | None:
 
 # (group, version, kind) -> (first release serving it, first release NOT serving it or None, migration hint)
 API_SERVED = {
-    # (v1alpha5 since 0.5.0: aws/karpenter-provider-aws v0.4.0 has pkg/apis/provisioning/v1alpha4 only, v0.5.0 v1alpha5)
+    # The Provisioner's karpenter.sh versions before v1beta1 (aws/karpenter-provider-aws pkg/apis/provisioning/<version>
+    # and charts/karpenter/templates/karpenter.sh_provisioners.yaml at each tag): v1alpha3 from v0.2.9 (earlier ones
+    # were provisioning.karpenter.sh), v1alpha4 from v0.3.4, v1alpha5 from v0.4.1.
     ("karpenter.sh", "v1alpha5", "Provisioner"): (
-        "0.5.0", "0.33.0", "migrate to karpenter.sh/v1 NodePool (v1alpha5 -> v1beta1 -> v1, see the Karpenter v1beta1 and v1 migration guides)"),
+        "0.4.1", "0.33.0", "migrate to karpenter.sh/v1 NodePool (v1alpha5 -> v1beta1 -> v1, see the Karpenter v1beta1 and v1 migration guides)"),
+    ("karpenter.sh", "v1alpha3", "Provisioner"): (
+        "0.2.9", "0.3.4", "migrate to karpenter.sh/v1 NodePool (v1alpha3 was replaced by v1alpha4 in 0.3.4 and v1alpha5 in 0.4.1)"),
+    ("karpenter.sh", "v1alpha4", "Provisioner"): (
+        "0.3.4", "0.4.1", "migrate to karpenter.sh/v1 NodePool (v1alpha4 was replaced by v1alpha5 in 0.4.1)"),
     ("karpenter.sh", "v1alpha5", "Machine"): (
         None, "0.33.0", "Machines were replaced by karpenter.sh NodeClaims, managed by Karpenter"),
     ("karpenter.k8s.aws", "v1alpha1", "AWSNodeTemplate"): (

@@ -154,7 +154,7 @@ def older_api_version_unpinned(model, ctx):
 
 
 _KNOWN_VERSIONS = {
-    "karpenter.sh": ("v1", "v1beta1", "v1alpha5", "v1alpha1"),
+    "karpenter.sh": ("v1", "v1beta1", "v1alpha5", "v1alpha4", "v1alpha3", "v1alpha1"),
     "karpenter.k8s.aws": ("v1", "v1beta1", "v1alpha1"),
 }
 

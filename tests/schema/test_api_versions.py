@@ -116,7 +116,7 @@ def test_not_served_is_reported_once_per_object_when_pinned_and_once_per_file_wh
         "1.0.0, the newest bundled release serving karpenter.sh/v1beta1",
         "karpenter.k8s.aws/v1beta1 (EC2NodeClass) is served by Karpenter 0.32–1.0; checked against the schema of "
         "Karpenter 1.0.0, the newest bundled release serving karpenter.k8s.aws/v1beta1")
-    assert "served by Karpenter 0.5–0.32" in notices[1].message
+    assert "served by Karpenter 0.4–0.32" in notices[1].message
 
 
 def _helm_release(version: str) -> str:
@@ -267,13 +267,14 @@ def test_shell_variables_of_a_documentation_example_are_unknown_values():
     assert ("KPL102", 9, 23) in codes(lint({"np.yaml": plain}))
 
 
-def test_v1alpha5_is_served_from_0_5_0_until_0_33_0():
-    """aws/karpenter-provider-aws v0.4.0 has only pkg/apis/provisioning/v1alpha4; v1alpha5 appears in v0.5.0 and
-    is removed in v0.33.0 (the v1beta1 migration guide)."""
+def test_v1alpha5_is_served_from_0_4_1_until_0_33_0():
+    """aws/karpenter-provider-aws v0.4.0 has only pkg/apis/provisioning/v1alpha4; v1alpha5 appears in v0.4.1 (its
+    pkg/apis/provisioning/v1alpha5 and chart CRD) and is removed in v0.33.0 (the v1beta1 migration guide)."""
     from karplint.model.versions import V, served
 
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.4.0"))[:2] == (False, None)
-    assert "0.5.0" in served("karpenter.sh", "v1alpha5", "Provisioner", V("0.3.0"))[2]
+    assert "0.4.1" in served("karpenter.sh", "v1alpha5", "Provisioner", V("0.3.0"))[2]
+    assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.4.1"))[0]
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.5.0"))[0]
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.32.10"))[0]
     assert served("karpenter.sh", "v1alpha5", "Provisioner", V("0.33.0"))[:2] == (False, "0.33.0")
