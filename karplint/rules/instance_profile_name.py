@@ -18,8 +18,10 @@ from karplint.rules.base import rule
 
 _NAME = re.compile(r"^[A-Za-z0-9_+=,.@-]{1,128}$")
 _ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12})?:instance-profile/(?:[^\s]*/)?([A-Za-z0-9_+=,.@-]+)$")
-# A documentation placeholder (`<instance-profile-name>`, `REPLACE(<name>)`): the value is not known.
-_ANGLE_PLACEHOLDER = re.compile(r"<[^<>]*>")
+# A placeholder of another templating convention than karplint's readers know: documentation (`<profile-name>`),
+# printf and str.format (`%s-profile`, `%(name)s`, `{cluster}-profile`), `#{var}`, `[[ .Var ]]`. The value is not
+# known; saying nothing is the precise verdict.
+_OTHER_PLACEHOLDER = re.compile(r"<[^<>]*>|%(?:\(\w+\))?[-+ #0-9.]*[sdvqi]|\{[^{}]*\}|\[\[.*\]\]")
 
 
 def _where(res: Resource) -> tuple | None:
@@ -40,7 +42,7 @@ def instance_profile_name_invalid(res: Resource, ctx) -> Iterator:
         return
     value = res.get(path)
     if not isinstance(value, str) or has_placeholder(value) or is_placeholder(value) \
-            or _ANGLE_PLACEHOLDER.search(value) or _NAME.match(value):
+            or _OTHER_PLACEHOLDER.search(value) or _NAME.match(value):
         return
     arn = _ARN.match(value.strip())
     if arn is not None:

@@ -69,7 +69,8 @@ def test_arn_in_a_nodeclass_is_kpl609s_only():
 def test_valid_names_and_placeholders_are_not_reported():
     for value in ("KarpenterNodeInstanceProfile-my-cluster", "eks-24c2797f-1266-8092-e5b7-94fdae2d0e6b",
                   "a+b=c,d.e@f_g-h", "KarpenterNodeInstanceProfile-${CLUSTER_NAME}", "$INSTANCE_PROFILE",
-                  "'{{ .Values.instanceProfile }}'", "<instance-profile-name>", "x" * 128):
+                  "'{{ .Values.instanceProfile }}'", "<instance-profile-name>", "'%s-profile'", "'%(cluster)s-profile'",
+                  "'{cluster}-profile'", "'[[ .Profile ]]'", "x" * 128):
         assert _got(NODECLASS.format(value=value)) == [], value
         assert _got(PROVISIONER.format(value=value), "0.31.0") == [], value
     assert _got(NODECLASS.format(value="x" * 129)) == [("KPL440", "error", 6, 20)]
