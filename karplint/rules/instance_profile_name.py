@@ -1,4 +1,4 @@
-"""An instance profile named with characters IAM never allows in a name (KPL440): Karpenter passes the value to EC2
+"""An instance profile named with characters IAM never allows in a name (KPL612): Karpenter passes the value to EC2
 as `IamInstanceProfile.Name`, and EC2 refuses every launch with it. KPL609 covers the ARN of an EC2NodeClass or
 AWSNodeTemplate; this rule covers every other malformed name, and the inline `spec.provider` of a v1alpha5
 Provisioner (ARN included), which KPL609 does not read.
@@ -33,7 +33,7 @@ def _where(res: Resource) -> tuple | None:
     return None
 
 
-@rule("KPL440", "instance-profile-name-invalid", category="references", severity="error",
+@rule("KPL612", "instance-profile-name-invalid", category="references", severity="error",
       summary="instanceProfile is not a valid IAM instance profile name: EC2 refuses every launch with it",
       kinds=("EC2NodeClass", "AWSNodeTemplate", "Provisioner"))
 def instance_profile_name_invalid(res: Resource, ctx) -> Iterator:

@@ -1,4 +1,4 @@
-"""An EBS volumeSize outside 1G..64T where Karpenter's validation webhook checks it (KPL441): the v1alpha1 AWS
+"""An EBS volumeSize outside 1G..64T where Karpenter's validation webhook checks it (KPL148): the v1alpha1 AWS
 provider (a v1alpha5 Provisioner's `spec.provider`, an AWSNodeTemplate) from 0.7.0, and the v1beta1 EC2NodeClass
 from 0.32.0, until 1.0.0 removed the validation webhooks (from there the v1 CRD types the field: KPL100). A bare
 number is a quantity in bytes, so `volumeSize: 100` meant as 100 GiB is 100 bytes, and the webhook refuses the
@@ -31,7 +31,7 @@ CHECKED = {
 WEBHOOK_REMOVED = "1.0.0"
 
 
-@rule("KPL441", "volume-size-out-of-bounds", category="references", severity="error",
+@rule("KPL148", "volume-size-out-of-bounds", category="schema", severity="error",
       summary="EBS volumeSize outside 1G..64T (a bare number is bytes): Karpenter's 0.x webhook rejects the object",
       kinds=("AWSNodeTemplate", "Provisioner", "EC2NodeClass"))
 def volume_size_out_of_bounds(res: Resource, ctx) -> Iterator:

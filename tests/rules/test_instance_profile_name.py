@@ -1,4 +1,4 @@
-"""KPL440: an instance profile name IAM never allows (a path, spaces, brackets; an ARN in a Provisioner's provider)."""
+"""KPL612: an instance profile name IAM never allows (a path, spaces, brackets; an ARN in a Provisioner's provider)."""
 
 from __future__ import annotations
 
@@ -35,13 +35,13 @@ spec:
 
 def _got(text, version=None):
     return [(f.code, f.severity, f.line, f.column) for f in lint({"x.yaml": text}, karpenter_version=version)
-            if f.code in ("KPL440", "KPL609")]
+            if f.code in ("KPL612", "KPL609")]
 
 
 def test_construct_path_in_a_nodeclass():
     text = NODECLASS.format(value="stack/dev/karpenter-instance-profile [AWS::IAM::InstanceProfile]")
-    assert _got(text) == [("KPL440", "error", 6, 20)]
-    (finding,) = [f for f in lint({"x.yaml": text}) if f.code == "KPL440"]
+    assert _got(text) == [("KPL612", "error", 6, 20)]
+    (finding,) = [f for f in lint({"x.yaml": text}) if f.code == "KPL612"]
     assert finding.message == (
         "instanceProfile `stack/dev/karpenter-instance-profile [AWS::IAM::InstanceProfile]` is not an IAM instance "
         "profile name\nhelp: write the profile's name as IAM shows it: 1 to 128 letters, digits and `+=,.@_-` "
@@ -51,10 +51,10 @@ def test_construct_path_in_a_nodeclass():
 
 def test_provisioner_provider_at_a_release_that_serves_it():
     bad = PROVISIONER.format(value="stack/dev/karpenter-instance-profile [AWS::IAM::InstanceProfile]")
-    assert _got(bad, "0.5.3") == [("KPL440", "error", 7, 22)]
+    assert _got(bad, "0.5.3") == [("KPL612", "error", 7, 22)]
     arn = PROVISIONER.format(value="arn:aws:iam::123456789012:instance-profile/KarpenterNodeInstanceProfile")
-    assert _got(arn, "0.31.0") == [("KPL440", "error", 7, 22)]
-    (finding,) = [f for f in lint({"x.yaml": arn}, karpenter_version="0.31.0") if f.code == "KPL440"]
+    assert _got(arn, "0.31.0") == [("KPL612", "error", 7, 22)]
+    (finding,) = [f for f in lint({"x.yaml": arn}, karpenter_version="0.31.0") if f.code == "KPL612"]
     assert finding.message.startswith("instanceProfile is an ARN, but Karpenter passes it to EC2 as the profile's "
                                       "name\nhelp: write the name: `instanceProfile: KarpenterNodeInstanceProfile`\n")
     # A release that does not serve the Provisioner: not judged (KPL801/KPL803 say so).
@@ -73,4 +73,4 @@ def test_valid_names_and_placeholders_are_not_reported():
                   "'{cluster}-profile'", "'[[ .Profile ]]'", "x" * 128):
         assert _got(NODECLASS.format(value=value)) == [], value
         assert _got(PROVISIONER.format(value=value), "0.31.0") == [], value
-    assert _got(NODECLASS.format(value="x" * 129)) == [("KPL440", "error", 6, 20)]
+    assert _got(NODECLASS.format(value="x" * 129)) == [("KPL612", "error", 6, 20)]

@@ -1,4 +1,4 @@
-"""KPL441: an EBS volumeSize outside 1G..64T where Karpenter's 0.x webhook checks it (a bare number is bytes)."""
+"""KPL148: an EBS volumeSize outside 1G..64T where Karpenter's 0.x webhook checks it (a bare number is bytes)."""
 
 from __future__ import annotations
 
@@ -54,13 +54,13 @@ spec:
 
 def _got(text, version):
     return [(f.code, f.severity, f.line, f.column) for f in lint({"x.yaml": text}, karpenter_version=version)
-            if f.code == "KPL441"]
+            if f.code == "KPL148"]
 
 
 def test_bare_number_is_bytes_in_a_node_template():
     text = TEMPLATE.format(size="100")
-    assert _got(text, "0.31.0") == [("KPL441", "error", 11, 21)]
-    (finding,) = [f for f in lint({"x.yaml": text}, karpenter_version="0.31.0") if f.code == "KPL441"]
+    assert _got(text, "0.31.0") == [("KPL148", "error", 11, 21)]
+    (finding,) = [f for f in lint({"x.yaml": text}, karpenter_version="0.31.0") if f.code == "KPL148"]
     assert finding.message == (
         "volumeSize `100` is outside 1G..64T, which Karpenter 0.31.0's webhook accepts\n"
         "help: a bare number is bytes; write the unit: `volumeSize: 100Gi`\n"
@@ -68,10 +68,10 @@ def test_bare_number_is_bytes_in_a_node_template():
 
 
 def test_provider_and_v1beta1_nodeclass_within_the_webhook_releases():
-    assert _got(PROVISIONER.format(size="20"), "0.10.1") == [("KPL441", "error", 12, 23)]
-    assert _got(PROVISIONER.format(size="500Mi"), "0.10.1") == [("KPL441", "error", 12, 23)]
-    assert _got(PROVISIONER.format(size="65T"), "0.10.1") == [("KPL441", "error", 12, 23)]
-    assert _got(NODECLASS_V1BETA1.format(size="100"), "0.34.0") == [("KPL441", "error", 13, 21)]
+    assert _got(PROVISIONER.format(size="20"), "0.10.1") == [("KPL148", "error", 12, 23)]
+    assert _got(PROVISIONER.format(size="500Mi"), "0.10.1") == [("KPL148", "error", 12, 23)]
+    assert _got(PROVISIONER.format(size="65T"), "0.10.1") == [("KPL148", "error", 12, 23)]
+    assert _got(NODECLASS_V1BETA1.format(size="100"), "0.34.0") == [("KPL148", "error", 13, 21)]
     # Before the check (0.6.x), after the webhooks (1.0.0), and a v1beta1 EC2NodeClass before 0.32: not judged.
     assert _got(PROVISIONER.format(size="20"), "0.6.5") == []
     assert _got(NODECLASS_V1BETA1.format(size="100"), "1.0.0") == []
