@@ -1,4 +1,4 @@
-"""Names of Karpenter's objects (KPL936): the API server validates every custom resource's `metadata.name` as a
+"""Names of Karpenter's objects (KPL149): the API server validates every custom resource's `metadata.name` as a
 DNS-1123 subdomain (kubernetes apiextensions-apiserver `pkg/registry/customresource/validator.go`:
 `ValidateObjectMetaAccessor(..., validation.NameIsDNSSubdomain, ...)`), so an upper-case or underscored name is
 rejected before Karpenter sees it.
@@ -28,7 +28,7 @@ def _suggestion(name: str) -> str | None:
     return s if s and len(s) <= MAX_SUBDOMAIN and DNS1123_SUBDOMAIN.match(s) else None
 
 
-@rule("KPL936", "object-name-not-dns-subdomain", category="schema", severity="error",
+@rule("KPL149", "object-name-not-dns-subdomain", category="schema", severity="error",
       summary="A Karpenter object's `metadata.name` is not a lowercase RFC 1123 subdomain: the API server rejects it",
       kinds=tuple(sorted({k for _, k in KARPENTER_KINDS})))
 def object_name_not_dns_subdomain(res, ctx):

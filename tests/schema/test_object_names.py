@@ -1,4 +1,4 @@
-"""KPL936: Karpenter's custom resources are named as DNS-1123 subdomains, or the API server rejects them
+"""KPL149: Karpenter's custom resources are named as DNS-1123 subdomains, or the API server rejects them
 (apiextensions-apiserver customresource validator: NameIsDNSSubdomain; awsdocs/amazon-eks-user-guide#1000)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ spec:
 
 
 def kpl936(text: str):
-    return [f for f in lint({"x.yaml": text}) if f.code == "KPL936"]
+    return [f for f in lint({"x.yaml": text}) if f.code == "KPL149"]
 
 
 def test_upper_case_nodeclass_name_is_an_error_at_the_name():
