@@ -1,0 +1,134 @@
+"""Kubelet settings Karpenter computes node capacity with (KPL28x): `maxPods` and what the node can really hold.
+
+Karpenter gives every node of a NodePool the pod capacity its kubelet block states (`maxPods`, capped by
+`podsPerCore` × vCPUs) and packs pods up to it; without `maxPods` it uses the ENI-limited pod count of the instance
+type (aws/karpenter-provider-aws pkg/providers/instancetype/types.go@v1.14.1 `pods`, `ENILimitedPods`)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from karplint.model import Model, Resource, karpenter_resources
+from karplint.readers.templating import has_placeholder_within
+from karplint.rules import rule
+from karplint.rules._catalog import nodeclasses_by_name, resolve_nodeclass
+from karplint.rules._simulation import catalog_of
+
+# CNIs that do not hand pods the instance's ENI secondary IPs (overlays, their own IPAM): maxPods is theirs to judge.
+_ENI_CNIS = ("aws-vpc-cni", "vpc-cni")
+_SHOWN = 3  # instance types named in the message
+
+
+def _kubelet_path(res: Resource) -> tuple | None:
+    """Where the resource's kubelet block lives, by kind and apiVersion; None when it holds none that Karpenter
+    reads (a v1 NodePool's kubelet moved to the EC2NodeClass)."""
+    if res.kind == "Provisioner" and res.group == "karpenter.sh":
+        return ("spec", "kubeletConfiguration")
+    if res.kind == "NodePool" and res.group == "karpenter.sh" and res.version == "v1beta1":
+        return ("spec", "template", "spec", "kubelet")
+    if res.kind == "EC2NodeClass" and res.group == "karpenter.k8s.aws" and res.version == "v1":
+        return ("spec", "kubelet")
+    return None
+
+
+def _pool_requirements(res: Resource) -> list | None:
+    """A Provisioner's or NodePool's requirements as written (None: templated or malformed, so unjudgeable)."""
+    path = ("spec", "requirements") if res.kind == "Provisioner" else ("spec", "template", "spec", "requirements")
+    reqs = res.get(path)
+    if reqs is None:
+        return []
+    if not isinstance(reqs, list) or has_placeholder_within(reqs):
+        return None
+    for r in reqs:
+        if not (isinstance(r, dict) and isinstance(r.get("key"), str) and isinstance(r.get("operator"), str)
+                and isinstance(r.get("values", []), list)):
+            return None
+    return reqs
+
+
+def _allowed_types(catalog, reqs: list):
+    """The catalog's types whose labels the requirements allow, judged on the label keys the catalog knows (the
+    others, zones and capacity types among them, leave the pod count of a type unchanged)."""
+    from karplint.provisioning.requirements import from_node_selector_terms
+
+    try:
+        requirements = from_node_selector_terms(reqs)
+    except (ValueError, TypeError, KeyError):
+        return None
+    known = set(catalog.label_keys())
+    keys = [r["key"] for r in reqs if r["key"] in known]
+    out = []
+    for it in catalog.types.values():
+        if all(it.labels.get(k) is not None and requirements.get(k).has(it.labels[k]) for k in keys):
+            out.append(it)
+    return out
+
+
+def _eni_pods(it) -> int | None:
+    text = it.allocatable.get("pods")
+    return int(text) if isinstance(text, str) and text.isdigit() else None
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+@rule("KPL280", "max-pods-above-eni-ips", category="provisioning", severity="info",
+      summary="kubelet `maxPods` above the pod IP addresses the VPC CNI gives some instance type the pool allows",
+      reads=(karpenter_resources,))
+def max_pods_above_eni_ips(model: Model, ctx) -> Iterator:
+    cni = ctx.cluster.get("cni")
+    if isinstance(cni, str) and cni.strip().lower() not in _ENI_CNIS:
+        return
+    catalog = None
+    by_name = None
+    for res in model.resources:
+        path = _kubelet_path(res)
+        if path is None:
+            continue
+        kubelet = res.get(path)
+        max_pods = _int(kubelet.get("maxPods")) if isinstance(kubelet, dict) else None
+        if max_pods is None:
+            continue
+        per_core = _int(kubelet.get("podsPerCore"))
+        if res.kind == "EC2NodeClass":
+            by_name = nodeclasses_by_name(model) if by_name is None else by_name
+            pools = [np for np in model.nodepools() if resolve_nodeclass(np, by_name) is res]
+        else:
+            pools = [res]
+        if not pools:
+            continue  # (no NodePool of the run launches it: nothing to compare with)
+        catalog = catalog_of(ctx) if catalog is None else catalog
+        short: dict[str, int] = {}
+        names = []
+        for np in pools:
+            reqs = _pool_requirements(np)
+            types = _allowed_types(catalog, reqs) if reqs is not None else None
+            if types is None:
+                continue
+            for it in types:
+                eni = _eni_pods(it)
+                cpu = it.labels.get("karpenter.k8s.aws/instance-cpu")
+                wanted = max_pods
+                if per_core is not None and cpu and cpu.isdigit():
+                    wanted = min(wanted, per_core * int(cpu))
+                if eni is not None and eni < wanted:
+                    short[it.name] = eni
+                    if np.name and np.name not in names and res.kind == "EC2NodeClass":
+                        names.append(np.name)
+        if not short:
+            continue
+        smallest = sorted(short.items(), key=lambda kv: (kv[1], kv[0]))[:_SHOWN]
+        shown = ", ".join(f"{n} ({p})" for n, p in smallest)
+        pools_said = f" (NodePool {', '.join(f'`{n}`' for n in names)})" if names else ""
+        yield ctx.violation(
+            res, path + ("maxPods",),
+            f"maxPods {max_pods} exceeds the pod IPs of {len(short)} instance type{'s' if len(short) > 1 else ''} "
+            "the pool allows\n"
+            "help: without prefix delegation, lower maxPods or keep these instance types out of the NodePool "
+            "(with prefix delegation on, or a CNI with its own IPAM, this is intended)\n"
+            f"note: fewest pod IPs with the VPC CNI's secondary IPs{pools_said}: {shown}\n"
+            "note: Karpenter gives the node maxPods pod slots and packs pods up to it; the VPC CNI has only "
+            "ENIs × (IPv4 addresses per ENI − 1) + 2 pod IPs (the ENI-limited pods of Karpenter's instance-type "
+            "catalog, its count when maxPods is unset), so the pods past that stay in ContainerCreating "
+            "(\"failed to assign an IP address to container\")")

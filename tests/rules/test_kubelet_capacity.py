@@ -1,0 +1,61 @@
+"""KPL280: kubelet maxPods above the pod IPs the VPC CNI gives an instance type the pool allows."""
+
+from pathlib import Path
+
+from karplint.testing import lint
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubelet"
+
+NODECLASS = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@v20250317}]
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+  kubelet:
+    maxPods: %s
+"""
+
+NODEPOOL = """apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: [%s]
+"""
+
+
+def _kpl280(files, **kw):
+    return [(f.file, f.line, f.column, f.severity, f.message.splitlines()[0], f.message)
+            for f in lint(files, **kw) if f.code == "KPL280"]
+
+
+def test_provisioner_max_pods_above_t3_medium_ips():
+    text = (FIXTURES / "max_pods_provisioner.yaml").read_text()
+    got = _kpl280({"p.yaml": text}, karpenter_version="0.27.3")
+    assert [g[:5] for g in got] == [("p.yaml", 8, 14, "info",
+                                     "maxPods 110 exceeds the pod IPs of 1 instance type the pool allows")]
+    assert "secondary IPs: t3.medium (17)\n" in got[0][5]  # (m5.4xlarge has 234)
+
+
+def test_nodeclass_max_pods_judged_on_the_pools_that_reference_it():
+    files = {"nc.yaml": NODECLASS % 30, "np.yaml": NODEPOOL % '"t3.medium", "m5.xlarge"'}
+    got = _kpl280(files)
+    assert [g[:5] for g in got] == [("nc.yaml", 10, 14, "info",
+                                     "maxPods 30 exceeds the pod IPs of 1 instance type the pool allows")]
+    assert "(NodePool `web`): t3.medium (17)" in got[0][5]
+
+
+def test_quiet_when_every_type_has_the_ips_or_no_pool_or_other_cni():
+    assert _kpl280({"nc.yaml": NODECLASS % 17, "np.yaml": NODEPOOL % '"t3.medium", "m5.xlarge"'}) == []
+    assert _kpl280({"nc.yaml": NODECLASS % 110}) == []  # (no NodePool launches it)
+    assert _kpl280({"nc.yaml": NODECLASS % 110, "np.yaml": NODEPOOL % '"t3.medium"'},
+                   config={"cluster": {"cni": "cilium"}}) == []
+    assert _kpl280({"nc.yaml": NODECLASS % 110, "np.yaml": NODEPOOL % '"${var.type}"'}) == []
