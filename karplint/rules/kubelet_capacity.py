@@ -132,3 +132,77 @@ def max_pods_above_eni_ips(model: Model, ctx) -> Iterator:
             "ENIs × (IPv4 addresses per ENI − 1) + 2 pod IPs (the ENI-limited pods of Karpenter's instance-type "
             "catalog, its count when maxPods is unset), so the pods past that stay in ContainerCreating "
             "(\"failed to assign an IP address to container\")")
+
+
+# ------------------------------------------------------------------------------------------ KPL281
+
+# The kubelet reservations Karpenter subtracts from an instance type's capacity when it sizes a node, read from the
+# kubelet block only (aws/karpenter-provider-aws pkg/providers/instancetype/types.go@v1.14.1#L149-L153 `Overhead`;
+# #L554 `evictionThreshold` uses evictionHard alone): spec.kubelet field -> (Bottlerocket settings.kubernetes key,
+# what Karpenter assumes without it).
+HIDDEN_RESERVATIONS = {
+    "systemReserved": ("system-reserved", "none"),
+    "kubeReserved": ("kube-reserved", "its own estimate from the vCPUs and ENI-limited pods"),
+    "evictionHard": ("eviction-hard", "memory.available 100Mi and nodefs.available 10%"),
+}  # (evictionSoft is left out: soft thresholds reduce neither the node's allocatable nor Karpenter's estimate)
+
+
+def _reservation_kubelet(res: Resource) -> tuple[dict | None, bool]:
+    """(the EC2NodeClass's own kubelet block, whether the class holds it): only a v1 EC2NodeClass does; before v1 it
+    lives in the NodePools or Provisioners that use the class."""
+    if res.kind == "EC2NodeClass" and res.version == "v1":
+        kubelet = res.get(("spec", "kubelet"))
+        return (kubelet if isinstance(kubelet, dict) else {}), True
+    return None, False
+
+
+def _hidden_message(field: str, where: str, own_block: bool) -> str:
+    key, assumed = HIDDEN_RESERVATIONS[field]
+    block = "spec.kubelet" if own_block else "the kubelet block (NodePool spec.template.spec.kubelet, Provisioner " \
+                                               "kubeletConfiguration)"
+    return (f"{where} reserves node capacity that Karpenter does not count\n"
+            f"help: set {field} in {block} instead, so that Karpenter both applies it and sizes nodes with it\n"
+            f"note: Karpenter predicts a node's allocatable from the kubelet block alone (for {field}: {assumed}); "
+            "a larger reservation in userData leaves the node smaller than planned and the pods it was launched for "
+            "Pending" + ("" if own_block else "; where a kubelet block does set it, Karpenter replaces this value"))
+
+
+@rule("KPL281", "reservation-hidden-in-userdata", category="provisioning", severity="warning",
+      summary="kubelet reservations (system/kube-reserved, evictionHard) set in userData, which Karpenter's "
+              "node sizing does not see", kinds=("EC2NodeClass", "AWSNodeTemplate"))
+def reservation_hidden_in_userdata(res, ctx):
+    from karplint.rules.userdata_nodes import _analysis, _nodeconfig_parts, _toml_parts
+    from karplint.userdata import bottlerocket as br
+    from karplint.userdata import content as ct
+
+    analysis = _analysis(res, ctx)
+    if analysis is None:
+        return
+    kubelet, own_block = _reservation_kubelet(res)
+    if analysis.family == ct.BOTTLEROCKET:
+        for part, settings, merges in _toml_parts(analysis):
+            k8s = settings.kubernetes()
+            for field, (key, _) in HIDDEN_RESERVATIONS.items():
+                if not merges or key not in k8s or not k8s[key]:
+                    continue
+                if own_block and kubelet.get(field) is not None:
+                    continue  # (Karpenter replaces it: KPL241)
+                yield ctx.at(res, res.doc, part.view.span(*settings.span(("settings", "kubernetes", key))),
+                             _hidden_message(field, f"settings.kubernetes.{key}", own_block),
+                             severity="info" if field == "kubeReserved" else None)
+        return
+    if analysis.family != ct.AL2023:
+        return  # (Custom: Karpenter's model of the node is its own guess; AL2 flags: not judged here)
+    for part, docs in _nodeconfig_parts(analysis):
+        for doc in docs:
+            if doc.fatal or not isinstance(doc.data, dict):
+                continue
+            for field in HIDDEN_RESERVATIONS:
+                path = ("spec", "kubelet", "config", field)
+                if not doc.exists(path) or doc.get(path) in (None, "", {}):
+                    continue
+                if own_block and kubelet.get(field) is not None:
+                    continue  # (Karpenter's NodeConfig replaces it: KPL231)
+                yield ctx.at(res, res.doc, part.view.span(*doc.span(path, key=True)),
+                             _hidden_message(field, f"kubelet.config.{field}", own_block),
+                             severity="info" if field == "kubeReserved" else None)

@@ -59,3 +59,62 @@ def test_quiet_when_every_type_has_the_ips_or_no_pool_or_other_cni():
     assert _kpl280({"nc.yaml": NODECLASS % 110, "np.yaml": NODEPOOL % '"t3.medium"'},
                    config={"cluster": {"cni": "cilium"}}) == []
     assert _kpl280({"nc.yaml": NODECLASS % 110, "np.yaml": NODEPOOL % '"${var.type}"'}) == []
+
+
+# ------------------------------------------------------------------------------------------ KPL281
+
+BOTTLEROCKET_V1BETA1 = """apiVersion: karpenter.k8s.aws/v1beta1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiFamily: Bottlerocket
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+  userData: |
+    [settings.kernel]
+    lockdown = "integrity"
+    [settings.kubernetes.eviction-hard]
+    "memory.available" = "5%"
+    [settings.kubernetes.eviction-soft]
+    "memory.available" = "10%"
+"""
+
+AL2023_V1 = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@v20250317}]
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+%s  userData: |
+    apiVersion: node.eks.aws/v1alpha1
+    kind: NodeConfig
+    spec:
+      kubelet:
+        config:
+          kubeReserved:
+            memory: 1Gi
+          systemReserved:
+            memory: 500Mi
+"""
+
+
+def _kpl281(text, **kw):
+    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text, **kw) if f.code == "KPL281"]
+
+
+def test_bottlerocket_eviction_hard_in_userdata_is_hidden_from_karpenter():
+    # aws/karpenter-provider-aws#5104 (v0.32): the soft threshold is not reported (it reduces no allocatable)
+    assert _kpl281(BOTTLEROCKET_V1BETA1, karpenter_version="0.32.1") == [
+        (12, 26, "warning", "settings.kubernetes.eviction-hard reserves node capacity that Karpenter does not count")]
+
+
+def test_al2023_nodeconfig_reservations_unless_spec_kubelet_sets_them():
+    assert _kpl281(AL2023_V1 % "") == [
+        (15, 11, "info", "kubelet.config.kubeReserved reserves node capacity that Karpenter does not count"),
+        (17, 11, "warning", "kubelet.config.systemReserved reserves node capacity that Karpenter does not count")]
+    # set in spec.kubelet too: Karpenter's NodeConfig replaces the userData value (KPL231 says so), not hidden
+    both = AL2023_V1 % "  kubelet:\n    kubeReserved: {memory: 1Gi}\n    systemReserved: {memory: 500Mi}\n"
+    assert _kpl281(both) == []
