@@ -206,3 +206,47 @@ def reservation_hidden_in_userdata(res, ctx):
                 yield ctx.at(res, res.doc, part.view.span(*doc.span(path, key=True)),
                              _hidden_message(field, f"kubelet.config.{field}", own_block),
                              severity="info" if field == "kubeReserved" else None)
+
+
+# ------------------------------------------------------------------------------------------ KPL282
+
+# amiFamily -> the device whose mapping Karpenter reads the node's ephemeral storage from when no mapping says
+# `rootVolume: true` (aws/karpenter-provider-aws pkg/providers/amifamily/{al2,al2023}.go@v1.14.1
+# `EphemeralBlockDevice`).
+EPHEMERAL_DEVICE = {"AL2": "/dev/xvda", "AL2023": "/dev/xvda"}
+# Root device names of AMIs that are not Amazon Linux (Ubuntu, RHEL, images built with other tools).
+OTHER_ROOT_DEVICES = ("/dev/sda1",)
+DEFAULT_EPHEMERAL = "20Gi"  # amifamily.DefaultEBS (resolver.go@v1.14.1#L43)
+
+
+@rule("KPL282", "ephemeral-storage-volume-unmatched", category="provisioning", severity="warning",
+      summary="A custom-AMI EC2NodeClass whose root volume mapping Karpenter does not recognise: it plans every node "
+              "with 20Gi of ephemeral storage", kinds=("EC2NodeClass",))
+def ephemeral_storage_volume_unmatched(res, ctx):
+    if res.group != "karpenter.k8s.aws" or res.version not in ("v1", "v1beta1"):
+        return
+    family = res.get(("spec", "amiFamily"))
+    device = EPHEMERAL_DEVICE.get(family) if isinstance(family, str) else None
+    terms = res.get(("spec", "amiSelectorTerms"))
+    if device is None or not isinstance(terms, list) or not terms:
+        return  # (no selector: the EKS-optimized AMI, whose root device is the family's)
+    if any(not isinstance(t, dict) or "alias" in t for t in terms):
+        return
+    mappings = res.get(("spec", "blockDeviceMappings"))
+    if not isinstance(mappings, list) or has_placeholder_within(mappings):
+        return
+    entries = [m for m in mappings if isinstance(m, dict)]
+    if any(m.get("rootVolume") is True or m.get("deviceName") == device for m in entries):
+        return  # (Karpenter finds the volume it sizes nodes with)
+    for i, m in enumerate(mappings):
+        ebs = m.get("ebs") if isinstance(m, dict) else None
+        size = ebs.get("volumeSize") if isinstance(ebs, dict) else None
+        if isinstance(m, dict) and m.get("deviceName") in OTHER_ROOT_DEVICES and size is not None:
+            yield ctx.violation(
+                res, ("spec", "blockDeviceMappings", i, "deviceName"),
+                f"Karpenter plans these nodes with {DEFAULT_EPHEMERAL} of ephemeral storage, not this {size} volume\n"
+                f"help: if {m['deviceName']} is the AMI's root volume, add `rootVolume: true` to this mapping\n"
+                f"note: without `rootVolume: true` Karpenter sizes ephemeral storage from the {device} mapping "
+                f"(amiFamily {family}), else its default {DEFAULT_EPHEMERAL}; pods whose ephemeral-storage requests "
+                "exceed that get no node, and NodeClaims show the wrong capacity")
+            return

@@ -118,3 +118,37 @@ def test_al2023_nodeconfig_reservations_unless_spec_kubelet_sets_them():
     # set in spec.kubelet too: Karpenter's NodeConfig replaces the userData value (KPL231 says so), not hidden
     both = AL2023_V1 % "  kubelet:\n    kubeReserved: {memory: 1Gi}\n    systemReserved: {memory: 500Mi}\n"
     assert _kpl281(both) == []
+
+
+# ------------------------------------------------------------------------------------------ KPL282
+
+CUSTOM_AMI = """apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: custom}
+spec:
+  amiFamily: AL2
+  amiSelectorTerms:
+%s
+  blockDeviceMappings:
+  - deviceName: /dev/sda1
+%s    ebs:
+      volumeSize: 400Gi
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+"""
+
+
+def _kpl282(text):
+    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text) if f.code == "KPL282"]
+
+
+def test_custom_ami_root_at_sda1_is_not_the_volume_karpenter_sizes_with():
+    # aws/karpenter-provider-aws#7937
+    assert _kpl282(CUSTOM_AMI % ("  - {name: third-party-ami, owner: '111122223333'}", "")) == [
+        (9, 17, "warning", "Karpenter plans these nodes with 20Gi of ephemeral storage, not this 400Gi volume")]
+
+
+def test_quiet_with_root_volume_or_an_eks_optimized_alias():
+    assert _kpl282(CUSTOM_AMI % ("  - {name: third-party-ami}", "    rootVolume: true\n")) == []
+    assert _kpl282(CUSTOM_AMI % ("  - {alias: al2@v20250317}", "")) == []  # (/dev/sda1 is an extra disk there)
