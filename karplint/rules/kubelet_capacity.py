@@ -17,6 +17,14 @@ from karplint.rules._simulation import catalog_of
 # CNIs that do not hand pods the instance's ENI secondary IPs (overlays, their own IPAM): maxPods is theirs to judge.
 _ENI_CNIS = ("aws-vpc-cni", "vpc-cni")
 _SHOWN = 3  # instance types named in the message
+# A v1alpha5 Provisioner that constrains none of these keys gets c/m/r types of generation > 2 from the AWS
+# provider's defaulting (aws/karpenter-provider-aws pkg/apis/v1alpha5/provisioner.go@v0.27.3#L76-L86).
+_TYPE_KEYS = {"node.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-family",
+              "karpenter.k8s.aws/instance-category", "karpenter.k8s.aws/instance-generation"}
+_PROVISIONER_DEFAULT_TYPES = (
+    {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m", "r"]},
+    {"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["2"]},
+)
 
 
 def _kubelet_path(res: Resource) -> tuple | None:
@@ -43,6 +51,8 @@ def _pool_requirements(res: Resource) -> list | None:
         if not (isinstance(r, dict) and isinstance(r.get("key"), str) and isinstance(r.get("operator"), str)
                 and isinstance(r.get("values", []), list)):
             return None
+    if res.kind == "Provisioner" and not {r["key"] for r in reqs} & _TYPE_KEYS:
+        reqs = reqs + list(_PROVISIONER_DEFAULT_TYPES)
     return reqs
 
 

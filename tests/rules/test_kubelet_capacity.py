@@ -152,3 +152,15 @@ def test_custom_ami_root_at_sda1_is_not_the_volume_karpenter_sizes_with():
 def test_quiet_with_root_volume_or_an_eks_optimized_alias():
     assert _kpl282(CUSTOM_AMI % ("  - {name: third-party-ami}", "    rootVolume: true\n")) == []
     assert _kpl282(CUSTOM_AMI % ("  - {alias: al2@v20250317}", "")) == []  # (/dev/sda1 is an extra disk there)
+
+
+def test_provisioner_without_type_requirements_gets_the_providers_default_types():
+    # aws/karpenter-provider-aws#3903 as posted: only capacity type and zones; the AWS provider then defaults to
+    # c/m/r of generation > 2, so no t2/t3 type is named
+    text = (FIXTURES / "max_pods_provisioner.yaml").read_text().replace(
+        "node.kubernetes.io/instance-type", "karpenter.sh/capacity-type").replace(
+        '["t3.medium", "m5.4xlarge"]', '["on-demand"]')
+    got = _kpl280({"p.yaml": text}, karpenter_version="0.27.3")
+    assert len(got) == 1 and got[0][:3] == ("p.yaml", 8, 14)
+    shown = got[0][5].split("secondary IPs: ")[1].split("\n")[0]
+    assert shown.startswith("c6g.medium (8)") and " t" not in shown, shown
