@@ -261,3 +261,53 @@ def bottlerocket_os_volume_only(res, ctx):
         "note: Bottlerocket keeps images, container layers, logs and emptyDir on the data volume; the OS volume "
         "is not used for them" + overestimate + " (aws/karpenter-provider-aws pkg/providers/amifamily/"
         "bottlerocket.go DefaultBlockDeviceMappings, EphemeralBlockDevice; bottlerocket-os/bottlerocket#4663)")
+
+
+ROOT_VOLUME_SINCE = "0.31.0"  # `rootVolume` first sizes ephemeral-storage in pkg/providers/instancetype/types.go
+
+
+@rule("KPL290", "bottlerocket-root-volume-on-os-disk", category="userdata", severity="warning",
+      summary="A Bottlerocket EC2NodeClass marks a volume other than /dev/xvdb `rootVolume: true`: Karpenter plans "
+              "the nodes' ephemeral-storage from that volume, not from the data volume pods use",
+      kinds=("EC2NodeClass",))
+def bottlerocket_root_volume_on_os_disk(res, ctx):
+    from karplint.model.versions import V
+    from karplint.rules._catalog import ami_family
+
+    if not _nodeclass(res) or ctx.karpenter_version < V(ROOT_VOLUME_SINCE):
+        return
+    family, _ = ami_family(res)
+    if family != "Bottlerocket":
+        return
+    bdms = res.get(("spec", "blockDeviceMappings"))
+    if not isinstance(bdms, list):
+        return
+    mapped = {str(b.get("deviceName")): b for b in bdms if isinstance(b, dict)}
+    for i, bdm in enumerate(bdms):
+        if not isinstance(bdm, dict) or bdm.get("rootVolume") is not True:
+            continue
+        device = str(bdm.get("deviceName"))
+        ebs = bdm.get("ebs") if isinstance(bdm.get("ebs"), dict) else {}
+        size = ebs.get("volumeSize")
+        if device == BOTTLEROCKET_DATA_DEVICE or size is None or has_placeholder(str(size)) or has_placeholder(device):
+            continue
+        gib = _gib(size)
+        if (device == BOTTLEROCKET_OS_DEVICE and BOTTLEROCKET_DATA_DEVICE not in mapped and gib is not None
+                and gib > BOTTLEROCKET_OS_DEFAULT_GIB * 2):
+            continue  # KPL263 reports this mapping, the overestimate included
+        data = mapped.get(BOTTLEROCKET_DATA_DEVICE)
+        data_ebs = data.get("ebs") if isinstance(data, dict) and isinstance(data.get("ebs"), dict) else {}
+        data_size = data_ebs.get("volumeSize")
+        where = (f"{BOTTLEROCKET_DATA_DEVICE} ({data_size})" if data_size is not None
+                 else f"{BOTTLEROCKET_DATA_DEVICE} (the image's default size)")
+        yield ctx.violation(
+            res, ("spec", "blockDeviceMappings", i, "rootVolume"),
+            f"`rootVolume: true` on {device}: Karpenter plans the nodes' ephemeral-storage as {size}, but "
+            f"Bottlerocket keeps pods' storage on {where}\n"
+            f"help: move `rootVolume: true` to the {BOTTLEROCKET_DATA_DEVICE} mapping, or remove it (Karpenter "
+            f"then sizes ephemeral-storage from {BOTTLEROCKET_DATA_DEVICE})\n"
+            "note: Karpenter takes the size of the `rootVolume` mapping as ephemeral-storage whatever the device "
+            "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go ephemeralStorage); Bottlerocket's "
+            f"{BOTTLEROCKET_OS_DEVICE} holds the OS only; a small OS volume leaves little or no ephemeral-storage "
+            "after kube-reserved and the eviction threshold, so pods that request it fit no instance type "
+            "(aws/karpenter-provider-aws#8535)")
