@@ -267,8 +267,8 @@ ROOT_VOLUME_SINCE = "0.31.0"  # `rootVolume` first sizes ephemeral-storage in pk
 
 
 @rule("KPL290", "bottlerocket-root-volume-on-os-disk", category="userdata", severity="warning",
-      summary="A Bottlerocket EC2NodeClass marks a volume other than /dev/xvdb `rootVolume: true`: Karpenter plans "
-              "the nodes' ephemeral-storage from that volume, not from the data volume pods use",
+      summary="A Bottlerocket EC2NodeClass marks its OS volume /dev/xvda `rootVolume: true`: Karpenter plans the "
+              "nodes' ephemeral-storage from it, not from the data volume pods use",
       kinds=("EC2NodeClass",))
 def bottlerocket_root_volume_on_os_disk(res, ctx):
     from karplint.model.versions import V
@@ -289,11 +289,12 @@ def bottlerocket_root_volume_on_os_disk(res, ctx):
         device = str(bdm.get("deviceName"))
         ebs = bdm.get("ebs") if isinstance(bdm.get("ebs"), dict) else {}
         size = ebs.get("volumeSize")
-        if device == BOTTLEROCKET_DATA_DEVICE or size is None or has_placeholder(str(size)) or has_placeholder(device):
+        # Only the OS volume: another device marked root may be a deliberate stand-in (a RAID of data volumes
+        # assembled by a bootstrap container, aws/karpenter-provider-aws#8946) whose size Karpenter should plan.
+        if device != BOTTLEROCKET_OS_DEVICE or size is None or has_placeholder(str(size)):
             continue
         gib = _gib(size)
-        if (device == BOTTLEROCKET_OS_DEVICE and BOTTLEROCKET_DATA_DEVICE not in mapped and gib is not None
-                and gib > BOTTLEROCKET_OS_DEFAULT_GIB * 2):
+        if BOTTLEROCKET_DATA_DEVICE not in mapped and gib is not None and gib > BOTTLEROCKET_OS_DEFAULT_GIB * 2:
             continue  # KPL263 reports this mapping, the overestimate included
         data = mapped.get(BOTTLEROCKET_DATA_DEVICE)
         data_ebs = data.get("ebs") if isinstance(data, dict) and isinstance(data.get("ebs"), dict) else {}

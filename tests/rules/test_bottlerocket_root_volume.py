@@ -52,3 +52,10 @@ def test_before_root_volume_sized_ephemeral_storage_is_quiet():
 def test_large_os_volume_alone_is_left_to_kpl263():
     only_os = "    - deviceName: /dev/xvda\n      rootVolume: true\n      ebs: {volumeSize: 100Gi, volumeType: gp3}"
     assert [f[0] for f in findings(only_os)] == ["KPL263"]
+
+
+def test_another_device_marked_root_is_left_alone():
+    # e.g. a RAID of data volumes assembled by a bootstrap container, sized as a whole (aws#8946)
+    raid = ("    - deviceName: /dev/xvda\n      ebs: {volumeSize: 4Gi, volumeType: gp3}\n"
+            "    - deviceName: /dev/xvdz\n      rootVolume: true\n      ebs: {volumeSize: 200Gi, volumeType: gp3}")
+    assert findings(raid) == []
