@@ -57,5 +57,6 @@ def test_large_os_volume_alone_is_left_to_kpl263():
 def test_another_device_marked_root_is_left_alone():
     # e.g. a RAID of data volumes assembled by a bootstrap container, sized as a whole (aws#8946)
     raid = ("    - deviceName: /dev/xvda\n      ebs: {volumeSize: 4Gi, volumeType: gp3}\n"
+            "    - deviceName: /dev/xvdb\n      ebs: {volumeSize: 50Gi, volumeType: gp3}\n"
             "    - deviceName: /dev/xvdz\n      rootVolume: true\n      ebs: {volumeSize: 200Gi, volumeType: gp3}")
     assert findings(raid) == []
