@@ -226,11 +226,12 @@ def _gib(size) -> float | None:
 @rule("KPL263", "bottlerocket-os-volume-only", category="userdata", severity="warning",
       summary="A Bottlerocket EC2NodeClass that enlarges /dev/xvda (the OS volume) and not /dev/xvdb, where "
               "containers, images and emptyDir live",
-      kinds=("EC2NodeClass",))
+      kinds=("EC2NodeClass", "AWSNodeTemplate"))
 def bottlerocket_os_volume_only(res, ctx):
     from karplint.rules._catalog import ami_family
 
-    if not _nodeclass(res):
+    # The v1alpha1 AWSNodeTemplate has the same amiFamily and blockDeviceMappings (bottlerocket-os/bottlerocket#3350).
+    if not (_nodeclass(res) or (res.kind == "AWSNodeTemplate" and res.group == "karpenter.k8s.aws")):
         return
     family, _ = ami_family(res)
     if family != "Bottlerocket":

@@ -60,3 +60,12 @@ def test_another_device_marked_root_is_left_alone():
             "    - deviceName: /dev/xvdb\n      ebs: {volumeSize: 50Gi, volumeType: gp3}\n"
             "    - deviceName: /dev/xvdz\n      rootVolume: true\n      ebs: {volumeSize: 200Gi, volumeType: gp3}")
     assert findings(raid) == []
+
+
+def test_kpl263_on_a_v1alpha1_aws_node_template():
+    # bottlerocket-os/bottlerocket#3350: only /dev/xvda enlarged on a Bottlerocket AWSNodeTemplate
+    text = ("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata:\n  name: default\nspec:\n"
+            "  amiFamily: Bottlerocket\n  blockDeviceMappings:\n    - deviceName: /dev/xvda\n      ebs:\n"
+            "        volumeSize: 80Gi\n        volumeType: gp3\n")
+    found = lint({"nt.yaml": text}, config={"select": ["KPL263"]}, karpenter_version="0.29.0")
+    assert [(f.code, f.line, f.column, f.severity) for f in found] == [("KPL263", 10, 21, "warning")]
