@@ -226,11 +226,12 @@ def _gib(size) -> float | None:
 @rule("KPL263", "bottlerocket-os-volume-only", category="userdata", severity="warning",
       summary="A Bottlerocket EC2NodeClass that enlarges /dev/xvda (the OS volume) and not /dev/xvdb, where "
               "containers, images and emptyDir live",
-      kinds=("EC2NodeClass",))
+      kinds=("EC2NodeClass", "AWSNodeTemplate"))
 def bottlerocket_os_volume_only(res, ctx):
     from karplint.rules._catalog import ami_family
 
-    if not _nodeclass(res):
+    # The v1alpha1 AWSNodeTemplate has the same amiFamily and blockDeviceMappings (bottlerocket-os/bottlerocket#3350).
+    if not (_nodeclass(res) or (res.kind == "AWSNodeTemplate" and res.group == "karpenter.k8s.aws")):
         return
     family, _ = ami_family(res)
     if family != "Bottlerocket":
@@ -261,3 +262,54 @@ def bottlerocket_os_volume_only(res, ctx):
         "note: Bottlerocket keeps images, container layers, logs and emptyDir on the data volume; the OS volume "
         "is not used for them" + overestimate + " (aws/karpenter-provider-aws pkg/providers/amifamily/"
         "bottlerocket.go DefaultBlockDeviceMappings, EphemeralBlockDevice; bottlerocket-os/bottlerocket#4663)")
+
+
+ROOT_VOLUME_SINCE = "0.31.0"  # `rootVolume` first sizes ephemeral-storage in pkg/providers/instancetype/types.go
+
+
+@rule("KPL290", "bottlerocket-root-volume-on-os-disk", category="userdata", severity="warning",
+      summary="A Bottlerocket EC2NodeClass marks its OS volume /dev/xvda `rootVolume: true`: Karpenter plans the "
+              "nodes' ephemeral-storage from it, not from the data volume pods use",
+      kinds=("EC2NodeClass",))
+def bottlerocket_root_volume_on_os_disk(res, ctx):
+    from karplint.model.versions import V
+    from karplint.rules._catalog import ami_family
+
+    if not _nodeclass(res) or ctx.karpenter_version < V(ROOT_VOLUME_SINCE):
+        return
+    family, _ = ami_family(res)
+    if family != "Bottlerocket":
+        return
+    bdms = res.get(("spec", "blockDeviceMappings"))
+    if not isinstance(bdms, list):
+        return
+    mapped = {str(b.get("deviceName")): b for b in bdms if isinstance(b, dict)}
+    for i, bdm in enumerate(bdms):
+        if not isinstance(bdm, dict) or bdm.get("rootVolume") is not True:
+            continue
+        device = str(bdm.get("deviceName"))
+        ebs = bdm.get("ebs") if isinstance(bdm.get("ebs"), dict) else {}
+        size = ebs.get("volumeSize")
+        # Only the OS volume: another device marked root may be a deliberate stand-in (a RAID of data volumes
+        # assembled by a bootstrap container, aws/karpenter-provider-aws#8946) whose size Karpenter should plan.
+        if device != BOTTLEROCKET_OS_DEVICE or size is None or has_placeholder(str(size)):
+            continue
+        gib = _gib(size)
+        if BOTTLEROCKET_DATA_DEVICE not in mapped and gib is not None and gib > BOTTLEROCKET_OS_DEFAULT_GIB * 2:
+            continue  # KPL263 reports this mapping, the overestimate included
+        data = mapped.get(BOTTLEROCKET_DATA_DEVICE)
+        data_ebs = data.get("ebs") if isinstance(data, dict) and isinstance(data.get("ebs"), dict) else {}
+        data_size = data_ebs.get("volumeSize")
+        where = (f"{BOTTLEROCKET_DATA_DEVICE} ({data_size})" if data_size is not None
+                 else f"{BOTTLEROCKET_DATA_DEVICE} (the image's default size)")
+        yield ctx.violation(
+            res, ("spec", "blockDeviceMappings", i, "rootVolume"),
+            f"`rootVolume: true` on {device}: Karpenter plans the nodes' ephemeral-storage as {size}, but "
+            f"Bottlerocket keeps pods' storage on {where}\n"
+            f"help: move `rootVolume: true` to the {BOTTLEROCKET_DATA_DEVICE} mapping, or remove it (Karpenter "
+            f"then sizes ephemeral-storage from {BOTTLEROCKET_DATA_DEVICE})\n"
+            "note: Karpenter takes the size of the `rootVolume` mapping as ephemeral-storage whatever the device "
+            "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go ephemeralStorage); Bottlerocket's "
+            f"{BOTTLEROCKET_OS_DEVICE} holds the OS only; a small OS volume leaves little or no ephemeral-storage "
+            "after kube-reserved and the eviction threshold, so pods that request it fit no instance type "
+            "(aws/karpenter-provider-aws#8535)")
