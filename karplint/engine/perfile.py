@@ -294,7 +294,7 @@ def process_input(item: InputFile, raw: bytes, config: Config, rules: list[Rule]
                 results.append(_internal(r, exc, fr.documents[0], None))
     summary.version_dependent = guarded.version_read or (file_ctx is not None and file_ctx.version_read)
     if fr.source is not None and fr.documents and fr.documents[0].source is not fr.source:
-        from karplint.readers.embedded import documentation_filter  # Markdown snippets: readers/embedded.py
+        from karplint.readers.virtual import documentation_filter  # Markdown snippets: readers/virtual.py
 
         results = documentation_filter(results, fr.documents, _doc_key)
         if fr.documents[0].source.embedding.host_kind == "gotemplate":  # templates: readers/chart_templates.py

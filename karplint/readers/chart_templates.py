@@ -19,7 +19,7 @@ import os
 import re
 
 from karplint.readers.elision import FRAGMENT_SILENCED
-from karplint.readers.embedded import Embedding
+from karplint.readers.virtual import Embedding
 from karplint.readers.helm_charts import chart_dir
 from karplint.readers.gotemplate import READINGS, Condition, Masker, has_actions, has_unquoted_action, is_template
 from karplint.readers.source import SourceFile, Span

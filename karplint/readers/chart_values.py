@@ -36,7 +36,7 @@ _SET_BLOCK = re.compile(r'^[ \t]*(set|set_sensitive|set_list)[ \t]*(?:=[ \t]*\[|
 
 def _reference(src: SourceFile, attrs: dict, where: dict, what: str, index: int) -> Document:
     """The helm_release's literal chart, repository and version as a document, each positioned on its string."""
-    from karplint.readers.embedded import Embedding
+    from karplint.readers.virtual import Embedding
 
     nodes: dict = {}
     for key, (a, b) in where.items():
@@ -119,7 +119,7 @@ def _split_name(name: str) -> list[str]:
 
 def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document], list]:
     """(documents, problems) of the chart values of the karpenter `helm_release` blocks of a Terraform file."""
-    from karplint.readers.embedded import Embedding, _build
+    from karplint.readers.virtual import Embedding, build
     from karplint.readers.loader import Problem, load
     from karplint.readers.regions import HostText, Region, min_indent
 
@@ -155,7 +155,7 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
                 continue
             last = src.position_of(start + closing.start())[0]
             strip = min_indent(host, first, last) if h.group(1) == "-" else 0
-            vsrc = _build(host, Region(first, last, strip, terraform=True), "terraform", any_yaml=True)
+            vsrc = build(host, Region(first, last, strip, terraform=True), "terraform", any_yaml=True)
             if vsrc is None:
                 continue
             vsrc.embedding.chart_values = what
@@ -206,7 +206,7 @@ def _encoded_values(src: SourceFile, start: int, end: int, what: tuple, index: i
     """The `values = [yamlencode({...})]` (or jsonencode) objects of the helm_release block at text[start:end], read
     with the HCL grammar (readers/hcl.py) with a position for every node; nothing where it is not installed."""
     from karplint.readers import hcl
-    from karplint.readers.embedded import Embedding
+    from karplint.readers.virtual import Embedding
 
     if not hcl.available():
         return []
@@ -255,7 +255,7 @@ def _inside_values(node, raw: bytes) -> bool:
 def application_values(src: SourceFile, docs: list) -> tuple[list[Document], list]:
     """(documents, problems) of the `helm.values` literal block strings of the Argo CD Applications among `docs`
     whose chart is karpenter."""
-    from karplint.readers.embedded import _build
+    from karplint.readers.virtual import build
     from karplint.readers.loader import Problem, load
     from karplint.readers.regions import HostText, Region, min_indent
 
@@ -288,7 +288,7 @@ def application_values(src: SourceFile, docs: list) -> tuple[list[Document], lis
             if end <= first:
                 continue
             host = host or HostText(src)
-            vsrc = _build(host, Region(first, end, min_indent(host, first, end)), "yaml", any_yaml=True)
+            vsrc = build(host, Region(first, end, min_indent(host, first, end)), "yaml", any_yaml=True)
             if vsrc is None:
                 continue
             version = source.get("targetRevision")

@@ -393,7 +393,7 @@ def block_as_template(build, got, probs, vsrc):
     """A Markdown block that does not read as YAML because it shows a Go/Helm template (`vsrc`, and what `load`
     made of it): read as a template, the first of READINGS that parses; else what it was, without its problems
     (documentation showing a template karplint cannot read: nothing to say). `build(masker)` makes the block's
-    virtual source through a Masker (karplint/readers/embedded.py)."""
+    virtual source through a Masker (karplint/readers/virtual.py)."""
     from karplint.readers.loader import load
 
     if not is_template(vsrc.text):

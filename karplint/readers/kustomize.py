@@ -100,7 +100,7 @@ def _inline_strings(data: dict):
 def inline_patches(src, docs: list) -> tuple[list, list]:
     """(documents, problems) of the inline patches of a kustomization's `docs`, on the kustomization's lines: each
     literal block scalar (`patch: |-`) is a region of the file, read as `readers.embedded` reads a heredoc."""
-    from karplint.readers.embedded import Embedding, _build
+    from karplint.readers.virtual import Embedding, build
     from karplint.readers.loader import Problem, load
     from karplint.readers.regions import HostText, Region, min_indent
 
@@ -119,7 +119,7 @@ def inline_patches(src, docs: list) -> tuple[list, list]:
             end = info.span.end_line if info.span.end_column == 1 else info.span.end_line + 1
             if end <= first:
                 continue
-            vsrc = _build(host, Region(first, end, min_indent(host, first, end)), INLINE_PATCH_HOST)
+            vsrc = build(host, Region(first, end, min_indent(host, first, end)), INLINE_PATCH_HOST)
             if vsrc is None:
                 continue
             got, probs = load(vsrc)

@@ -34,7 +34,7 @@ class SourceFile:
     bom: bool = False
     newline: str = "\n"
     # for text extracted from another file (a heredoc, a Markdown block): how its positions map to that file
-    # (`readers.embedded.Embedding`); None for a file read as YAML
+    # (`readers.virtual.Embedding`); None for a file read as YAML
     embedding: object = field(default=None, repr=False, compare=False)
     _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
 

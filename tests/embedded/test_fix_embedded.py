@@ -57,7 +57,7 @@ def test_golden_pair(before):
 def test_unmappable_edit_offers_no_fix():
     """An unquoted shell heredoc expands `$`: an edit writing one would change the script's meaning there."""
     from karplint.findings import Edit
-    from karplint.readers.embedded import Embedding
+    from karplint.readers.virtual import Embedding
 
     emb = Embedding(escape=("shell",))
     assert emb.edit(Edit(0, 0, "a: $x\n")) is None

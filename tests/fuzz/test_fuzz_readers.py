@@ -187,7 +187,7 @@ def test_embedded_regions(case):
 def test_hcl_objects(objects):
     """Karpenter objects written as HCL objects (readers/hcl.py): converted or skipped, located, never raising."""
     from karplint.readers import hcl
-    from karplint.readers.embedded import Embedding
+    from karplint.readers.virtual import Embedding
 
     if not hcl.available():
         pytest.skip("tree-sitter-hcl is not installed")
