@@ -224,3 +224,110 @@ def _no_such_pool(ctx, pod, wanted: list[str], scope, strict: bool):
         "cluster has none, Karpenter "
         "leaves the pods Pending" + ("" if strict else "; it may be defined in files not checked"),
         severity=None if strict else "warning")
+
+
+
+# Where a NodePool (v1 / v1beta1) and a v1alpha5 Provisioner write what their nodes get: (requirements, labels,
+# taints) paths (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go@v1.14.1, NodeClaimTemplate;
+# pkg/apis/v1alpha5/provisioner.go@v0.32.10, ProvisionerSpec).
+_POOL_PATHS = {
+    "NodePool": (("spec", "template", "spec", "requirements"), ("spec", "template", "metadata", "labels"),
+                 ("spec", "template", "spec", "taints")),
+    "Provisioner": (("spec", "requirements"), ("spec", "labels"), ("spec", "taints")),
+}
+
+
+def _pool_label_facts(model: Model, ctx) -> tuple[set, set, list] | None:
+    """(label keys the pools set or allow, their NoSchedule/NoExecute taint keys, the
+    pools judged) over the run's NodePools and the Provisioners its target release serves; None when any of them is
+    templated or malformed there (it might set any label)."""
+    from karplint.readers.templating import has_placeholder
+    from karplint.rules._legacy import judged
+
+    keys: set = set()
+    taints: set = set()
+    judged_pools = []
+    for res in [*model.of_kind("NodePool", group="karpenter.sh"), *model.of_kind("Provisioner", group="karpenter.sh")]:
+        if not judged(res, ctx, legacy=True):
+            continue
+        reqs_path, labels_path, taints_path = _POOL_PATHS[res.kind]
+        reqs, labels = res.get(reqs_path), res.get(labels_path)
+        if reqs is not None and not isinstance(reqs, list) or labels is not None and not isinstance(labels, dict):
+            return None
+        for item in reqs or ():
+            key = item.get("key") if isinstance(item, dict) else None
+            if not isinstance(key, str) or has_placeholder(key):
+                return None
+            keys.add(key.strip())
+        for key in labels or {}:
+            if not isinstance(key, str) or has_placeholder(key):
+                return None
+            keys.add(key)
+        for t in res.get(taints_path) or () if isinstance(res.get(taints_path), list) else ():
+            if isinstance(t, dict) and isinstance(t.get("key"), str) and t.get("effect") in ("NoSchedule", "NoExecute"):
+                taints.add(t["key"])
+        judged_pools.append(res)
+    return keys, taints, judged_pools
+
+
+def _custom_keys(pod) -> list[list[str]] | None:
+    """Per required alternative (nodeSelector plus one node-affinity term), the custom label keys it needs a node
+    to carry (`In`, `Exists`, `Gt`, `Lt`); None when some alternative needs none (it may land anywhere)."""
+    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
+
+    out = []
+    for term in pod.terms or []:
+        keys = [k for k, r in term.by_key.items() if r.operator() not in ("NotIn", "DoesNotExist")
+                and k not in WELL_KNOWN_LABELS and not k.startswith(KARPENTER_ONLY_PREFIXES)]
+        if not keys:
+            return None
+        out.append(keys)
+    return out or None
+
+
+@rule("KPL912", "selected-label-no-nodepool-sets", category="provisioning", severity="info",
+      summary="A workload selects a custom node label that no NodePool of the run sets or allows",
+      reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet", "RuntimeClass")))
+def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
+    """Karpenter denies custom labels it was not told about: a pod whose nodeSelector or every required
+    node-affinity term needs a label no NodePool sets (template label) or allows (requirement) gets "label ... does
+    not have known values" from every NodePool. Info: nodes Karpenter does not manage (managed node groups) may
+    carry the label; a warning when a NodePool has the label in its own metadata.labels (meant for its nodes)."""
+    if ctx.cluster.get("karpenter-only") is True:
+        return  # (KPL910 judges every constrained workload then, as an error)
+    facts = _pool_label_facts(model, ctx)
+    if facts is None or not facts[2]:
+        return
+    pool_keys, taint_keys, pools = facts
+    from karplint.provisioning.pods import read_pod
+
+    # (what KPL910 judges: pods that select or tolerate what a simulated NodePool sets)
+    nodepool_marks = _pool_marks(simulation(model, ctx)[1])
+    for res in model.workloads():
+        if res.kind == "DaemonSet" or not ctx.in_focus(res) or not pods_with_node_constraints(res.doc, res):
+            continue
+        pod = read_pod(res)
+        if pod is None or pod.unknown or pod.terms is None or _targeting(pod, (), nodepool_marks) is not None:
+            continue
+        alternatives = _custom_keys(pod)
+        if alternatives is None:
+            continue
+        missing = [[k for k in keys if k not in pool_keys] for keys in alternatives]
+        if not all(missing):
+            continue  # (some alternative needs only labels a NodePool sets or allows: KPL910's question)
+        key = missing[0][0]
+        holders = [f"{p.kind} `{p.name}`" for p in pools if isinstance(p.get(("metadata", "labels")), dict)
+                   and key in p.get(("metadata", "labels"))]
+        tolerated = any(isinstance(t.get("key"), str) and t["key"] in taint_keys for t in pod.tolerations)
+        where = (f"help: {holders[0]} has `{key}` in its own metadata.labels, which label the object, not "
+                 "its nodes: move it to spec.template.metadata.labels (spec.labels in a Provisioner)\n"
+                 if holders else
+                 f"help: to have Karpenter launch nodes for it, set `{key}` in a NodePool's "
+                 f"spec.template.metadata.labels, or add a requirement `{key}` `Exists` (or `In` its values)\n")
+        yield ctx.violation(
+            res, ("metadata", "name"),
+            f"{res.kind} `{res.name}` selects node label `{key}`, which no NodePool of the checked files sets\n"
+            + where +
+            f"note: Karpenter launches no node for these pods (\"label \\\"{key}\\\" does not have known values\"); "
+            "they run only on nodes from elsewhere (managed node groups) that carry it",
+            severity="warning" if holders or tolerated else None)
