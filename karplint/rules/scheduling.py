@@ -19,7 +19,8 @@ from karplint.model import Model, Resource, karpenter_resources, of_kinds
 from karplint.provisioning.placement import PLACEMENT_KEYS
 from karplint.readers.document import Document
 from karplint.rules import rule
-from karplint.rules._simulation import KARPENTER_ONLY_PREFIXES, catalog_date, catalog_name, simulation, too_large
+from karplint.rules._simulation import (KARPENTER_ONLY_PREFIXES, catalog_date, catalog_name, legacy_simulation,
+                                        simulation, too_large)
 
 
 def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
@@ -90,6 +91,8 @@ def _targeting(pod, pools, marks=None) -> str | None:
 def workload_unschedulable(model: Model, ctx) -> Iterator:
     yield from too_large(model, ctx)
     catalog, pools = simulation(model, ctx)
+    legacy_catalog, legacy = legacy_simulation(model, ctx)  # (Provisioners, at a release that serves them)
+    pools, catalog = pools + legacy, catalog or legacy_catalog
     if not pools:
         return
     from karplint.provisioning.placement import PlacementBudget
@@ -189,6 +192,9 @@ def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
     reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
     more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
     closest = verdicts[0]
+    kinds = {sim.name: sim.nodepool.kind for sim in scope.pools}
+    closest_kind = kinds.get(closest.pool, "NodePool")
+    pools_word = "NodePool or Provisioner" if "Provisioner" in kinds.values() else "NodePool"
     # A resource no instance type offers: Karpenter launches nothing, but a node that already advertises it may
     # still take the pods. Said as a warning, with what happens.
     soft = any(v.soft for v in verdicts)
@@ -197,8 +203,8 @@ def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
                "Karpenter leaves the pods Pending (\"incompatible with nodepool\")")
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}`: no NodePool {scope.short()} can give its pods a node\n"
-        f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
+        f"{res.kind} `{res.name}`: no {pools_word} {scope.short()} can give its pods a node\n"
+        f"help: closest is {closest_kind} `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
         + _scope_note(scope) + "\n"
         f"note: {outcome}; instance types from the {catalog_name(catalog)} ({catalog_date(catalog)})",
@@ -270,6 +276,21 @@ def _pool_label_facts(model: Model, ctx) -> tuple[set, set, list] | None:
     return keys, taints, judged_pools
 
 
+# Label prefixes and domains this rule leaves alone. EKS managed node groups', Fargate's, Auto Mode's and eksctl's
+# own labels (karplint/rules/foreign_labels.py): a pod selecting one targets other capacity on purpose. Karpenter's
+# own domain, karpenter.sh (restricted in NodePool labels, pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1; its
+# node labels are KPL910's and KPL306's business). The kubernetes.io and k8s.io domains, where what a NodePool may
+# set has varied between releases (kubernetes-sigs/karpenter#1046): the help of this rule could be wrong there.
+_ELSEWHERE_PREFIXES = ("eks.amazonaws.com/", "alpha.eksctl.io/")
+_RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
+
+
+def _set_elsewhere(key: str) -> bool:
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    return key.startswith(_ELSEWHERE_PREFIXES) or any(domain == d or domain.endswith("." + d)
+                                                        for d in _RESTRICTED_DOMAINS)
+
+
 def _custom_keys(pod) -> list[list[str]] | None:
     """Per required alternative (nodeSelector plus one node-affinity term), the custom label keys it needs a node
     to carry (`In`, `Exists`, `Gt`, `Lt`); None when some alternative needs none (it may land anywhere)."""
@@ -292,17 +313,19 @@ def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
     """Karpenter denies custom labels it was not told about: a pod whose nodeSelector or every required
     node-affinity term needs a label no NodePool sets (template label) or allows (requirement) gets "label ... does
     not have known values" from every NodePool. Info: nodes Karpenter does not manage (managed node groups) may
-    carry the label; a warning when a NodePool has the label in its own metadata.labels (meant for its nodes)."""
+    carry the label; a warning when a NodePool has the label in its own metadata.labels (meant for its nodes). Pods
+    that tolerate a pool's taint are KPL910's (it simulates NodePools, and Provisioners where they are served)."""
     if ctx.cluster.get("karpenter-only") is True:
         return  # (KPL910 judges every constrained workload then, as an error)
     facts = _pool_label_facts(model, ctx)
     if facts is None or not facts[2]:
         return
-    pool_keys, taint_keys, pools = facts
+    pool_keys, _, pools = facts
     from karplint.provisioning.pods import read_pod
 
-    # (what KPL910 judges: pods that select or tolerate what a simulated NodePool sets)
-    nodepool_marks = _pool_marks(simulation(model, ctx)[1])
+    pools_word = "NodePool or Provisioner" if any(p.kind == "Provisioner" for p in pools) else "NodePool"
+    # (what KPL910 judges: pods that select or tolerate what a simulated NodePool or Provisioner sets)
+    nodepool_marks = _pool_marks(simulation(model, ctx)[1] + legacy_simulation(model, ctx)[1])
     for res in model.workloads():
         if res.kind == "DaemonSet" or not ctx.in_focus(res) or not pods_with_node_constraints(res.doc, res):
             continue
@@ -315,10 +338,11 @@ def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
         missing = [[k for k in keys if k not in pool_keys] for keys in alternatives]
         if not all(missing):
             continue  # (some alternative needs only labels a NodePool sets or allows: KPL910's question)
+        if any(_set_elsewhere(k) for keys in missing for k in keys):
+            continue  # (it selects nodes of another provisioner on purpose, or a label no NodePool may set)
         key = missing[0][0]
         holders = [f"{p.kind} `{p.name}`" for p in pools if isinstance(p.get(("metadata", "labels")), dict)
                    and key in p.get(("metadata", "labels"))]
-        tolerated = any(isinstance(t.get("key"), str) and t["key"] in taint_keys for t in pod.tolerations)
         where = (f"help: {holders[0]} has `{key}` in its own metadata.labels, which label the object, not "
                  "its nodes: move it to spec.template.metadata.labels (spec.labels in a Provisioner)\n"
                  if holders else
@@ -326,8 +350,8 @@ def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
                  f"spec.template.metadata.labels, or add a requirement `{key}` `Exists` (or `In` its values)\n")
         yield ctx.violation(
             res, ("metadata", "name"),
-            f"{res.kind} `{res.name}` selects node label `{key}`, which no NodePool of the checked files sets\n"
+            f"{res.kind} `{res.name}` selects node label `{key}`, which no {pools_word} of the checked files sets\n"
             + where +
             f"note: Karpenter launches no node for these pods (\"label \\\"{key}\\\" does not have known values\"); "
             "they run only on nodes from elsewhere (managed node groups) that carry it",
-            severity="warning" if holders or tolerated else None)
+            severity="warning" if holders else None)
