@@ -116,7 +116,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                             pods_with_node_constraints(r.doc, r) if strict else _may_target(r, all_marks))))
             if p is not None]
     all_ds = daemons(pods)
-    scopes = Scopes(pools)  # (the NodePools each workload is judged on: the same as `karplint simulate`'s)
+    scopes = Scopes(pools)  # (the pools each workload is judged on: `karplint simulate`'s, plus served Provisioners)
     facts: dict[tuple, tuple] = {}  # a scope -> (any NodePool unknown, their names, their marks), once
     outcomes: dict[tuple, list | None] = {}
     for n, pod in enumerate(pods):
