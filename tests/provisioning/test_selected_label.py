@@ -118,23 +118,6 @@ def test_provisioners_count_at_the_releases_that_serve_them():
     assert _found(bare, SELECTS) == []  # (not served by the default release: no pool to judge against)
 
 
-def test_provisioners_are_simulated_for_kpl910_where_served():
-    """A pod tolerating a Provisioner's taint targets it: KPL910 judges it on the Provisioner (its requirements,
-    labels, taints and limits at `spec`), at a release that serves v1alpha5, and says which kind failed it."""
-    bare = PROVISIONER.format(labels="")
-    tolerates = SELECTS + "      tolerations:\n        - {key: dedicated, operator: Exists}\n"
-    found = [f for f in lint({"pool.yaml": bare, "app.yaml": WORKLOAD.format(placement=tolerates)},
-                             karpenter_version="0.27.5") if f.code in ("KPL910", "KPL912")]
-    assert [(f.code, f.severity, f.line, f.column) for f in found] == [("KPL910", "warning", 4, 9)]
-    assert found[0].message.startswith(
-        "Deployment `worker`: no NodePool or Provisioner of the checked files can give its pods a node\n"
-        "help: closest is Provisioner `default`: incompatible requirements, label \"workload\" does not have known "
-        "values")
-    labelled = PROVISIONER.format(labels="  labels:\n    workload: batch\n")
-    assert _found(labelled, tolerates, karpenter_version="0.27.5") == []
-    assert _found(bare, tolerates) == []  # (the default release does not serve v1alpha5)
-
-
 def test_pods_selecting_other_capacity_on_purpose_are_left_alone():
     for key in ("eks.amazonaws.com/nodegroup", "alpha.eksctl.io/nodegroup-name", "node-role.kubernetes.io/worker",
                 "karpenter.sh/provisioner-name"):
