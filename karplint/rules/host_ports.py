@@ -94,11 +94,11 @@ def hostport_taken_by_daemonset(model: Model, ctx) -> Iterator:
             ip, _, proto = ip_proto.rpartition("/")
             yield ctx.violation(
                 res, ("metadata", "name"),
-                f"{res.kind} `{res.name}` binds hostPort {port}/{proto}, which DaemonSet `{d.res.name}` binds on "
-                "every node its pods can use\n"
+                f"{res.kind} `{res.name}`: hostPort {port}/{proto} is taken by DaemonSet `{d.res.name}`\n"
                 "help: use another hostPort (or none: a Service or the pod's own IP), or keep the DaemonSet off "
                 "the nodes meant for these pods\n"
-                "note: one host port per node: the pods stay Pending (\"didn't have free ports\"), and Karpenter "
+                f"note: the DaemonSet runs on every node these pods can use and binds the same port there; one host "
+                "port per node: the pods stay Pending (\"didn't have free ports\"), and Karpenter "
                 "releases before kubernetes-sigs/karpenter#2102 launched node after node for them",
                 severity=None)
             break

@@ -350,8 +350,9 @@ def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
                  f"spec.template.metadata.labels, or add a requirement `{key}` `Exists` (or `In` its values)\n")
         yield ctx.violation(
             res, ("metadata", "name"),
-            f"{res.kind} `{res.name}` selects node label `{key}`, which no {pools_word} of the checked files sets\n"
+            f"{res.kind} `{res.name}` selects node label `{key}`, which no {pools_word} sets\n"
             + where +
+            f"note: no {pools_word} of the checked files sets or requires `{key}`\n"
             f"note: Karpenter launches no node for these pods (\"label \\\"{key}\\\" does not have known values\"); "
             "they run only on nodes from elsewhere (managed node groups) that carry it",
             severity="warning" if holders else None)

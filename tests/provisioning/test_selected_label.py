@@ -54,7 +54,7 @@ def test_label_no_nodepool_sets_is_info_on_the_workload():
     mine = [f for f in found if f.code == "KPL912"]
     assert [(f.severity, f.file, f.line, f.column) for f in mine] == [("info", "app.yaml", 4, 9)]
     assert mine[0].message.startswith(
-        "Deployment `worker` selects node label `workload`, which no NodePool of the checked files sets\n"
+        "Deployment `worker` selects node label `workload`, which no NodePool sets\n"
         "help: to have Karpenter launch nodes for it, set `workload` in a NodePool's spec.template.metadata.labels")
 
 

@@ -53,8 +53,8 @@ def _found(ds_extra="", daemon_port="", dep_extra="", port="", ds_path="ds.yaml"
 
 
 def test_a_daemonset_on_every_node_taking_the_port_is_reported():
-    assert _found() == [("KPL913", "warning", "app.yaml", 4, 9, "Deployment `web` binds hostPort 8080/TCP, which "
-                         "DaemonSet `agent` binds on every node its pods can use")]
+    assert _found() == [("KPL913", "warning", "app.yaml", 4, 9,
+                         "Deployment `web`: hostPort 8080/TCP is taken by DaemonSet `agent`")]
 
 
 def test_a_daemonset_kept_off_some_nodes_is_not():
