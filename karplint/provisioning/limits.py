@@ -56,7 +56,7 @@ def capacities(catalog: Catalog, resource: str) -> dict[str, float | None]:
 def pool_limits(np: Resource) -> dict[str, float]:
     """The NodePool's `spec.limits` that filter instance types: resource -> quantity. A value karplint cannot read
     (templated, not a quantity: the schema's) or negative is left out; `nodes` is not a type filter."""
-    limits = np.get(("spec", "limits"))
+    limits = np.get(("spec", "limits", "resources") if np.kind == "Provisioner" else ("spec", "limits"))
     out: dict[str, float] = {}
     if not isinstance(limits, dict):
         return out

@@ -318,10 +318,36 @@ def _requirement_text(key: str, op: str, values: list, min_values) -> str:
     return f"`{key} {body}`" + (f" (minValues {min_values})" if min_values is not None else "")
 
 
+@dataclass(frozen=True)
+class PoolShape:
+    """Where a kind of pool writes what its nodes get. A v1alpha5 Provisioner (served up to v0.32.x,
+    kubernetes-sigs/karpenter pkg/apis/v1alpha5/provisioner.go@v0.32.10, ProvisionerSpec) writes at `spec` what a
+    NodePool writes in its template, and its nodes carry `karpenter.sh/provisioner-name` (v1alpha5/labels.go)."""
+
+    spec: Path  # requirements, taints
+    labels: Path
+    kubelet: Path
+    name_label: str
+
+
+NODEPOOL_SHAPE = PoolShape(("spec", "template", "spec"), ("spec", "template", "metadata", "labels"),
+                           ("spec", "template", "spec", "kubelet"), "karpenter.sh/nodepool")
+POOL_SHAPES = {
+    "NodePool": NODEPOOL_SHAPE,
+    "Provisioner": PoolShape(("spec",), ("spec", "labels"), ("spec", "kubeletConfiguration"),
+                             "karpenter.sh/provisioner-name"),
+}
+
+
+def shape_of(np: Resource) -> PoolShape:
+    return POOL_SHAPES.get(np.kind, NODEPOOL_SHAPE)
+
+
 def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
     """The NodePool's requirements and template labels as `Source`s (`NewNodeClaimTemplate` order), or the reason
     they cannot be read (templated, malformed: the API server's business)."""
-    spec_path = ("spec", "template", "spec")
+    shape = shape_of(np)
+    spec_path = shape.spec
     out: list[Source] = []
     items = np.get(spec_path + ("requirements",))
     if not isinstance(items, list):
@@ -348,14 +374,14 @@ def pool_sources(np: Resource) -> tuple[list[Source], str | None]:
             return out, "a requirement is malformed"
         path = spec_path + ("requirements", i)
         out.append(Source(req.key, req, path, _requirement_text(key, op, values, mv), np.doc))
-    labels = np.get(("spec", "template", "metadata", "labels"))
+    labels = np.get(shape.labels)
     if isinstance(labels, dict):
         for k, v in labels.items():
             if not isinstance(k, str) or isinstance(v, (dict, list)) or v is None or has_placeholder(k) \
                     or has_placeholder(v):
                 continue
             value = str(v).lower() if isinstance(v, bool) else str(v)
-            path = ("spec", "template", "metadata", "labels", k)
+            path = shape.labels + (k,)
             out.append(Source(k, Requirement.new(k, "In", [value]), path, f"label `{k}: {value}`", np.doc, label=True))
     return out, None
 
@@ -375,14 +401,15 @@ def simulate_pool(np: Resource, catalog: Catalog, facts: NodeClassFacts = NodeCl
     reqs = Requirements()
     for s in sources:
         reqs.add(s.requirement)
-    reqs.add(Requirement.new("karpenter.sh/nodepool", "In", [name]))
+    shape = shape_of(np)
+    reqs.add(Requirement.new(shape.name_label, "In", [name]))
     sim.requirements = reqs
-    kubelet = np.get(("spec", "template", "spec", "kubelet"))  # v1beta1: kubelet settings on the NodePool
+    kubelet = np.get(shape.kubelet)  # v1beta1 (and v1alpha5): kubelet settings on the pool
     if isinstance(kubelet, dict) and kubelet:
         from dataclasses import replace
         sim.facts = facts = replace(facts, unknown_resources=facts.unknown_resources | {
             "cpu", "memory", "ephemeral-storage", "pods"})
-    taints = np.get(("spec", "template", "spec", "taints"))
+    taints = np.get(shape.spec + ("taints",))
     sim.taints = [t for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
 
     sim.type_reqs = all_type_requirements(catalog, facts)

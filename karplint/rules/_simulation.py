@@ -92,6 +92,34 @@ def simulation(model: Model, ctx):
     return memo
 
 
+def legacy_simulation(model: Model, ctx):
+    """(catalog, the simulations of the v1alpha5 Provisioners the target release serves), once per model; (None, [])
+    when there are none. Only KPL910 judges workloads against them (the other KPL9xx verdicts are on NodePools).
+    Their AWSNodeTemplate is not read: allocatable resources are the catalog's (AL2023 defaults), as for a NodePool
+    whose EC2NodeClass is not in the run."""
+    memo = model.memo.get("provisioning legacy pools")
+    if memo is not None:
+        return memo
+    from karplint.rules._legacy import judged
+
+    provisioners = [p for p in model.of_kind("Provisioner", group="karpenter.sh")
+                    if p.version == "v1alpha5" and judged(p, ctx, legacy=True)]
+    if not provisioners:
+        memo = model.memo["provisioning legacy pools"] = (None, [])
+        return memo
+    from karplint.provisioning.nodepools import simulate_pool
+    from karplint.provisioning.simulate import MAX_POOLS, overlay_resources
+
+    catalog = simulation(model, ctx)[0] or catalog_of(ctx)
+    overlays = overlay_resources(model)
+    sims = []
+    for p in provisioners[:MAX_POOLS]:
+        sims.append(simulate_pool(p, catalog))
+        sims[-1].memo["overlay_resources"] = overlays
+    memo = model.memo["provisioning legacy pools"] = (catalog, sims)
+    return memo
+
+
 def too_large(model: Model, ctx) -> Iterator:
     """KPL004 where a budget of the simulation left NodePools or workloads out (`provisioning.simulate`). Every
     KPL9xx rule reports it (the engine keeps one): whichever of them runs, the verdict is never shown as complete."""

@@ -19,7 +19,8 @@ from karplint.model import Model, Resource, karpenter_resources, of_kinds
 from karplint.provisioning.placement import PLACEMENT_KEYS
 from karplint.readers.document import Document
 from karplint.rules import rule
-from karplint.rules._simulation import KARPENTER_ONLY_PREFIXES, catalog_date, catalog_name, simulation, too_large
+from karplint.rules._simulation import (KARPENTER_ONLY_PREFIXES, catalog_date, catalog_name, legacy_simulation,
+                                        simulation, too_large)
 
 
 def pods_with_node_constraints(doc: Document, res: Resource | None) -> bool:
@@ -90,6 +91,8 @@ def _targeting(pod, pools, marks=None) -> str | None:
 def workload_unschedulable(model: Model, ctx) -> Iterator:
     yield from too_large(model, ctx)
     catalog, pools = simulation(model, ctx)
+    legacy_catalog, legacy = legacy_simulation(model, ctx)  # (Provisioners, at a release that serves them)
+    pools, catalog = pools + legacy, catalog or legacy_catalog
     if not pools:
         return
     from karplint.provisioning.placement import PlacementBudget
@@ -113,7 +116,7 @@ def workload_unschedulable(model: Model, ctx) -> Iterator:
                             pods_with_node_constraints(r.doc, r) if strict else _may_target(r, all_marks))))
             if p is not None]
     all_ds = daemons(pods)
-    scopes = Scopes(pools)  # (the NodePools each workload is judged on: the same as `karplint simulate`'s)
+    scopes = Scopes(pools)  # (the pools each workload is judged on: `karplint simulate`'s, plus served Provisioners)
     facts: dict[tuple, tuple] = {}  # a scope -> (any NodePool unknown, their names, their marks), once
     outcomes: dict[tuple, list | None] = {}
     for n, pod in enumerate(pods):
@@ -189,6 +192,9 @@ def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
     reasons = "; ".join(f"`{v.pool}`: {v.reason}" for v in verdicts[:4])
     more = f"; and {len(verdicts) - 4} more" if len(verdicts) > 4 else ""
     closest = verdicts[0]
+    kinds = {sim.name: sim.nodepool.kind for sim in scope.pools}
+    closest_kind = kinds.get(closest.pool, "NodePool")
+    pools_word = "NodePool or Provisioner" if "Provisioner" in kinds.values() else "NodePool"
     # A resource no instance type offers: Karpenter launches nothing, but a node that already advertises it may
     # still take the pods. Said as a warning, with what happens.
     soft = any(v.soft for v in verdicts)
@@ -197,8 +203,8 @@ def _unschedulable(ctx, pod, verdicts, level, catalog, scope):
                "Karpenter leaves the pods Pending (\"incompatible with nodepool\")")
     return ctx.violation(
         res, ("metadata", "name"),
-        f"{res.kind} `{res.name}`: no NodePool {scope.short()} can give its pods a node\n"
-        f"help: closest is NodePool `{closest.pool}`: {closest.reason}\n"
+        f"{res.kind} `{res.name}`: no {pools_word} {scope.short()} can give its pods a node\n"
+        f"help: closest is {closest_kind} `{closest.pool}`: {closest.reason}\n"
         f"note: per NodePool, closest first: {reasons}{more}\n"
         + _scope_note(scope) + "\n"
         f"note: {outcome}; instance types from the {catalog_name(catalog)} ({catalog_date(catalog)})",
@@ -224,3 +230,129 @@ def _no_such_pool(ctx, pod, wanted: list[str], scope, strict: bool):
         "cluster has none, Karpenter "
         "leaves the pods Pending" + ("" if strict else "; it may be defined in files not checked"),
         severity=None if strict else "warning")
+
+
+
+# Where a NodePool (v1 / v1beta1) and a v1alpha5 Provisioner write what their nodes get: (requirements, labels,
+# taints) paths (kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go@v1.14.1, NodeClaimTemplate;
+# pkg/apis/v1alpha5/provisioner.go@v0.32.10, ProvisionerSpec).
+_POOL_PATHS = {
+    "NodePool": (("spec", "template", "spec", "requirements"), ("spec", "template", "metadata", "labels"),
+                 ("spec", "template", "spec", "taints")),
+    "Provisioner": (("spec", "requirements"), ("spec", "labels"), ("spec", "taints")),
+}
+
+
+def _pool_label_facts(model: Model, ctx) -> tuple[set, set, list] | None:
+    """(label keys the pools set or allow, their NoSchedule/NoExecute taint keys, the
+    pools judged) over the run's NodePools and the Provisioners its target release serves; None when any of them is
+    templated or malformed there (it might set any label)."""
+    from karplint.readers.templating import has_placeholder
+    from karplint.rules._legacy import judged
+
+    keys: set = set()
+    taints: set = set()
+    judged_pools = []
+    for res in [*model.of_kind("NodePool", group="karpenter.sh"), *model.of_kind("Provisioner", group="karpenter.sh")]:
+        if not judged(res, ctx, legacy=True):
+            continue
+        reqs_path, labels_path, taints_path = _POOL_PATHS[res.kind]
+        reqs, labels = res.get(reqs_path), res.get(labels_path)
+        if reqs is not None and not isinstance(reqs, list) or labels is not None and not isinstance(labels, dict):
+            return None
+        for item in reqs or ():
+            key = item.get("key") if isinstance(item, dict) else None
+            if not isinstance(key, str) or has_placeholder(key):
+                return None
+            keys.add(key.strip())
+        for key in labels or {}:
+            if not isinstance(key, str) or has_placeholder(key):
+                return None
+            keys.add(key)
+        for t in res.get(taints_path) or () if isinstance(res.get(taints_path), list) else ():
+            if isinstance(t, dict) and isinstance(t.get("key"), str) and t.get("effect") in ("NoSchedule", "NoExecute"):
+                taints.add(t["key"])
+        judged_pools.append(res)
+    return keys, taints, judged_pools
+
+
+# Label prefixes and domains this rule leaves alone. EKS managed node groups', Fargate's, Auto Mode's and eksctl's
+# own labels (karplint/rules/foreign_labels.py): a pod selecting one targets other capacity on purpose. Karpenter's
+# own domain, karpenter.sh (restricted in NodePool labels, pkg/apis/crds/karpenter.sh_nodepools.yaml@v1.14.1; its
+# node labels are KPL910's and KPL306's business). The kubernetes.io and k8s.io domains, where what a NodePool may
+# set has varied between releases (kubernetes-sigs/karpenter#1046): the help of this rule could be wrong there.
+_ELSEWHERE_PREFIXES = ("eks.amazonaws.com/", "alpha.eksctl.io/")
+_RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
+
+
+def _set_elsewhere(key: str) -> bool:
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    return key.startswith(_ELSEWHERE_PREFIXES) or any(domain == d or domain.endswith("." + d)
+                                                        for d in _RESTRICTED_DOMAINS)
+
+
+def _custom_keys(pod) -> list[list[str]] | None:
+    """Per required alternative (nodeSelector plus one node-affinity term), the custom label keys it needs a node
+    to carry (`In`, `Exists`, `Gt`, `Lt`); None when some alternative needs none (it may land anywhere)."""
+    from karplint.provisioning.requirements import WELL_KNOWN_LABELS
+
+    out = []
+    for term in pod.terms or []:
+        keys = [k for k, r in term.by_key.items() if r.operator() not in ("NotIn", "DoesNotExist")
+                and k not in WELL_KNOWN_LABELS and not k.startswith(KARPENTER_ONLY_PREFIXES)]
+        if not keys:
+            return None
+        out.append(keys)
+    return out or None
+
+
+@rule("KPL912", "selected-label-no-nodepool-sets", category="provisioning", severity="info",
+      summary="A workload selects a custom node label that no NodePool of the run sets or allows",
+      reads=(karpenter_resources, pods_with_node_constraints, of_kinds("DaemonSet", "RuntimeClass")))
+def selected_label_no_nodepool_sets(model: Model, ctx) -> Iterator:
+    """Karpenter denies custom labels it was not told about: a pod whose nodeSelector or every required
+    node-affinity term needs a label no NodePool sets (template label) or allows (requirement) gets "label ... does
+    not have known values" from every NodePool. Info: nodes Karpenter does not manage (managed node groups) may
+    carry the label; a warning when a NodePool has the label in its own metadata.labels (meant for its nodes). Pods
+    that tolerate a pool's taint are KPL910's (it simulates NodePools, and Provisioners where they are served)."""
+    if ctx.cluster.get("karpenter-only") is True:
+        return  # (KPL910 judges every constrained workload then, as an error)
+    facts = _pool_label_facts(model, ctx)
+    if facts is None or not facts[2]:
+        return
+    pool_keys, _, pools = facts
+    from karplint.provisioning.pods import read_pod
+
+    pools_word = "NodePool or Provisioner" if any(p.kind == "Provisioner" for p in pools) else "NodePool"
+    # (what KPL910 judges: pods that select or tolerate what a simulated NodePool or Provisioner sets)
+    nodepool_marks = _pool_marks(simulation(model, ctx)[1] + legacy_simulation(model, ctx)[1])
+    for res in model.workloads():
+        if res.kind == "DaemonSet" or not ctx.in_focus(res) or not pods_with_node_constraints(res.doc, res):
+            continue
+        pod = read_pod(res)
+        if pod is None or pod.unknown or pod.terms is None or _targeting(pod, (), nodepool_marks) is not None:
+            continue
+        alternatives = _custom_keys(pod)
+        if alternatives is None:
+            continue
+        missing = [[k for k in keys if k not in pool_keys] for keys in alternatives]
+        if not all(missing):
+            continue  # (some alternative needs only labels a NodePool sets or allows: KPL910's question)
+        if any(_set_elsewhere(k) for keys in missing for k in keys):
+            continue  # (it selects nodes of another provisioner on purpose, or a label no NodePool may set)
+        key = missing[0][0]
+        holders = [f"{p.kind} `{p.name}`" for p in pools if isinstance(p.get(("metadata", "labels")), dict)
+                   and key in p.get(("metadata", "labels"))]
+        where = (f"help: {holders[0]} has `{key}` in its own metadata.labels, which label the object, not "
+                 "its nodes: move it to spec.template.metadata.labels (spec.labels in a Provisioner)\n"
+                 if holders else
+                 f"help: to have Karpenter launch nodes for it, set `{key}` in a NodePool's "
+                 f"spec.template.metadata.labels, or add a requirement `{key}` `Exists` (or `In` its values)\n")
+        yield ctx.violation(
+            res, ("metadata", "name"),
+            f"{res.kind} `{res.name}` selects node label `{key}`, which no {pools_word} sets\n"
+            + where +
+            f"note: no {pools_word} of the checked files sets or requires `{key}`\n"
+            f"note: Karpenter launches no node for these pods (\"label \\\"{key}\\\" does not have known values\"); "
+            "they run only on nodes from elsewhere (managed node groups) that carry it",
+            severity="warning" if holders else None)
