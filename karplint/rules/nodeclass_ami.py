@@ -239,3 +239,39 @@ def bottlerocket_os_volume_only(res, ctx):
         "note: Bottlerocket keeps images, container layers, logs and emptyDir on the data volume; the OS volume "
         "is not used for them" + overestimate + " (aws/karpenter-provider-aws pkg/providers/amifamily/"
         "bottlerocket.go DefaultBlockDeviceMappings, EphemeralBlockDevice; bottlerocket-os/bottlerocket#4663)")
+
+
+# EKS-optimized AMI names carry the Kubernetes minor they are built for (amazon-eks-node-1.30-v20240807,
+# amazon-eks-node-al2023-x86_64-standard-1.30-v20240807, bottlerocket-aws-k8s-1.30-x86_64-v1.21.0-…,
+# Windows_Server-2022-English-Core-EKS_Optimized-1.30-2024.08.13). A `name` term with a wildcard and no minor
+# matches the images of every Kubernetes version, and Karpenter takes the newest by creation date
+# (pkg/providers/amifamily/ami.go `Sort`), whatever its version (aws/karpenter-provider-aws#7731).
+_EKS_AMI_NAME = re.compile(r"^(?:amazon-eks-|bottlerocket-aws-k8s-|Windows_Server-\d{4}-English-[^*?]*EKS_Optimized)")
+_K8S_MINOR = re.compile(r"(?<![0-9])1\.[0-9]{2}(?![0-9])")
+
+
+@rule("KPL624", "ami-name-any-kubernetes-version", category="references", severity="warning",
+      summary="An amiSelectorTerms name wildcard over EKS-optimized AMIs that names no Kubernetes version",
+      kinds=("EC2NodeClass",))
+def ami_name_any_kubernetes_version(res, ctx):
+    if not _nodeclass(res):
+        return
+    terms = res.get(TERMS)
+    if not isinstance(terms, list):
+        return
+    for i, term in enumerate(terms):
+        name = term.get("name") if isinstance(term, dict) else None
+        if not isinstance(name, str) or has_placeholder(name) or not any(c in name for c in "*?"):
+            continue
+        if not _EKS_AMI_NAME.match(name) or _K8S_MINOR.search(name):
+            continue
+        if isinstance(term.get("owner"), str) and term["owner"] not in ("amazon", "self"):
+            continue  # (a private copy of the images, named alike: its versions are the owner's choice)
+        yield ctx.violation(
+            res, TERMS + (i, "name"),
+            f"amiSelectorTerms[{i}].name {name!r} matches the EKS images of every Kubernetes version\n"
+            "help: put the cluster's Kubernetes version in the name (e.g. `amazon-eks-node-al2023-x86_64-nvidia-"
+            "1.31-*`), or use an `alias` / `ssmParameter` term, which follow the cluster's version\n"
+            "note: Karpenter launches the newest matching image by creation date, built for whichever version "
+            "was published last; a kubelet newer than the control plane is not supported, an older one may be "
+            "years out of support")

@@ -105,3 +105,28 @@ def id_as_tag_value(res: Resource, ctx) -> Iterator:
                             f"help: select it by ID with {instead}\n"
                             f"note: this term selects only resources tagged `{path[-1]}: {value}`; resources are "
                             "rarely tagged with their own ID, so it usually selects nothing")
+
+
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12})?:role/(?:[^\s]*/)?([\w+=,.@-]+)$")
+
+
+@rule("KPL625", "node-role-arn", category="references", severity="error",
+      summary="spec.role given as an ARN: Karpenter passes it to IAM as the role's name, which IAM rejects",
+      kinds=("EC2NodeClass",))
+def node_role_arn(res: Resource, ctx) -> Iterator:
+    # pkg/apis/v1/ec2nodeclass.go `InstanceProfileRole` returns spec.role unchanged and
+    # pkg/providers/instanceprofile/instanceprofile.go passes it as `RoleName` to iam:AddRoleToInstanceProfile
+    # (aws/karpenter-provider-aws v0.37.0 to v1.14.0), whose RoleName pattern is [\w+=,.@-]+ (no ':' or '/').
+    if not _nodeclass(res, ctx):
+        return
+    value = res.get(("spec", "role"))
+    if not isinstance(value, str) or is_templated(value):
+        return
+    m = _ROLE_ARN.match(value.strip())
+    if m is None:
+        return
+    yield ctx.violation(res, ("spec", "role"),
+                        "role is an ARN, but Karpenter passes it to IAM as the role's name\n"
+                        f"help: write the name: `role: {m.group(1)}`\n"
+                        "note: IAM refuses the instance profile Karpenter creates for it (a role name has no ':' "
+                        "or '/'), so the EC2NodeClass never becomes ready and no node starts")
