@@ -98,3 +98,50 @@ def test_bottlerocket_os_volume_unmapped():
     assert _found({"n.yaml": _nodeclass(term=br, extra=xvdb)}, "KPL626") == [(13, 3, "info")]
     assert _found({"n.yaml": _nodeclass(term=br, extra=both)}, "KPL626") == []
     assert _found({"n.yaml": _nodeclass(extra=xvdb)}, "KPL626") == []  # (AL2023: not this rule's)
+
+
+def test_ami_name_spans_families():
+    nc = _nodeclass(term="name: '*1.27*'").replace("spec:\n", "spec:\n  amiFamily: AL2\n")
+    assert _found({"n.yaml": nc}, "KPL627") == [(8, 13, "warning")]
+    own = _nodeclass(term="name: amazon-eks-node-1.27-*").replace("spec:\n", "spec:\n  amiFamily: AL2\n")
+    assert _found({"n.yaml": own}, "KPL627") == []
+    custom = nc.replace("amiFamily: AL2", "amiFamily: Custom")
+    assert _found({"n.yaml": custom}, "KPL627") == []
+
+
+def test_bottlerocket_instance_store_initialised_twice():
+    user_data = ("  instanceStorePolicy: RAID0\n  userData: |\n    [settings.bootstrap-commands.eph]\n"
+                 "    commands = [[\"apiclient\", \"ephemeral-storage\", \"init\"]]\n")
+    nc = _nodeclass(term="alias: bottlerocket@v1.39.1", extra=user_data)
+    assert _found({"n.yaml": nc}, "KPL628", "1.1.0") == [(14, 13, "error")]
+    assert _found({"n.yaml": nc}, "KPL628", "1.0.8") == []
+    assert _found({"n.yaml": nc.replace("RAID0", "Undefined")}, "KPL628", "1.4.0") == []
+
+
+def test_malformed_selector_id():
+    terms = "  subnetSelectorTerms:\n    - id: ssubnet-0a1b2c3d4e5f60718\n"
+    nc = _nodeclass().replace("  subnetSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n", terms)
+    assert _found({"n.yaml": nc}, "KPL629") == [(10, 11, "error")]
+    assert _found({"n.yaml": nc.replace("ssubnet-", "subnet-")}, "KPL629") == []
+    assert _found({"n.yaml": nc.replace("ssubnet-0a1b2c3d4e5f60718", "subnet-123")}, "KPL629") == []  # placeholder
+
+
+PROVISIONER = """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: p
+spec:
+  provider:
+    subnetSelector:
+      Name: subnet-0b1d0bba37e1e4f00
+"""
+
+
+def test_id_as_tag_value_in_a_provisioner_provider():
+    assert _found({"p.yaml": PROVISIONER}, "KPL610", "0.5.3") == [(8, 13, "warning")]
+    helps = [f.message for f in lint({"p.yaml": PROVISIONER}, karpenter_version="0.5.3") if f.code == "KPL610"]
+    assert "tag the subnets" in helps[0]
+    helps = [f.message for f in lint({"p.yaml": PROVISIONER}, karpenter_version="0.31.0") if f.code == "KPL610"]
+    assert "`aws-ids` in subnetSelector" in helps[0]
+    assert _found({"p.yaml": PROVISIONER}, "KPL610", "1.0.0") == []  # (not served: KPL801 says so)
