@@ -187,3 +187,45 @@ def malformed_selector_id(res: Resource, ctx) -> Iterator:
                 f"`{prefix}-0123456789abcdef0`\n"
                 "note: the CRD's pattern is not anchored, so the API server accepts it; no resource has this ID, so "
                 "the term selects nothing, and Karpenter says nothing when other terms select something")
+
+
+# What EC2 DescribeImages takes as an owner: an account ID (12 digits) or one of its keywords
+# (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeImages.html, `Owner.N`). Karpenter passes the
+# values through (v1alpha1 `aws::owners`, comma-separated; v1beta1/v1 `amiSelectorTerms[].owner`). Only values no
+# owner can have are judged: a path or an ARN (`/`, `:`, spaces). A word may be meant as an alias, and a short run of
+# digits is the documentation's placeholder (`123456789`): neither is reported.
+_OWNER_IMPOSSIBLE = re.compile(r"[/:\s]")
+_ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+def _owner_values(res: Resource) -> Iterator[tuple[tuple, str]]:
+    if res.version == "v1alpha1":
+        sel = res.get(("spec", "amiSelector"))
+        if isinstance(sel, dict) and isinstance(sel.get("aws::owners"), str):
+            for part in sel["aws::owners"].split(","):
+                yield ("spec", "amiSelector", "aws::owners"), part.strip()
+        return
+    terms = res.get(("spec", "amiSelectorTerms"))
+    if isinstance(terms, list):
+        for i, term in enumerate(terms):
+            if isinstance(term, dict) and isinstance(term.get("owner"), str):
+                yield ("spec", "amiSelectorTerms", i, "owner"), term["owner"].strip()
+
+
+@rule("KPL707", "ami-owner-not-an-account", category="security", severity="warning",
+      summary="An AMI owner that is neither an AWS account ID nor an owner keyword: the AMI selection finds no image",
+      kinds=KINDS)
+def ami_owner_not_an_account(res: Resource, ctx) -> Iterator:
+    if not _nodeclass(res, ctx):
+        return
+    for path, owner in _owner_values(res):
+        if not owner or is_templated(owner) or _ACCOUNT_ID.match(owner) or not _OWNER_IMPOSSIBLE.search(owner):
+            continue
+        digits = re.sub(r"\D", "", owner)
+        hint = f" (`{digits}`?)" if len(digits) == 12 else ""
+        yield ctx.violation(
+            res, path,
+            f"AMI owner {owner!r} is not an AWS account ID\n"
+            f"help: write the owning account's 12-digit ID{hint}, or `self`, `amazon`, `aws-marketplace`\n"
+            "note: Karpenter passes owners to EC2 DescribeImages, which knows account IDs and those keywords only; "
+            "the selector finds no image and no node launches (aws/karpenter-provider-aws#3864)")

@@ -145,3 +145,12 @@ def test_id_as_tag_value_in_a_provisioner_provider():
     helps = [f.message for f in lint({"p.yaml": PROVISIONER}, karpenter_version="0.31.0") if f.code == "KPL610"]
     assert "`aws-ids` in subnetSelector" in helps[0]
     assert _found({"p.yaml": PROVISIONER}, "KPL610", "1.0.0") == []  # (not served: KPL801 says so)
+
+
+def test_ami_owner_not_an_account():
+    def owner(value):
+        return _nodeclass(term=f"{{name: 'my-image-*', owner: '{value}'}}")
+    assert _found({"n.yaml": owner("shared/123456789012")}, "KPL707") == [(7, 35, "warning")]
+    assert _found({"n.yaml": owner("arn:aws:iam::123456789012:root")}, "KPL707") == [(7, 35, "warning")]
+    for fine in ("123456789012", "self", "amazon", "my-alias", "123456789"):
+        assert _found({"n.yaml": owner(fine)}, "KPL707") == [], fine
