@@ -229,3 +229,32 @@ def ami_owner_not_an_account(res: Resource, ctx) -> Iterator:
             f"help: write the owning account's 12-digit ID{hint}, or `self`, `amazon`, `aws-marketplace`\n"
             "note: Karpenter passes owners to EC2 DescribeImages, which knows account IDs and those keywords only; "
             "the selector finds no image and no node launches (aws/karpenter-provider-aws#3864)")
+
+
+@rule("KPL708", "security-group-name-ignores-tags", category="references", severity="warning",
+      summary="A securityGroupSelectorTerms term with both `name` and `tags`: Karpenter selects by the name alone",
+      kinds=("EC2NodeClass",))
+def security_group_name_ignores_tags(res: Resource, ctx) -> Iterator:
+    # pkg/providers/securitygroup/securitygroup.go `getFilterSets` (aws/karpenter-provider-aws v0.32.0 to v1.14.0):
+    # a term's `id`, else its `name`, else its `tags` make the filter; the other fields of the term are dropped.
+    if not _nodeclass(res, ctx) or res.version not in ("v1beta1", "v1"):
+        return
+    terms = res.get(("spec", "securityGroupSelectorTerms"))
+    if not isinstance(terms, list):
+        return
+    # The CRD's CEL rule refuses `name` with other fields only when every term has them (`!self.all(...)`): then
+    # the API server rejects the object and KPL130 says so; with another term beside it, it is admitted.
+    if all(isinstance(t, dict) and "name" in t and ("tags" in t or "id" in t) for t in terms):
+        return
+    for i, term in enumerate(terms):
+        if not isinstance(term, dict) or "id" in term:
+            continue
+        if isinstance(term.get("name"), str) and term["name"] and isinstance(term.get("tags"), dict) and term["tags"]:
+            yield ctx.violation(
+                res, ("spec", "securityGroupSelectorTerms", i, "tags"),
+                f"securityGroupSelectorTerms[{i}] has `name`, so Karpenter ignores its `tags`\n"
+                "help: select by name alone (unique names), or by tags alone (e.g. the group's `Name` tag and a VPC "
+                "or cluster tag)\n"
+                "note: Karpenter filters by `group-name` when a term has a name and drops the tags; every security "
+                "group of that name is selected, in every VPC of the account (aws/karpenter-provider-aws#9157)",
+                on="key")

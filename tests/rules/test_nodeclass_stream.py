@@ -154,3 +154,14 @@ def test_ami_owner_not_an_account():
     assert _found({"n.yaml": owner("arn:aws:iam::123456789012:root")}, "KPL707") == [(7, 35, "warning")]
     for fine in ("123456789012", "self", "amazon", "my-alias", "123456789"):
         assert _found({"n.yaml": owner(fine)}, "KPL707") == [], fine
+
+
+def test_security_group_name_ignores_tags():
+    mixed = "    - name: my-sg\n      tags: {MyTag: '*'}\n"
+    beside = _nodeclass().replace("  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n",
+                                  "  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n" + mixed)
+    assert _found({"n.yaml": beside}, "KPL708") == [(14, 7, "warning")]
+    alone = _nodeclass().replace("  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n",
+                                 "  securityGroupSelectorTerms:\n" + mixed)
+    assert _found({"n.yaml": alone}, "KPL708") == []  # (the CRD rejects it: KPL130)
+    assert [f.code for f in lint({"n.yaml": alone}) if f.code == "KPL130"] == ["KPL130"]
