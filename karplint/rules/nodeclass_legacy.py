@@ -154,3 +154,58 @@ def volume_size_truncated(res: Resource, ctx) -> Iterator:
             f"help: write the size in Gi (e.g. `{math.ceil(total / GIB)}Gi`)\n"
             "note: before 0.24.0 Karpenter converts the size to whole GiB by truncation; a volume smaller than "
             "the AMI's snapshot fails every launch (\"Volume of size … is smaller than snapshot\")")
+
+
+# The inline `spec.provider` of a v1alpha5 Provisioner is a RawExtension: the CRD accepts any JSON, and Karpenter's
+# webhook decodes it into its AWS provider struct (pkg/cloudprovider/aws/apis/v1alpha1/provider.go@v0.10.1#L35:
+# string fields, string-to-string maps). A value of another JSON type fails that decoding and the webhook refuses
+# the Provisioner ("expect \" or n, but found [", aws/karpenter-provider-aws#1850). The AWSNodeTemplate has a typed
+# CRD schema: KPL100 covers it.
+PROVIDER_STRINGS = ("amiFamily", "instanceProfile", "launchTemplate", "userData")
+PROVIDER_STRING_MAPS = ("subnetSelector", "securityGroupSelector", "amiSelector", "tags")
+
+
+def _json_type(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null" if value is None else "a string"
+
+
+@rule("KPL709", "provisioner-provider-field-type", category="schema", severity="error",
+      summary="A v1alpha5 Provisioner's inline provider with a field of the wrong type: the webhook cannot decode it",
+      kinds=("Provisioner",))
+def provisioner_provider_field_type(res: Resource, ctx) -> Iterator:
+    found = _provider(res, ctx)
+    if found is None or res.kind != "Provisioner":
+        return
+    path, body = found
+    wrong: list[tuple[tuple, str, str]] = []
+    for field in PROVIDER_STRINGS:
+        if field in body and not isinstance(body[field], str):
+            wrong.append(((field,), "a string", _json_type(body[field])))
+    for field in PROVIDER_STRING_MAPS:
+        value = body.get(field)
+        if field not in body:
+            continue
+        if not isinstance(value, dict):
+            wrong.append(((field,), "a mapping of strings", _json_type(value)))
+            continue
+        for key, item in value.items():
+            if not isinstance(item, str):
+                wrong.append(((field, key), "a string", _json_type(item)))
+    for sub, want, got in wrong:
+        shown = ".".join(str(p) for p in sub)
+        hint = "; write several IDs as one comma-separated string" if got == "a list" and sub[-1] in (
+            "aws-ids", "aws::ids") else ""
+        yield ctx.violation(
+            res, path + sub,
+            f"spec.provider.{shown} must be {want}, not {got}: Karpenter's webhook refuses the Provisioner\n"
+            f"help: write {want}{hint}\n"
+            "note: the CRD keeps `provider` as free JSON, so the API server does not check it; Karpenter decodes it "
+            "into its AWS settings and fails (\"expect \\\" or n, but found [\")")

@@ -165,3 +165,12 @@ def test_security_group_name_ignores_tags():
                                  "  securityGroupSelectorTerms:\n" + mixed)
     assert _found({"n.yaml": alone}, "KPL708") == []  # (the CRD rejects it: KPL130)
     assert [f.code for f in lint({"n.yaml": alone}) if f.code == "KPL130"] == ["KPL130"]
+
+
+def test_provisioner_provider_field_type():
+    doc = PROVISIONER.replace("      Name: subnet-0b1d0bba37e1e4f00\n",
+                              "      aws-ids: [subnet-0123456789abcdef0]\n    instanceProfile: {name: p}\n")
+    assert _found({"p.yaml": doc}, "KPL709", "0.10.1") == [(8, 16, "error"), (9, 22, "error")]
+    fine = PROVISIONER.replace("Name: subnet-0b1d0bba37e1e4f00", "aws-ids: subnet-0123456789abcdef0,subnet-0123456789abcdef1")
+    assert _found({"p.yaml": fine}, "KPL709", "0.10.1") == []
+    assert _found({"p.yaml": doc}, "KPL709", "1.0.0") == []  # (not served)
