@@ -269,10 +269,11 @@ def ami_name_any_kubernetes_version(res, ctx):
             continue  # (a private copy of the images, named alike: its versions are the owner's choice)
         yield ctx.violation(
             res, TERMS + (i, "name"),
-            f"amiSelectorTerms[{i}].name {name!r} matches the EKS images of every Kubernetes version\n"
+            f"amiSelectorTerms[{i}].name matches the EKS images of every Kubernetes version\n"
             "help: put the cluster's Kubernetes version in the name (e.g. `amazon-eks-node-al2023-x86_64-nvidia-"
             "1.31-*`), or use an `alias` / `ssmParameter` term, which follow the cluster's version\n"
-            "note: Karpenter launches the newest matching image by creation date, built for whichever version "
+            f"note: {name!r} names no Kubernetes version; Karpenter launches the newest matching image by creation "
+            "date, built for whichever version "
             "was published last; a kubelet newer than the control plane is not supported, an older one may be "
             "years out of support")
 
@@ -326,9 +327,9 @@ def ami_name_spans_families(res, ctx):
             continue
         yield ctx.violation(
             res, TERMS + (i, "name"),
-            f"amiSelectorTerms[{i}].name {name!r} also matches the EKS {and_list(others)} images, but amiFamily "
-            f"is {family}\n"
+            f"amiSelectorTerms[{i}].name also matches other families' EKS images (amiFamily {family})\n"
             f"help: start the name with the {family} image prefix, or use `alias: {ALIAS_FOR[family]}`\n"
-            "note: amiFamily filters no image: Karpenter launches the newest match of any family and renders "
+            f"note: {name!r} matches the EKS {and_list(others)} images too; amiFamily filters no image: Karpenter "
+            "launches the newest match of any family and renders "
             f"{family}'s userData for it; an image of another family boots without joining the cluster "
             "(aws/karpenter-provider-aws#5091)")

@@ -90,12 +90,12 @@ def eviction_soft_not_above_hard(res: Resource, ctx) -> Iterator:
                 continue
             yield ctx.violation(
                 res, path,
-                f"evictionSoft {signal} {soft_value} is not above evictionHard {hard[signal]}: the soft "
-                "eviction never happens first\n"
+                f"evictionSoft {signal} {soft_value} is not above evictionHard {hard[signal]}\n"
                 "help: make the soft threshold larger than the hard one (more available), e.g. hard 5% and "
                 "soft 10%\n"
                 "note: the kubelet evicts when the available amount falls below a threshold, so the hard one is "
-                "crossed first and evicts pods without their grace period")
+                "crossed first: the soft eviction never happens first, and pods are evicted without their grace "
+                "period")
             continue
         # One is a percentage of capacity: the order flips at the capacity where both are equal.
         percent, amount = (s[1], h[1]) if s[0] == "%" else (h[1], s[1])
@@ -103,13 +103,14 @@ def eviction_soft_not_above_hard(res: Resource, ctx) -> Iterator:
             continue
         crossover = amount * 100 / percent
         bigger = "more" if s[0] == "q" else "less"
+        over = "over" if bigger == "more" else "under"
         if signal not in BYTE_SIGNALS or not _common(crossover, bigger):
             continue
         yield ctx.violation(
             res, path,
-            f"evictionSoft {signal} {soft_value} is below evictionHard {hard[signal]} on nodes with {bigger} than "
-            f"{_size(crossover, signal)} of {'memory' if signal.startswith('memory') else 'disk'}: there the soft "
-            "eviction never happens first\n"
+            f"evictionSoft {signal} {soft_value} is below evictionHard {hard[signal]} on nodes {over} "
+            f"{_size(crossover, signal)} of {'memory' if signal.startswith('memory') else 'disk'}\n"
             "help: write both thresholds as percentages (e.g. hard 5%, soft 10%) or both as quantities\n"
             "note: a percentage is of the node's capacity, a quantity is not; where the hard threshold is the "
-            "larger one the kubelet evicts pods at once, without their grace period (kubernetes-sigs/karpenter#2852)")
+            "larger one the soft eviction never happens first, and the kubelet evicts pods at once, without their "
+            "grace period (kubernetes-sigs/karpenter#2852)")

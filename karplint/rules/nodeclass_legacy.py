@@ -201,11 +201,12 @@ def provisioner_provider_field_type(res: Resource, ctx) -> Iterator:
                 wrong.append(((field, key), "a string", _json_type(item)))
     for sub, want, got in wrong:
         shown = ".".join(str(p) for p in sub)
-        hint = "; write several IDs as one comma-separated string" if got == "a list" and sub[-1] in (
-            "aws-ids", "aws::ids") else ""
+        fix = "write several IDs as one comma-separated string" if got == "a list" and sub[-1] in (
+            "aws-ids", "aws::ids") else f"write {want}"
         yield ctx.violation(
             res, path + sub,
-            f"spec.provider.{shown} must be {want}, not {got}: Karpenter's webhook refuses the Provisioner\n"
-            f"help: write {want}{hint}\n"
-            "note: the CRD keeps `provider` as free JSON, so the API server does not check it; Karpenter decodes it "
-            "into its AWS settings and fails (\"expect \\\" or n, but found [\")")
+            f"spec.provider.{shown} must be {want}, not {got}\n"
+            f"help: {fix}\n"
+            "note: the CRD keeps `provider` as free JSON, so the API server does not check it; Karpenter's webhook "
+            "decodes it into its AWS settings, fails (\"expect \\\" or n, but found [\") and refuses the "
+            "Provisioner")

@@ -38,7 +38,7 @@ def bottlerocket_os_volume_unmapped(res: Resource, ctx) -> Iterator:
         return
     yield ctx.violation(
         res, ("spec", "blockDeviceMappings"),
-        "blockDeviceMappings leave out /dev/xvda: the Bottlerocket OS volume is launched as the AMI defines it\n"
+        "blockDeviceMappings leave out /dev/xvda: the Bottlerocket OS volume is the AMI's own\n"
         "help: map /dev/xvda too, e.g. `{deviceName: /dev/xvda, ebs: {volumeSize: 4Gi, volumeType: gp3, "
         "encrypted: true}}`\n"
         "note: a written list replaces Karpenter's defaults (4Gi gp3 encrypted OS volume); the AMI's own mapping "
@@ -90,9 +90,9 @@ def bottlerocket_instance_store_initialised_twice(res: Resource, ctx) -> Iterato
     for name in _ephemeral_init_commands(user_data):
         yield ctx.violation(
             res, ("spec", "userData"),
-            f"userData bootstrap command {name!r} runs `apiclient ephemeral-storage init`, which Karpenter "
-            "already runs for instanceStorePolicy RAID0\n"
+            f"userData bootstrap command {name!r} repeats Karpenter's instance store setup\n"
             "help: remove the command; Karpenter's `000-mount-instance-storage` initialises and binds the "
             "instance store\n"
-            f"note: from {RAID0_BOOTSTRAP_SINCE} Karpenter adds that command itself; the second initialisation "
+            f"note: it runs `apiclient ephemeral-storage init`; from {RAID0_BOOTSTRAP_SINCE} Karpenter adds that "
+            "command itself for instanceStorePolicy RAID0; the second initialisation "
             "fails and, an essential command, stops the node's boot (kubernetes-sigs/karpenter#2282)")
