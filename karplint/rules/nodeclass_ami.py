@@ -313,3 +313,96 @@ def bottlerocket_root_volume_on_os_disk(res, ctx):
             f"{BOTTLEROCKET_OS_DEVICE} holds the OS only; a small OS volume leaves little or no ephemeral-storage "
             "after kube-reserved and the eviction threshold, so pods that request it fit no instance type "
             "(aws/karpenter-provider-aws#8535)")
+
+# EKS-optimized AMI names carry the Kubernetes minor they are built for (amazon-eks-node-1.30-v20240807,
+# amazon-eks-node-al2023-x86_64-standard-1.30-v20240807, bottlerocket-aws-k8s-1.30-x86_64-v1.21.0-…,
+# Windows_Server-2022-English-Core-EKS_Optimized-1.30-2024.08.13). A `name` term with a wildcard and no minor
+# matches the images of every Kubernetes version, and Karpenter takes the newest by creation date
+# (pkg/providers/amifamily/ami.go `Sort`), whatever its version (aws/karpenter-provider-aws#7731).
+_EKS_AMI_NAME = re.compile(r"^(?:amazon-eks-|bottlerocket-aws-k8s-|Windows_Server-\d{4}-English-[^*?]*EKS_Optimized)")
+_K8S_MINOR = re.compile(r"(?<![0-9])1\.[0-9]{2}(?![0-9])")
+
+
+@rule("KPL624", "ami-name-any-kubernetes-version", category="references", severity="warning",
+      summary="An amiSelectorTerms name wildcard over EKS-optimized AMIs that names no Kubernetes version",
+      kinds=("EC2NodeClass",))
+def ami_name_any_kubernetes_version(res, ctx):
+    if not _nodeclass(res):
+        return
+    terms = res.get(TERMS)
+    if not isinstance(terms, list):
+        return
+    for i, term in enumerate(terms):
+        name = term.get("name") if isinstance(term, dict) else None
+        if not isinstance(name, str) or has_placeholder(name) or not any(c in name for c in "*?"):
+            continue
+        if not _EKS_AMI_NAME.match(name) or _K8S_MINOR.search(name):
+            continue
+        if isinstance(term.get("owner"), str) and term["owner"] not in ("amazon", "self"):
+            continue  # (a private copy of the images, named alike: its versions are the owner's choice)
+        yield ctx.violation(
+            res, TERMS + (i, "name"),
+            f"amiSelectorTerms[{i}].name matches the EKS images of every Kubernetes version\n"
+            "help: put the cluster's Kubernetes version in the name (e.g. `amazon-eks-node-al2023-x86_64-nvidia-"
+            "1.31-*`), or use an `alias` / `ssmParameter` term, which follow the cluster's version\n"
+            f"note: {name!r} names no Kubernetes version; Karpenter launches the newest matching image by creation "
+            "date, built for whichever version "
+            "was published last; a kubelet newer than the control plane is not supported, an older one may be "
+            "years out of support")
+
+
+# One EKS-optimized image name per family and variant, with `{v}` for the Kubernetes minor (the names of
+# https://docs.aws.amazon.com/eks/latest/userguide/eks-optimized-amis.html, Bottlerocket's
+# https://github.com/bottlerocket-os/bottlerocket/blob/develop/QUICKSTART-EKS.md and the Windows AMI page).
+FAMILY_NAME_SAMPLES: dict[str, tuple[str, ...]] = {
+    "AL2": ("amazon-eks-node-{v}-v20231106", "amazon-eks-gpu-node-{v}-v20231106",
+            "amazon-eks-arm64-node-{v}-v20231106"),
+    "AL2023": ("amazon-eks-node-al2023-x86_64-standard-{v}-v20231106",
+               "amazon-eks-node-al2023-arm64-standard-{v}-v20231106",
+               "amazon-eks-node-al2023-x86_64-nvidia-{v}-v20231106"),
+    "Bottlerocket": ("bottlerocket-aws-k8s-{v}-x86_64-v1.16.1-763f6d4c",
+                     "bottlerocket-aws-k8s-{v}-aarch64-v1.16.1-763f6d4c",
+                     "bottlerocket-aws-k8s-{v}-nvidia-x86_64-v1.16.1-763f6d4c"),
+    "Windows2019": ("Windows_Server-2019-English-Core-EKS_Optimized-{v}-2023.11.14",),
+    "Windows2022": ("Windows_Server-2022-English-Core-EKS_Optimized-{v}-2023.11.14",),
+}
+
+
+def _families_matched(pattern: str) -> list[str]:
+    import fnmatch
+
+    m = _K8S_MINOR.search(pattern)
+    minor = m.group(0) if m else "1.30"
+    return [family for family, samples in FAMILY_NAME_SAMPLES.items()
+            if any(fnmatch.fnmatchcase(s.format(v=minor), pattern) for s in samples)]
+
+
+@rule("KPL627", "ami-name-spans-families", category="references", severity="warning",
+      summary="An amiSelectorTerms name wildcard that also matches EKS-optimized AMIs of another family than "
+              "amiFamily", kinds=("EC2NodeClass",))
+def ami_name_spans_families(res, ctx):
+    if not _nodeclass(res) or _has_alias(res):
+        return
+    family = res.get(("spec", "amiFamily"))
+    if not isinstance(family, str) or family not in ALIAS_FOR:  # (Custom, or a placeholder: no userData to clash)
+        return
+    terms = res.get(TERMS)
+    if not isinstance(terms, list):
+        return
+    for i, term in enumerate(terms):
+        name = term.get("name") if isinstance(term, dict) else None
+        if not isinstance(name, str) or has_placeholder(name) or not any(c in name for c in "*?"):
+            continue
+        if isinstance(term.get("owner"), str) and term["owner"] not in ("amazon",):
+            continue  # (the owner's own images: their names need not follow EKS's)
+        others = [f for f in _families_matched(name) if f != family]
+        if not others:
+            continue
+        yield ctx.violation(
+            res, TERMS + (i, "name"),
+            f"amiSelectorTerms[{i}].name also matches other families' EKS images (amiFamily {family})\n"
+            f"help: start the name with the {family} image prefix, or use `alias: {ALIAS_FOR[family]}`\n"
+            f"note: {name!r} matches the EKS {and_list(others)} images too; amiFamily filters no image: Karpenter "
+            "launches the newest match of any family and renders "
+            f"{family}'s userData for it; an image of another family boots without joining the cluster "
+            "(aws/karpenter-provider-aws#5091)")
