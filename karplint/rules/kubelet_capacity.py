@@ -83,7 +83,7 @@ def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-@rule("KPL280", "max-pods-above-eni-ips", category="provisioning", severity="info",
+@rule("KPL920", "max-pods-above-eni-ips", category="provisioning", severity="info",
       summary="kubelet `maxPods` above the pod IP addresses the VPC CNI gives some instance type the pool allows",
       reads=(karpenter_resources,))
 def max_pods_above_eni_ips(model: Model, ctx) -> Iterator:
@@ -144,7 +144,7 @@ def max_pods_above_eni_ips(model: Model, ctx) -> Iterator:
             "(\"failed to assign an IP address to container\")")
 
 
-# ------------------------------------------------------------------------------------------ KPL281
+# ------------------------------------------------------------------------------------------ KPL921
 
 # The kubelet reservations Karpenter subtracts from an instance type's capacity when it sizes a node, read from the
 # kubelet block only (aws/karpenter-provider-aws pkg/providers/instancetype/types.go@v1.14.1#L149-L153 `Overhead`;
@@ -177,7 +177,7 @@ def _hidden_message(field: str, where: str, own_block: bool) -> str:
             "Pending" + ("" if own_block else "; where a kubelet block does set it, Karpenter replaces this value"))
 
 
-@rule("KPL281", "reservation-hidden-in-userdata", category="provisioning", severity="warning",
+@rule("KPL921", "reservation-hidden-in-userdata", category="provisioning", severity="warning",
       summary="kubelet reservations (system/kube-reserved, evictionHard) set in userData, which Karpenter's "
               "node sizing does not see", kinds=("EC2NodeClass", "AWSNodeTemplate"))
 def reservation_hidden_in_userdata(res, ctx):
@@ -218,7 +218,7 @@ def reservation_hidden_in_userdata(res, ctx):
                              severity="info" if field == "kubeReserved" else None)
 
 
-# ------------------------------------------------------------------------------------------ KPL282
+# ------------------------------------------------------------------------------------------ KPL922
 
 # amiFamily -> the device whose mapping Karpenter reads the node's ephemeral storage from when no mapping says
 # `rootVolume: true` (aws/karpenter-provider-aws pkg/providers/amifamily/{al2,al2023}.go@v1.14.1
@@ -229,7 +229,7 @@ OTHER_ROOT_DEVICES = ("/dev/sda1",)
 DEFAULT_EPHEMERAL = "20Gi"  # amifamily.DefaultEBS (resolver.go@v1.14.1#L43)
 
 
-@rule("KPL282", "ephemeral-storage-volume-unmatched", category="provisioning", severity="warning",
+@rule("KPL922", "ephemeral-storage-volume-unmatched", category="provisioning", severity="warning",
       summary="A custom-AMI EC2NodeClass whose root volume mapping Karpenter does not recognise: it plans every node "
               "with 20Gi of ephemeral storage", kinds=("EC2NodeClass",))
 def ephemeral_storage_volume_unmatched(res, ctx):

@@ -177,7 +177,7 @@ def _json_type(value) -> str:
     return "null" if value is None else "a string"
 
 
-@rule("KPL709", "provisioner-provider-field-type", category="schema", severity="error",
+@rule("KPL107", "provisioner-provider-field-type", category="schema", severity="error",
       summary="A v1alpha5 Provisioner's inline provider with a field of the wrong type: the webhook cannot decode it",
       kinds=("Provisioner",))
 def provisioner_provider_field_type(res: Resource, ctx) -> Iterator:

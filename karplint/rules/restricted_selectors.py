@@ -1,4 +1,4 @@
-"""Pods Karpenter will never provision for because they select a label it restricts (KPL144).
+"""Pods Karpenter will never provision for because they select a label it restricts (KPL914).
 
 Before it simulates a pending pod, Karpenter validates the pod's node selection (`Provisioner.Validate`:
 `validateNodeSelector`, `validateAffinity`, each requirement through `ValidateRequirement` and `IsRestrictedLabel`,
@@ -106,7 +106,7 @@ def _help(key: str, preferred: bool) -> str:
             "note: the kubernetes.io and k8s.io domains are restricted until Karpenter 1.9.0")
 
 
-@rule("KPL144", "pod-selects-restricted-label", category="provisioning", severity="warning",
+@rule("KPL914", "pod-selects-restricted-label", category="provisioning", severity="warning",
       summary="A pod that requires a label Karpenter restricts (karpenter.sh/provisioner-name, "
               "karpenter.sh/registered, node-role.kubernetes.io/... before 1.9): Karpenter never launches a node for it",
       kinds=("Pod", "Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Job", "CronJob"),

@@ -231,7 +231,7 @@ def ami_owner_not_an_account(res: Resource, ctx) -> Iterator:
             "the selector finds no image and no node launches (aws/karpenter-provider-aws#3864)")
 
 
-@rule("KPL708", "security-group-name-ignores-tags", category="references", severity="warning",
+@rule("KPL630", "security-group-name-ignores-tags", category="references", severity="warning",
       summary="A securityGroupSelectorTerms term with both `name` and `tags`: Karpenter selects by the name alone",
       kinds=("EC2NodeClass",))
 def security_group_name_ignores_tags(res: Resource, ctx) -> Iterator:

@@ -1,4 +1,4 @@
-"""KPL280: kubelet maxPods above the pod IPs the VPC CNI gives an instance type the pool allows."""
+"""KPL920: kubelet maxPods above the pod IPs the VPC CNI gives an instance type the pool allows."""
 
 from pathlib import Path
 
@@ -34,7 +34,7 @@ spec:
 
 def _kpl280(files, **kw):
     return [(f.file, f.line, f.column, f.severity, f.message.splitlines()[0], f.message)
-            for f in lint(files, **kw) if f.code == "KPL280"]
+            for f in lint(files, **kw) if f.code == "KPL920"]
 
 
 def test_provisioner_max_pods_above_t3_medium_ips():
@@ -61,7 +61,7 @@ def test_quiet_when_every_type_has_the_ips_or_no_pool_or_other_cni():
     assert _kpl280({"nc.yaml": NODECLASS % 110, "np.yaml": NODEPOOL % '"${var.type}"'}) == []
 
 
-# ------------------------------------------------------------------------------------------ KPL281
+# ------------------------------------------------------------------------------------------ KPL921
 
 BOTTLEROCKET_V1BETA1 = """apiVersion: karpenter.k8s.aws/v1beta1
 kind: EC2NodeClass
@@ -102,7 +102,7 @@ spec:
 
 
 def _kpl281(text, **kw):
-    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text, **kw) if f.code == "KPL281"]
+    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text, **kw) if f.code == "KPL921"]
 
 
 def test_bottlerocket_eviction_hard_in_userdata_is_hidden_from_karpenter():
@@ -120,7 +120,7 @@ def test_al2023_nodeconfig_reservations_unless_spec_kubelet_sets_them():
     assert _kpl281(both) == []
 
 
-# ------------------------------------------------------------------------------------------ KPL282
+# ------------------------------------------------------------------------------------------ KPL922
 
 CUSTOM_AMI = """apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -140,7 +140,7 @@ spec:
 
 
 def _kpl282(text):
-    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text) if f.code == "KPL282"]
+    return [(f.line, f.column, f.severity, f.message.splitlines()[0]) for f in lint(text) if f.code == "KPL922"]
 
 
 def test_custom_ami_root_at_sda1_is_not_the_volume_karpenter_sizes_with():

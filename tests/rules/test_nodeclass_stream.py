@@ -160,17 +160,17 @@ def test_security_group_name_ignores_tags():
     mixed = "    - name: my-sg\n      tags: {MyTag: '*'}\n"
     beside = _nodeclass().replace("  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n",
                                   "  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n" + mixed)
-    assert _found({"n.yaml": beside}, "KPL708") == [(14, 7, "warning")]
+    assert _found({"n.yaml": beside}, "KPL630") == [(14, 7, "warning")]
     alone = _nodeclass().replace("  securityGroupSelectorTerms:\n    - tags: {karpenter.sh/discovery: c}\n",
                                  "  securityGroupSelectorTerms:\n" + mixed)
-    assert _found({"n.yaml": alone}, "KPL708") == []  # (the CRD rejects it: KPL130)
+    assert _found({"n.yaml": alone}, "KPL630") == []  # (the CRD rejects it: KPL130)
     assert [f.code for f in lint({"n.yaml": alone}) if f.code == "KPL130"] == ["KPL130"]
 
 
 def test_provisioner_provider_field_type():
     doc = PROVISIONER.replace("      Name: subnet-0b1d0bba37e1e4f00\n",
                               "      aws-ids: [subnet-0123456789abcdef0]\n    instanceProfile: {name: p}\n")
-    assert _found({"p.yaml": doc}, "KPL709", "0.10.1") == [(8, 16, "error"), (9, 22, "error")]
+    assert _found({"p.yaml": doc}, "KPL107", "0.10.1") == [(8, 16, "error"), (9, 22, "error")]
     fine = PROVISIONER.replace("Name: subnet-0b1d0bba37e1e4f00", "aws-ids: subnet-0123456789abcdef0,subnet-0123456789abcdef1")
-    assert _found({"p.yaml": fine}, "KPL709", "0.10.1") == []
-    assert _found({"p.yaml": doc}, "KPL709", "1.0.0") == []  # (not served)
+    assert _found({"p.yaml": fine}, "KPL107", "0.10.1") == []
+    assert _found({"p.yaml": doc}, "KPL107", "1.0.0") == []  # (not served)

@@ -1,4 +1,4 @@
-"""KPL144: pods requiring a label Karpenter restricts, which it never provisions for (aws/karpenter-provider-aws#5645:
+"""KPL914: pods requiring a label Karpenter restricts, which it never provisions for (aws/karpenter-provider-aws#5645:
 `karpenter.sh/provisioner-name` after the move to NodePools)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from karplint.testing import codes, lint
 
-SELECT = {"select": ["KPL144"]}
+SELECT = {"select": ["KPL914"]}
 
 PROVISIONER_NAME = """\
 apiVersion: apps/v1
@@ -95,7 +95,7 @@ def run(text: str, release: str | None):
 
 def test_provisioner_name_is_an_error_from_0_33():
     found = run(PROVISIONER_NAME, "0.34.0")
-    assert codes(found) == [("KPL144", 13, 26)]
+    assert codes(found) == [("KPL914", 13, 26)]
     assert found[0].severity == "error"
     assert found[0].message.startswith("Karpenter 0.34.0 ignores this pod: it requires `karpenter.sh/provisioner-name`")
     assert "never launches a node for it" in found[0].message
@@ -108,23 +108,23 @@ def test_provisioner_name_is_fine_while_provisioners_are_served():
 
 def test_no_release_set_or_found_is_information():
     found = run(PROVISIONER_NAME, None)
-    assert codes(found) == [("KPL144", 13, 26)]
+    assert codes(found) == [("KPL914", 13, 26)]
     assert found[0].severity == "info"
 
 
 def test_restricted_keys_but_not_well_known_exceptions_or_hostname():
     found = run(NODE_SELECTORS, "1.8.0")
     assert [(f.code, f.line, f.column, f.severity) for f in found] == [
-        ("KPL144", 7, 5, "warning"),  # karpenter.sh/initialized
-        ("KPL144", 8, 5, "warning"),  # node-role.kubernetes.io/worker
+        ("KPL914", 7, 5, "warning"),  # karpenter.sh/initialized
+        ("KPL914", 8, 5, "warning"),  # node-role.kubernetes.io/worker
     ]
 
 
 def test_kubernetes_io_is_not_restricted_from_1_9():
-    assert codes(run(NODE_SELECTORS, "1.9.0")) == [("KPL144", 7, 5)]
+    assert codes(run(NODE_SELECTORS, "1.9.0")) == [("KPL914", 7, 5)]
 
 
-@pytest.mark.parametrize(("release", "expected"), [("1.4.0", [("KPL144", 14, 26)]), ("1.5.0", [])])
+@pytest.mark.parametrize(("release", "expected"), [("1.4.0", [("KPL914", 14, 26)]), ("1.5.0", [])])
 def test_preferred_terms_are_validated_before_1_5(release, expected):
     found = run(PREFERRED, release)
     assert codes(found) == expected
