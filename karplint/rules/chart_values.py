@@ -3,10 +3,10 @@
 
 Where values are: a Flux HelmRelease of chart karpenter (`spec.values`), an Argo CD Application of chart karpenter
 (`helm.valuesObject`, `helm.values`, `helm.parameters`), a Terraform `helm_release` of chart karpenter (its values
-heredocs, `yamlencode` objects and `set` blocks: readers/chart_values.py), and a file named as Karpenter's values (`karpenter-values.yaml`,
-`values-karpenter.yaml`, `karpenter.values.yaml`) with one of the chart's top-level keys. The release is the chart version the installing object pins,
-else the release the project targets when one is pinned; with neither, only keys no release of the chart has are
-reported.
+heredocs, `yamlencode` objects and `set` blocks: readers/chart_values.py), and a file named as Karpenter's values
+(`karpenter-values.yaml`, `values-karpenter.yaml`, `karpenter.values.yaml`) with one of the chart's top-level keys.
+The release is the chart version the installing object pins, else the release the project targets when one is
+pinned; with neither, only keys no release of the chart has are reported.
 """
 
 from __future__ import annotations
