@@ -3,10 +3,10 @@
 
 Where values are: a Flux HelmRelease of chart karpenter (`spec.values`), an Argo CD Application of chart karpenter
 (`helm.valuesObject`, `helm.values`, `helm.parameters`), a Terraform `helm_release` of chart karpenter (its values
-heredocs, `yamlencode` objects and `set` blocks: readers/chart_values.py), and a file named as Karpenter's values (`karpenter-values.yaml`,
-`values-karpenter.yaml`, `karpenter.values.yaml`). The release is the chart version the installing object pins,
-else the release the project targets when one is pinned; with neither, only keys no release of the chart has are
-reported.
+heredocs, `yamlencode` objects and `set` blocks: readers/chart_values.py), and a file named as Karpenter's values
+(`karpenter-values.yaml`, `values-karpenter.yaml`, `karpenter.values.yaml`) with one of the chart's top-level keys.
+The release is the chart version the installing object pins, else the release the project targets when one is
+pinned; with neither, only keys no release of the chart has are reported.
 """
 
 from __future__ import annotations
@@ -29,6 +29,16 @@ def _karpenter_chart(chart) -> bool:
     return chart.strip().rstrip("/").rsplit("/", 1)[-1] == "karpenter"
 
 
+def _has_chart_key(data: dict) -> bool:
+    """Whether a file named as Karpenter's values has a top-level key of some release of the chart: the name
+    (`values-karpenter.yaml`) is also the natural one for another chart's overlay for clusters that run Karpenter,
+    whose keys are that chart's (caipe-io/ai-platform-engineering#1446); with none of Karpenter's keys, say nothing."""
+    from karplint.schema.chart_values import RENAMED, any_release, known_in
+
+    known = any_release().known
+    return any(isinstance(k, str) and (k in known or k in RENAMED or known_in(k) is not None) for k in data)
+
+
 def _sources(model):
     """(document, path of the values in it, values, pinned chart version or None, what installs them, parameters:
     whether the keys are `helm.parameters` names)."""
@@ -44,7 +54,8 @@ def _sources(model):
         kind = data.get("kind")
         if kind is None and "apiVersion" not in data and doc.index == 0 and emb is None and \
                 _VALUES_FILE.match(os.path.basename(doc.path)):
-            yield doc, (), data, None, os.path.basename(doc.path)
+            if _has_chart_key(data):
+                yield doc, (), data, None, os.path.basename(doc.path)
             continue
         spec = data.get("spec")
         if not isinstance(spec, dict) or not isinstance(data.get("apiVersion"), str):

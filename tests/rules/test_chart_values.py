@@ -123,6 +123,19 @@ def test_values_file_by_name_only():
     assert found({"values.yaml": text}) == []  # (any values.yaml is not Karpenter's)
 
 
+def test_other_charts_overlay_for_karpenter_clusters_is_not_read():
+    # caipe-io/ai-platform-engineering, charts/ai-platform-engineering/values-karpenter.yaml (commit 1884edc3,
+    # Apache-2.0; reduced): an umbrella chart's overlay for clusters that run Karpenter, named like Karpenter's values.
+    # None of its top-level keys is a value of any Karpenter chart: it is another chart's, nothing to say about it.
+    overlay = "rag-stack:\n  rag-server:\n    nodeSelector: {workload-type: rag}\nmongodb:\n" \
+              "  podDisruptionBudget:\n    enabled: true\n"
+    assert found({"values-karpenter.yaml": overlay}) == []
+    assert found({"values-karpenter.yaml": overlay}, version="1.0.6") == []
+    # one key of Karpenter's chart is enough to read it as Karpenter's (a misspelt sibling is still reported)
+    mixed = "serviceAccount: {create: true}\nmongodb: {}\n"
+    assert found({"values-karpenter.yaml": mixed}) == [("KPL150", "values-karpenter.yaml", 2, 1)]
+
+
 def test_unknown_release_says_less():
     # a key some release has (settings.aws.clusterName) is not reported without a release
     text = "settings:\n  aws:\n    clusterName: x\n  clusterNme: y\n"
