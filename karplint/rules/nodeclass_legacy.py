@@ -8,7 +8,8 @@ Sources (aws/karpenter-provider-aws, tags named per fact): the launch-template e
 `validateLaunchTemplate` (v0.6.2: securityGroupSelector, metadataOptions, amiFamily, instanceProfile; v0.7.0:
 blockDeviceMappings) and of `validateUserData` (v0.14.0: userData); the restricted tag keys of
 `RestrictedTagPatterns` (`pkg/apis/v1alpha1/register.go`, v0.28.0); the volume size conversion of
-`launchtemplate.go` `volumeSize` (truncated to whole GiB up to v0.23.x, rounded up from v0.24.0, commit 0f2615029).
+`launchtemplate.go` `volumeSize` (decimal GB rounded up before v0.18.0, truncated to whole GiB from v0.18.0 (#2608)
+to v0.23.x, rounded up from v0.24.0, commit 0f2615029).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ RESTRICTED_TAGS = (
 )
 
 VOLUME_SIZE_ROUNDED_UP_SINCE = "0.24.0"
+# Before 0.18.0 the size went to EC2 in decimal GB rounded up (`ScaledValue(resource.Giga)`,
+# pkg/cloudprovider/aws/launchtemplate.go@v0.17.0): never smaller than asked, so nothing to truncate (#2608).
+VOLUME_SIZE_GIB_SINCE = "0.18.0"
 # Quantity suffixes (Kubernetes resource.Quantity) and their factor in bytes.
 _SUFFIX = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
            "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50}
@@ -129,10 +133,10 @@ def _bytes(quantity: str) -> float | None:
 
 @rule("KPL622", "volume-size-truncated", category="references", severity="warning",
       summary="A blockDeviceMappings volumeSize that is not a whole number of GiB, truncated by Karpenter "
-              "before 0.24.0", kinds=KINDS)
+              "0.18.0 to 0.23.x", kinds=KINDS)
 def volume_size_truncated(res: Resource, ctx) -> Iterator:
     found = _provider(res, ctx)
-    if found is None or ctx.karpenter_version >= V(VOLUME_SIZE_ROUNDED_UP_SINCE):
+    if found is None or not V(VOLUME_SIZE_GIB_SINCE) <= ctx.karpenter_version < V(VOLUME_SIZE_ROUNDED_UP_SINCE):
         return
     path, body = found
     mappings = body.get("blockDeviceMappings")
@@ -152,7 +156,7 @@ def volume_size_truncated(res: Resource, ctx) -> Iterator:
             f"volumeSize {size} is {total / GIB:.2f} GiB: Karpenter {ctx.karpenter_version} launches a "
             f"{gib} GiB volume\n"
             f"help: write the size in Gi (e.g. `{math.ceil(total / GIB)}Gi`)\n"
-            "note: before 0.24.0 Karpenter converts the size to whole GiB by truncation; a volume smaller than "
+            "note: from 0.18.0 to 0.23.x Karpenter converts the size to whole GiB by truncation; a volume smaller than "
             "the AMI's snapshot fails every launch (\"Volume of size … is smaller than snapshot\")")
 
 

@@ -57,6 +57,13 @@ def test_volume_size_truncated_only_before_0_24():
     assert _found({"t.yaml": whole}, "KPL622", "0.23.0") == []
 
 
+def test_volume_size_not_truncated_before_0_18():
+    # Up to 0.17.x the size went to EC2 in decimal GB, rounded up: `2G` is a 2 GiB volume, never smaller than asked
+    # (launchtemplate.go@v0.17.0 `ScaledValue(resource.Giga)`; aws/karpenter-provider-aws#2593, fixed by #2608).
+    assert _found({"t.yaml": LEGACY}, "KPL622", "0.17.0") == []
+    assert _found({"t.yaml": LEGACY}, "KPL622", "0.18.0") == [(11, 25, "warning")]
+
+
 def test_legacy_restricted_tag_from_0_28():
     doc = LEGACY.replace("  launchTemplate: lt\n", "") + "  tags:\n    karpenter.sh/managed-by: c\n    team: a\n"
     assert _found({"t.yaml": doc}, "KPL621", "0.27.0") == []
