@@ -8,6 +8,7 @@ import re
 from typing import Iterator
 
 from karplint.model import Resource
+from karplint.model.versions import V
 from karplint.readers.templating import is_templated
 from karplint.rules._legacy import judged
 from karplint.rules.base import rule
@@ -127,17 +128,21 @@ def id_as_tag_value(res: Resource, ctx) -> Iterator:
                             "rarely tagged with their own ID, so it usually selects nothing")
 
 
+ROLE_ARN_ACCEPTED_FROM = V("1.2.0")
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::(?:\d{12})?:role/(?:[^\s]*/)?([\w+=,.@-]+)$")
 
 
 @rule("KPL625", "node-role-arn", category="references", severity="error",
-      summary="spec.role given as an ARN: Karpenter passes it to IAM as the role's name, which IAM rejects",
+      summary="spec.role given as an ARN before Karpenter 1.2.0: Karpenter passes it to IAM as the role's name, "
+              "which IAM rejects",
       kinds=("EC2NodeClass",))
 def node_role_arn(res: Resource, ctx) -> Iterator:
     # pkg/apis/v1/ec2nodeclass.go `InstanceProfileRole` returns spec.role unchanged and
     # pkg/providers/instanceprofile/instanceprofile.go passes it as `RoleName` to iam:AddRoleToInstanceProfile
-    # (aws/karpenter-provider-aws v0.37.0 to v1.14.0), whose RoleName pattern is [\w+=,.@-]+ (no ':' or '/').
-    if not _nodeclass(res, ctx):
+    # (aws/karpenter-provider-aws v0.32.0 to v1.1.x), whose RoleName pattern is [\w+=,.@-]+ (no ':' or '/'). From
+    # v1.2.0 the provider keeps what follows the last '/' (`lo.LastOr(strings.Split(m.InstanceProfileRole(), "/")`,
+    # instanceprofile.go@v1.2.0#L105), so an ARN works.
+    if not _nodeclass(res, ctx) or ctx.karpenter_version >= ROLE_ARN_ACCEPTED_FROM:
         return
     value = res.get(("spec", "role"))
     if not isinstance(value, str) or is_templated(value):
@@ -146,10 +151,11 @@ def node_role_arn(res: Resource, ctx) -> Iterator:
     if m is None:
         return
     yield ctx.violation(res, ("spec", "role"),
-                        "role is an ARN, but Karpenter passes it to IAM as the role's name\n"
+                        f"role is an ARN, but Karpenter {ctx.karpenter_version} passes it to IAM as the role's name\n"
                         f"help: write the name: `role: {m.group(1)}`\n"
                         "note: IAM refuses the instance profile Karpenter creates for it (a role name has no ':' "
-                        "or '/'), so the EC2NodeClass never becomes ready and no node starts")
+                        "or '/'), so the EC2NodeClass never becomes ready and no node starts\n"
+                        "note: from Karpenter 1.2.0 the role's name is taken from an ARN")
 
 
 # EC2 IDs: the prefix, then 8 or 17 lowercase hexadecimal digits. The CRD patterns of subnet, security group and

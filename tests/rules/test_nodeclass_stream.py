@@ -93,9 +93,17 @@ def test_ami_name_any_kubernetes_version():
 
 
 def test_node_role_arn():
-    assert _found({"n.yaml": _nodeclass(role="arn:aws:iam::123456789012:role/path/NodeRole")},
-                  "KPL625") == [(8, 9, "error")]
-    assert _found({"n.yaml": _nodeclass(role="NodeRole")}, "KPL625") == []
+    arn = {"n.yaml": _nodeclass(role="arn:aws:iam::123456789012:role/path/NodeRole")}
+    assert _found(arn, "KPL625", "1.1.0") == [(8, 9, "error")]
+    assert _found({"n.yaml": _nodeclass(role="NodeRole")}, "KPL625", "1.1.0") == []
+
+
+def test_node_role_arn_is_accepted_from_1_2_0():
+    """instanceprofile.go@v1.2.0#L105 keeps what follows the last '/': an ARN names its role (and the default
+    target is a release after that)."""
+    arn = {"n.yaml": _nodeclass(role="arn:aws:iam::123456789012:role/path/NodeRole")}
+    assert _found(arn, "KPL625", "1.2.0") == []
+    assert _found(arn, "KPL625") == []
 
 
 def test_bottlerocket_os_volume_unmapped():
