@@ -15,8 +15,8 @@ from karplint.model import Model, karpenter_resources
 from karplint.numbers import ascii_digits
 from karplint.provisioning import NODECLASS_KEY  # (the package alone: the simulation loads when a NodePool asks)
 from karplint.rules import rule
-from karplint.rules._simulation import (CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, catalog_name, simulation,
-                                       too_large)
+from karplint.rules._simulation import (CATALOG_MODE_OPTION, CATALOG_OPTION, catalog_date, catalog_name,
+                                       legacy_simulation, simulation, too_large)
 
 ARCH, OS, TYPE = "kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/instance-type"
 FAMILY, SIZE, CATEGORY = ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws/instance-size",
@@ -295,7 +295,12 @@ def nodepool_launches_nothing(model: Model, ctx) -> Iterator:
       reads=(karpenter_resources,))
 def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
     yield from too_large(model, ctx)
-    catalog, pools = simulation(model, ctx)
+    # The v1alpha5 Provisioners too (when the target release serves them): their values are compared the same way.
+    for catalog, pools in (simulation(model, ctx), legacy_simulation(model, ctx)):
+        yield from _values_matching_nothing(catalog, pools, ctx)
+
+
+def _values_matching_nothing(catalog, pools, ctx) -> Iterator:
     for sim in pools:
         if sim.unknown:
             continue
@@ -310,8 +315,8 @@ def requirement_value_matches_nothing(model: Model, ctx) -> Iterator:
             op = src.requirement.operator()
             emptied = op == "In" and not sim.compatible and all(
                 classify(catalog, src.key, v) for v in src.requirement.values)
-            effect = ("no instance type matches the requirement: the NodePool launches nothing" if emptied else
-                      "the value selects nothing" if op == "In" else "the value excludes nothing")
+            effect = (f"no instance type matches the requirement: the {sim.nodepool.kind} launches nothing"
+                      if emptied else "the value selects nothing" if op == "In" else "the value excludes nothing")
             yield ctx.violation(sim.nodepool, src.path + ("values", j),
                                 f"{message}\nnote: {effect} ({catalog_name(catalog)}: {catalog_date(catalog)})",
                                 severity="error" if emptied else None)

@@ -53,6 +53,33 @@ def test_a_requirement_whose_only_values_match_nothing_is_an_error():
     assert {f.severity for f in found} == {"error"}
 
 
+# The Provisioner of aws/karpenter-provider-aws's "migrating from Cluster Autoscaler" guide before PR #3079
+# (website/content/en/v0.20.0/getting-started/migrating-from-cas/scripts/step11-create-provisioner.sh, Apache-2.0).
+_CATEGORIES_AS_FAMILIES_PROVISIONER = """\
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: default
+spec:
+  requirements:
+    - key: karpenter.k8s.aws/instance-family
+      operator: In
+      values: [c, m, r]
+  providerRef:
+    name: default
+"""
+
+
+def test_provisioner_values_that_match_nothing_at_a_release_that_serves_it():
+    found = [f for f in lint({"p.yaml": _CATEGORIES_AS_FAMILIES_PROVISIONER}, karpenter_version="0.20.0")
+             if f.code.startswith("KPL9")]
+    assert codes(found) == [("KPL902", 9, 16), ("KPL902", 9, 19), ("KPL902", 9, 22)]
+    assert {f.severity for f in found} == {"error"}
+    assert "the Provisioner launches nothing" in found[0].message
+    # not served by the default release: not judged (KPL803 says so)
+    assert not [f for f in lint({"p.yaml": _CATEGORIES_AS_FAMILIES_PROVISIONER}) if f.code == "KPL902"]
+
+
 def test_dead_values_and_min_values():
     found = _lint("dead.yaml")
     assert codes(found) == [("KPL903", 15, 46), ("KPL903", 15, 52), ("KPL904", 16, 11)]
