@@ -5,9 +5,9 @@ ends the document; YAML 1.1 parsers (libyaml, and go-yaml that kubectl uses) the
 content ("did not find expected <document start>"), and an indented `...` is a plain scalar where a key should be.
 So a file whose parse fails and parses once its elision lines are read as blank is an excerpt: it is read without
 them (positions unchanged: each marker becomes spaces), never reported as invalid YAML (KPL001), and its objects
-are fragments, like Markdown blocks with elisions (readers/embedded.py): what they leave out is not missing from
+are fragments, like Markdown blocks with elisions (readers/virtual.py): what they leave out is not missing from
 any cluster, so the verdicts about missing fields (`FRAGMENT_SILENCED`: required fields, "must specify one of",
-v1's required consolidateAfter) are dropped; what they show is checked as usual. A whole-line `# ...` comment
+v1's required consolidateAfter, a legacy provider's) are dropped; what they show is checked as usual. A whole-line `# ...` comment
 marks an excerpt the same way (it needs no re-read). A file that parses as it is keeps its `...` lines as YAML says
 (a document end at the start of a line, else part of a multi-line scalar).
 """
@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 
 # What an excerpt leaves out is not missing from any cluster: the verdicts about missing fields are dropped for a
-# fragment (required fields KPL103, "must specify one of" CEL rules KPL130, v1's required consolidateAfter KPL401).
-FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401"})
+# fragment (required fields KPL103, "must specify one of" CEL rules KPL130, v1's required consolidateAfter KPL401,
+# a legacy Provisioner's provider or subnetSelector, KPL147 and KPL108).
+FRAGMENT_SILENCED = frozenset({"KPL103", "KPL130", "KPL401", "KPL108", "KPL147"})
 
 # What stands for an omitted value or lines (`...`, `…`, `<...>`), a line that is only one, a comment line that is
 # only one (`# ...`, `# …`); documentation blocks also write `..` and `[...]` (DOC_ELISION_LINE: one line).

@@ -42,3 +42,29 @@ def provisioner_without_provider(res, ctx):
         "help: reference an AWSNodeTemplate with spec.providerRef.name (or give the settings inline in spec.provider)\n"
         + consequence,
         on="key")
+
+
+# The AWS provider's validation (pkg/cloudprovider/aws/apis/v1alpha1/provider_validation.go `validateSubnets`,
+# from v0.5.0; pkg/apis/v1alpha1/provider_validation.go to v0.32.x), which the Provisioner's validating webhook
+# runs on an inline `spec.provider`, requires a subnetSelector: the Provisioner is refused without one.
+SUBNET_SELECTOR_REQUIRED_SINCE = V("0.5.0")
+
+
+@rule("KPL108", "provider-without-subnet-selector", category="schema", severity="error",
+      summary="A v1alpha5 Provisioner's inline spec.provider without subnetSelector: the validating webhook refuses "
+              "the Provisioner", kinds=("Provisioner",))
+def provider_without_subnet_selector(res, ctx):
+    if (res.group, res.version) != ("karpenter.sh", "v1alpha5"):
+        return
+    provider = res.get(("spec", "provider"))
+    if not isinstance(provider, dict) or "subnetSelector" in provider:
+        return
+    version = ctx.karpenter_version
+    if version < SUBNET_SELECTOR_REQUIRED_SINCE or not served(res.group, res.version, res.kind, version)[0]:
+        return
+    yield ctx.violation(
+        res, ("spec", "provider"),
+        "spec.provider has no subnetSelector\n"
+        "help: add `subnetSelector` (e.g. `karpenter.sh/discovery: <cluster>`), also beside a launchTemplate\n"
+        f"note: Karpenter {version}'s webhook refuses the Provisioner (\"missing field(s): subnetSelector\")",
+        on="key")
