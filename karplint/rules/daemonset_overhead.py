@@ -81,13 +81,13 @@ def daemonset_selects_lifecycle_label(res, ctx):
         # No release set or found: the default target is not a fact about the cluster, so say it as information.
         yield ctx.violation(
             res, path,
-            f"Karpenter before 1.14.0 sizes new nodes without this DaemonSet: it selects `{label}`, a label nodes "
-            "only get after they join\n" + help_ + why, on=on, severity="info")
+            f"Karpenter before 1.14.0 sizes new nodes without this DaemonSet (it selects `{label}`)\n" + help_
+            + "note: nodes only get that label after they join\n" + why, on=on, severity="info")
         return
     for version, where in versions:
         if version >= V(FIXED_IN):
             continue
         yield ctx.violation(
             res, path,
-            f"Karpenter {version} sizes new nodes without this DaemonSet: it selects `{label}`, a label nodes only get "
-            "after they join\n" + help_ + why + release_origin(where, version), on=on)
+            f"Karpenter {version} sizes new nodes without this DaemonSet (it selects `{label}`)\n" + help_
+            + "note: nodes only get that label after they join\n" + why + release_origin(where, version), on=on)

@@ -51,7 +51,7 @@ def instance_profile_name_invalid(res: Resource, ctx) -> Iterator:
         help_ = f"help: write the name: `instanceProfile: {arn.group(1)}`"
         first = "instanceProfile is an ARN, but Karpenter passes it to EC2 as the profile's name"
     else:
-        shown = value if len(value) <= 80 else value[:77] + "..."
+        shown = value if len(value) <= 40 else value[:37] + "..."
         first = f"instanceProfile `{shown}` is not an IAM instance profile name"
         help_ = ("help: write the profile's name as IAM shows it: 1 to 128 letters, digits and `+=,.@_-` "
                  "(no `/`, spaces or brackets)")

@@ -304,13 +304,12 @@ def bottlerocket_root_volume_on_os_disk(res, ctx):
                  else f"{BOTTLEROCKET_DATA_DEVICE} (the image's default size)")
         yield ctx.violation(
             res, ("spec", "blockDeviceMappings", i, "rootVolume"),
-            f"`rootVolume: true` on {device}: Karpenter plans the nodes' ephemeral-storage as {size}, but "
-            f"Bottlerocket keeps pods' storage on {where}\n"
+            f"`rootVolume: true` on {device}: Karpenter plans the nodes' ephemeral-storage as {size}\n"
             f"help: move `rootVolume: true` to the {BOTTLEROCKET_DATA_DEVICE} mapping, or remove it (Karpenter "
             f"then sizes ephemeral-storage from {BOTTLEROCKET_DATA_DEVICE})\n"
             "note: Karpenter takes the size of the `rootVolume` mapping as ephemeral-storage whatever the device "
             "(aws/karpenter-provider-aws pkg/providers/instancetype/types.go ephemeralStorage); Bottlerocket's "
-            f"{BOTTLEROCKET_OS_DEVICE} holds the OS only; a small OS volume leaves little or no ephemeral-storage "
+            f"{BOTTLEROCKET_OS_DEVICE} holds the OS only, pods' storage is on {where}; a small OS volume leaves little or no ephemeral-storage "
             "after kube-reserved and the eviction threshold, so pods that request it fit no instance type "
             "(aws/karpenter-provider-aws#8535)")
 

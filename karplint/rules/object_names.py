@@ -45,7 +45,7 @@ def object_name_not_dns_subdomain(res, ctx):
     example = f" (e.g. `{better}`)" if better else ""
     yield ctx.violation(
         res, NAME,
-        f"metadata.name `{name[:80]}` {what}: the API server rejects this {res.kind}\n"
+        f"metadata.name `{name[:48]}` {what}\n"
         f"help: use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit{example}\n"
-        "note: custom resource names are validated as DNS subdomains (`metadata.name: Invalid value: ... a lowercase "
+        f"note: the API server rejects this {res.kind}: custom resource names are validated as DNS subdomains (`metadata.name: Invalid value: ... a lowercase "
         "RFC 1123 subdomain must consist of ...`; awsdocs/amazon-eks-user-guide#1000)")

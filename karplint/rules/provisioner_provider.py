@@ -57,8 +57,8 @@ def provider_without_subnet_selector(res, ctx):
     if (res.group, res.version) != ("karpenter.sh", "v1alpha5"):
         return
     provider = res.get(("spec", "provider"))
-    if not isinstance(provider, dict) or "subnetSelector" in provider:
-        return
+    if not isinstance(provider, dict) or "subnetSelector" in provider or res.get(("spec", "providerRef")) is not None:
+        return  # (with a providerRef as well, the webhook's "exactly one of provider, providerRef" comes first)
     version = ctx.karpenter_version
     if version < SUBNET_SELECTOR_REQUIRED_SINCE or not served(res.group, res.version, res.kind, version)[0]:
         return

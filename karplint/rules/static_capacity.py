@@ -41,10 +41,9 @@ def static_nodepool_no_room_to_replace(res, ctx):
     short = ("never reaches its replicas and " if limit < replicas else "")
     yield ctx.violation(
         res, NODE_LIMIT,
-        f"static NodePool: limits.nodes ({limit}) leaves no node above replicas ({replicas}), so it {short}"
-        "never replaces a drifted node\n"
+        f"static NodePool: limits.nodes ({limit}) is not above replicas ({replicas})\n"
         "help: set limits.nodes to replicas plus the nodes Karpenter may replace at once (at least "
         f"{replicas + 1}), or remove it\n"
-        "note: static drift launches the replacement first and reserves it against limits.nodes; with the pool at "
+        f"note: so the pool {short}never replaces a drifted node: static drift launches the replacement first and reserves it against limits.nodes; with the pool at "
         "its limit no replacement is granted and drift stays blocked whatever the budgets allow (kubernetes-sigs/"
         "karpenter pkg/controllers/disruption/staticdrift.go; aws/karpenter-provider-aws#8873)")

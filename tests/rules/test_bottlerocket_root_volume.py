@@ -35,7 +35,7 @@ def findings(mappings, alias="bottlerocket@v1.39.1", version=None):
 def test_root_volume_on_os_disk_is_reported():
     assert findings(OS_ROOT) == [
         ("KPL290", 11, 19, "warning", "`rootVolume: true` on /dev/xvda: Karpenter plans the nodes' "
-         "ephemeral-storage as 4Gi, but Bottlerocket keeps pods' storage on /dev/xvdb (100Gi)")]
+         "ephemeral-storage as 4Gi")]
 
 
 def test_root_volume_on_data_disk_or_other_family_is_quiet():

@@ -19,8 +19,7 @@ def test_release_deployed_in_the_run():
     assert codes(found) == [("KPL306", 34, 22), ("KPL306", 51, 9)]
     assert found[0].severity == "warning"
     assert found[0].message.splitlines()[0] == (
-        "Karpenter 1.0.6 sizes new nodes without this DaemonSet: it selects `karpenter.sh/initialized`, a label nodes "
-        "only get after they join")
+        "Karpenter 1.0.6 sizes new nodes without this DaemonSet (it selects `karpenter.sh/initialized`)")
     assert "the release comes from" in found[0].message and "HelmRelease" in found[0].message
 
 

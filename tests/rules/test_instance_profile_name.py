@@ -43,7 +43,7 @@ def test_construct_path_in_a_nodeclass():
     assert _got(text) == [("KPL612", "error", 6, 20)]
     (finding,) = [f for f in lint({"x.yaml": text}) if f.code == "KPL612"]
     assert finding.message == (
-        "instanceProfile `stack/dev/karpenter-instance-profile [AWS::IAM::InstanceProfile]` is not an IAM instance "
+        "instanceProfile `stack/dev/karpenter-instance-profile ...` is not an IAM instance "
         "profile name\nhelp: write the profile's name as IAM shows it: 1 to 128 letters, digits and `+=,.@_-` "
         "(no `/`, spaces or brackets)\nnote: Karpenter passes it to EC2 as `IamInstanceProfile.Name`; EC2 refuses "
         "every launch ('Invalid IAM Instance Profile name'), so no node of this EC2NodeClass starts")
