@@ -368,3 +368,37 @@ def test_karplints_own_setting_in_documentation_pins_nothing(tmp_path: Path):
 
     assert text_evidence("docs/config.md", '```toml\nkarpenter-version = "1.0.2"\n```\n') == []
     assert [e.line for e in text_evidence("ci.env", "KARPENTER_VERSION=1.0.2\n")] == [1]
+
+
+HELMRELEASE_IN_DOCS = """# A rule's documentation
+
+```yaml
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: karpenter
+spec:
+  chart:
+    spec:
+      chart: karpenter
+      version: 0.33.0
+      sourceRef: {kind: HelmRepository, name: karpenter}
+```
+"""
+
+
+def test_a_yaml_example_in_documentation_installs_nothing(tmp_path: Path):
+    """A Markdown block showing a HelmRelease is an example, not the repository's deployment: it pins no release
+    (karplint's own rules/*.md showed four releases as 'deployed' when the Quickstart was checked in its checkout)."""
+    from karplint.testing import run_json
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "KPL999.md").write_text(HELMRELEASE_IN_DOCS)
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "np.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+        "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: a}\n      requirements: []\n")
+    code, report, err = run_json("check", "--no-cache", "deploy", cwd=tmp_path)
+    assert "several Karpenter versions" not in err and "0.33.0" not in err
+    assert all("0.33.0" not in f["message"] for f in report["findings"])

@@ -61,11 +61,15 @@ _YAML_PIN_BYTES = re.compile(rb"HelmRelease|Application|OCIRepository|karpenter/
 
 def yaml_evidence(docs) -> list[Evidence]:
     """Karpenter releases the documents of one file install (`karplint.model.detect.karpenter_releases`) or pin as
-    values (`karplint.model.release_values`)."""
+    values (`karplint.model.release_values`). A documentation example (a Markdown or AsciiDoc block) installs
+    nothing: it is no evidence of the release the repository deploys."""
     from karplint.model import Model
     from karplint.model.detect import karpenter_releases
     from karplint.model.release_values import values_evidence
 
+    docs = [d for d in docs if not d.documentation_example]
+    if not docs:
+        return []
     model = Model()
     model.add(docs)
     return [Evidence(str(r.version), r.doc.path, r.doc.span(r.path).line, r.what)
