@@ -7,7 +7,6 @@ them across every file of the run so rules can look across files (nodeClassRef, 
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
