@@ -94,7 +94,7 @@ def _depth_at(body: str, pos: int) -> int:
     return body.count("{", 0, pos) - body.count("}", 0, pos)
 
 
-def _split_name(name: str) -> list[str]:
+def split_parameter_name(name: str) -> list[str]:
     """`serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn` -> its keys (Helm's `--set` syntax; a list index
     `tolerations[0]` ends the path: list items are not keys)."""
     name = name.replace("\\\\", "\\")
@@ -175,7 +175,7 @@ def terraform_values(src: SourceFile, first_index: int) -> tuple[list[Document],
                 names += 1
                 if names > MAX_SET:
                     break
-                keys = _split_name(n.group(1))
+                keys = split_parameter_name(n.group(1))
                 if not keys or "${" in n.group(1):
                     continue
                 a, b = start + n.start(1), start + n.end(1)

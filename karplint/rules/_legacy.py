@@ -21,3 +21,13 @@ def judged(res, ctx, legacy: bool) -> bool:
     if key not in LEGACY:
         return True
     return legacy and ctx is not None and served(*key, ctx.karpenter_version)[0]
+
+
+def userdata_analysis(res, ctx, legacy: bool = False):
+    """The userData analysis (`karplint.userdata.model.analyze`) of a node class the rule asking judges (`judged`),
+    or None: for the userdata rules, one way to ask."""
+    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
+        return None
+    from karplint.userdata.model import analyze
+
+    return analyze(res)

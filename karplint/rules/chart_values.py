@@ -15,6 +15,7 @@ import difflib
 import os
 import re
 
+from karplint.readers.chart_values import split_parameter_name
 from karplint.readers.templating import is_templated
 from karplint.rules.base import rule
 
@@ -100,12 +101,6 @@ def _release(version, ctx):
     return None, None
 
 
-def _split_parameter(name: str) -> list[str]:
-    from karplint.readers.chart_values import _split_name
-
-    return _split_name(name)
-
-
 def _suggest(parent: str, key: str, keys, elsewhere: bool = True) -> str:
     """A `help:` line naming the key meant, if one is close."""
     siblings = keys.children(parent)
@@ -133,7 +128,7 @@ def _check(model, ctx, sources=None):
         keys, release = _release(version, ctx)
         every = any_release()
         if isinstance(values, str):  # a `helm.parameters` name: one dotted key
-            parts = _split_parameter(values)
+            parts = split_parameter_name(values)
             if not parts or is_templated(values):
                 continue
             items = [(base, parts, None)]

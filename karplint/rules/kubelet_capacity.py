@@ -181,16 +181,16 @@ def _hidden_message(field: str, where: str, own_block: bool) -> str:
       summary="kubelet reservations (system/kube-reserved, evictionHard) set in userData, which Karpenter's "
               "node sizing does not see", kinds=("EC2NodeClass", "AWSNodeTemplate"))
 def reservation_hidden_in_userdata(res, ctx):
-    from karplint.rules.userdata_nodes import _analysis, _nodeconfig_parts, _toml_parts
-    from karplint.userdata import bottlerocket as br
+    from karplint.rules._legacy import userdata_analysis
+    from karplint.userdata.analysers import nodeconfig_parts, toml_parts
     from karplint.userdata import content as ct
 
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None:
         return
     kubelet, own_block = _reservation_kubelet(res)
     if analysis.family == ct.BOTTLEROCKET:
-        for part, settings, merges in _toml_parts(analysis):
+        for part, settings, merges in toml_parts(analysis):
             k8s = settings.kubernetes()
             for field, (key, _) in HIDDEN_RESERVATIONS.items():
                 if not merges or key not in k8s or not k8s[key]:
@@ -203,7 +203,7 @@ def reservation_hidden_in_userdata(res, ctx):
         return
     if analysis.family != ct.AL2023:
         return  # (Custom: Karpenter's model of the node is its own guess; AL2 flags: not judged here)
-    for part, docs in _nodeconfig_parts(analysis):
+    for part, docs in nodeconfig_parts(analysis):
         for doc in docs:
             if doc.fatal or not isinstance(doc.data, dict):
                 continue

@@ -322,19 +322,22 @@ _EKS_AMI_NAME = re.compile(r"^(?:amazon-eks-|bottlerocket-aws-k8s-|Windows_Serve
 _K8S_MINOR = re.compile(r"(?<![0-9])1\.[0-9]{2}(?![0-9])")
 
 
+def _wildcard_name_terms(res):
+    """(index, term, name) of each amiSelectorTerms term selecting by a name with a wildcard (`*`, `?`)."""
+    terms = res.get(TERMS)
+    for i, term in enumerate(terms if isinstance(terms, list) else ()):
+        name = term.get("name") if isinstance(term, dict) else None
+        if isinstance(name, str) and not has_placeholder(name) and any(c in name for c in "*?"):
+            yield i, term, name
+
+
 @rule("KPL624", "ami-name-any-kubernetes-version", category="references", severity="warning",
       summary="An amiSelectorTerms name wildcard over EKS-optimized AMIs that names no Kubernetes version",
       kinds=("EC2NodeClass",))
 def ami_name_any_kubernetes_version(res, ctx):
     if not _nodeclass(res):
         return
-    terms = res.get(TERMS)
-    if not isinstance(terms, list):
-        return
-    for i, term in enumerate(terms):
-        name = term.get("name") if isinstance(term, dict) else None
-        if not isinstance(name, str) or has_placeholder(name) or not any(c in name for c in "*?"):
-            continue
+    for i, term, name in _wildcard_name_terms(res):
         if not _EKS_AMI_NAME.match(name) or _K8S_MINOR.search(name):
             continue
         if isinstance(term.get("owner"), str) and term["owner"] not in ("amazon", "self"):
@@ -385,13 +388,7 @@ def ami_name_spans_families(res, ctx):
     family = res.get(("spec", "amiFamily"))
     if not isinstance(family, str) or family not in ALIAS_FOR:  # (Custom, or a placeholder: no userData to clash)
         return
-    terms = res.get(TERMS)
-    if not isinstance(terms, list):
-        return
-    for i, term in enumerate(terms):
-        name = term.get("name") if isinstance(term, dict) else None
-        if not isinstance(name, str) or has_placeholder(name) or not any(c in name for c in "*?"):
-            continue
+    for i, term, name in _wildcard_name_terms(res):
         if isinstance(term.get("owner"), str) and term["owner"] not in ("amazon",):
             continue  # (the owner's own images: their names need not follow EKS's)
         others = [f for f in _families_matched(name) if f != family]

@@ -9,8 +9,9 @@ kubernetes-sigs/karpenter#201, `validateProvider` in `pkg/apis/v1alpha5/provisio
 
 from __future__ import annotations
 
-from karplint.model.versions import V, served
+from karplint.model.versions import V
 from karplint.rules import rule
+from karplint.rules._legacy import judged
 
 WEBHOOK_SINCE = V("0.24.0")
 # providerRef (and AWSNodeTemplate) arrived in 0.11.0 (aws/karpenter-provider-aws pkg/apis/provisioning/v1alpha5 at
@@ -30,7 +31,7 @@ def provisioner_without_provider(res, ctx):
     version = ctx.karpenter_version
     if version < PROVIDER_REF_SINCE:
         return
-    if not served(res.group, res.version, res.kind, version)[0]:
+    if not judged(res, ctx, legacy=True):
         return  # a release that serves no Provisioner: KPL801/KPL803 say what matters first
     consequence = ("note: the validating webhook rejects it (\"expected exactly one, got neither: spec.provider, "
                    "spec.providerRef\")" if version >= WEBHOOK_SINCE else
@@ -60,7 +61,7 @@ def provider_without_subnet_selector(res, ctx):
     if not isinstance(provider, dict) or "subnetSelector" in provider or res.get(("spec", "providerRef")) is not None:
         return  # (with a providerRef as well, the webhook's "exactly one of provider, providerRef" comes first)
     version = ctx.karpenter_version
-    if version < SUBNET_SELECTOR_REQUIRED_SINCE or not served(res.group, res.version, res.kind, version)[0]:
+    if version < SUBNET_SELECTOR_REQUIRED_SINCE or not judged(res, ctx, legacy=True):
         return
     yield ctx.violation(
         res, ("spec", "provider"),

@@ -9,7 +9,8 @@ Found by the differential against the real bootstrap.sh (tests/userdata/sandbox.
 from __future__ import annotations
 
 from karplint.rules.base import rule
-from karplint.rules.userdata_shell import NODECLASS, _analysis, _bootstraps
+from karplint.rules._legacy import userdata_analysis
+from karplint.rules.userdata_shell import NODECLASS, _bootstraps
 
 _SHOWN = 120  # characters of a value quoted in a message
 
@@ -25,7 +26,7 @@ def _quoted(text: str) -> str:
       summary="--kubelet-extra-args expands a variable the script never assigns: bash makes it empty and what it "
               "was meant to hold never reaches the kubelet", kinds=NODECLASS)
 def kubelet_extra_args_unassigned_variable(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         if not ba.empty_expansions or ba.never_runs is not None:
             continue
         w = ba.extra_args
@@ -48,7 +49,7 @@ def kubelet_extra_args_unassigned_variable(res, ctx):
       kinds=NODECLASS)
 def kubelet_extra_args_not_exported(res, ctx):
     seen: set[tuple[int, int]] = set()  # (part, offset): one finding per assignment, however many calls follow
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         a = ba.unexported_extra_args
         if a is None or ba.never_runs is not None or (id(ba.part), a.offset) in seen:
             continue
@@ -67,7 +68,7 @@ def kubelet_extra_args_not_exported(res, ctx):
       summary="A single quote in --kubelet-extra-args ends systemd 219's Environment= word: the rest of the "
               "value never reaches the kubelet", kinds=NODECLASS)
 def kubelet_extra_args_cut_at_quote(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         sd, w = ba.systemd, ba.extra_args
         if sd is None or w is None or sd.cut_at is None or sd.dropped or sd.exec_fails:
             continue

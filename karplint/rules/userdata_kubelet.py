@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from karplint.rules.base import rule
-from karplint.rules._legacy import judged
+from karplint.rules._legacy import userdata_analysis
 from karplint.userdata import content as ct
 from karplint.userdata import kubelet_flags as kf
 
@@ -51,16 +51,10 @@ class FlagSite:
     source: str  # "--kubelet-extra-args" or "kubelet.flags"
 
 
-def _analysis(res, ctx, legacy: bool = False):
-    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
-        return None
-    from karplint.userdata.model import analyze
-
-    return analyze(res)
 
 
 def _sites(res, ctx) -> Iterator[FlagSite]:
-    a = _analysis(res, ctx, legacy=True)  # (flags the kubelet refuses: true at every release)
+    a = userdata_analysis(res, ctx, legacy=True)  # (flags the kubelet refuses: true at every release)
     if a is None:
         return
     from karplint.rules.userdata_shell import _bootstraps

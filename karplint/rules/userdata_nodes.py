@@ -6,23 +6,20 @@ and where (`karplint.userdata.model.analyze` gives the parts and their manifest 
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from karplint.findings import Edit, Fix
 from karplint.rules.base import rule
-from karplint.rules._legacy import LEGACY, judged
+from karplint.rules._legacy import LEGACY, userdata_analysis
 from karplint.userdata import bottlerocket as br
 from karplint.userdata import bottlerocket_models as br_models
 from karplint.userdata import content as ct
 from karplint.userdata import nodeadm, windows
-from karplint.userdata.analysers import bottlerocket_settings, nodeconfig_docs
-from karplint.userdata.model import Part, UserDataAnalysis, analyze
+from karplint.userdata.analysers import nodeconfig_docs, nodeconfig_parts, toml_parts
+from karplint.userdata.model import analyze
 from karplint.model.versions import Version
 
 KINDS = ("EC2NodeClass", "AWSNodeTemplate")
 
 # Families whose userData may hold a NodeConfig nodeadm reads (None: no amiFamily and no alias).
-NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
 UNREGISTERED = "karpenter.sh/unregistered:NoExecute"
 # Release notes and `pkg/providers/amifamily/bootstrap/nodeadm.go`: the registration taint exists from v1.0, when Karpenter's NodeConfig also moved last.
 REGISTRATION_TAINT_SINCE = Version(1, 0, 0)
@@ -30,25 +27,13 @@ KARPENTER_NODECONFIG_LAST_SINCE = Version(1, 0, 0)
 AL2_SCRIPT_WRAP_SINCE = Version(0, 26, 0)  # aws/karpenter-provider-aws#3427: non-MIME AL2 userData becomes a script
 
 
-def _analysis(res, ctx, legacy: bool = False) -> UserDataAnalysis | None:
-    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
-        return None
-    return analyze(res)
-
-
-def _nodeconfig_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, list[nodeadm.NodeConfigDoc]]]:
-    if analysis.family not in NODECONFIG_FAMILIES:
-        return
-    for part in analysis.parts:
-        if part.kind == ct.NODECONFIG:
-            yield part, nodeconfig_docs(part)
 
 
 def _issues(res, ctx, kinds: tuple[str, ...]):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None:
         return
-    for part, docs in _nodeconfig_parts(analysis):
+    for part, docs in nodeconfig_parts(analysis):
         for doc in docs:
             for issue in doc.issues:
                 if issue.kind in kinds:
@@ -63,10 +48,10 @@ def _issues(res, ctx, kinds: tuple[str, ...]):
       summary="AL2023 NodeConfig kubelet.flags --register-with-taints overrides Karpenter's taints and drops "
               "karpenter.sh/unregistered", kinds=KINDS)
 def al2023_register_with_taints_flag(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
-    parts = list(_nodeconfig_parts(analysis))
+    parts = list(nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
     uses = [u for u in nodeadm.user_flags(docs) if u.name == "register-with-taints"]
@@ -98,10 +83,10 @@ def al2023_register_with_taints_flag(res, ctx):
 @rule("KPL231", "al2023-nodeconfig-overridden", category="userdata", severity="warning",
       summary="AL2023 NodeConfig fields Karpenter's generated NodeConfig (merged last) replaces", kinds=KINDS)
 def al2023_nodeconfig_overridden(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
-    parts = list(_nodeconfig_parts(analysis))
+    parts = list(nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
     for doc, owner in zip(docs, owners):  # every release: Karpenter's NodeConfig always carries a maxPods
@@ -133,10 +118,10 @@ def al2023_nodeconfig_overridden(res, ctx):
       summary="AL2023 NodeConfig kubelet.flags that override settings Karpenter configures (e.g. --max-pods)",
       kinds=KINDS)
 def al2023_flag_overrides_karpenter(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None or analysis.family != ct.AL2023:
         return
-    parts = list(_nodeconfig_parts(analysis))
+    parts = list(nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
     for use in nodeadm.user_flags(docs):
@@ -156,7 +141,7 @@ def al2023_flag_overrides_karpenter(res, ctx):
       summary="A NodeConfig nodeadm cannot decode (YAML error, wrong apiVersion/kind, flags as a string, wrong "
               "types): the node never joins", kinds=KINDS)
 def nodeconfig_decode_error(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     wrapped = analysis is not None and analysis.family == ct.AL2023 and analysis.mime is None
     for v in _issues(res, ctx, ("yaml", "not-object", "type-meta", "type", "flags-not-list", "taints-type")):
         if wrapped and "needs apiVersion" in v.message:
@@ -182,7 +167,7 @@ def nodeconfig_unknown_field(res, ctx):
       summary="A NodeConfig registerWithTaints item or --register-with-taints value the kubelet rejects",
       kinds=KINDS)
 def nodeconfig_invalid_taint(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None:
         return
     if analysis.family == ct.AL2023:
@@ -192,7 +177,7 @@ def nodeconfig_invalid_taint(res, ctx):
             yield from _issues(res, ctx, ("taint-invalid",))
         return
     yield from _issues(res, ctx, ("taint-invalid",))
-    parts = list(_nodeconfig_parts(analysis))
+    parts = list(nodeconfig_parts(analysis))
     docs = [d for _, ds in parts for d in ds]
     owners = [p for p, ds in parts for _ in ds]
     reg = nodeadm.registration(docs)
@@ -210,22 +195,11 @@ def nodeconfig_invalid_taint(res, ctx):
 # --------------------------------------------------------------------------------------------- Bottlerocket
 
 
-def _toml_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, br.BottlerocketSettings, bool]]:
-    """(part, settings, karpenter_merges) for Bottlerocket userData, and Custom userData that is TOML."""
-    if analysis.family == ct.BOTTLEROCKET:
-        for part in analysis.parts:
-            yield part, bottlerocket_settings(part), True
-    elif analysis.family in (ct.CUSTOM, None):
-        for part in analysis.parts:
-            if part.kind == ct.TOML:
-                yield part, bottlerocket_settings(part), False
-
-
 def _toml_issues(res, ctx, kinds: tuple[str, ...], legacy: bool = False):
-    analysis = _analysis(res, ctx, legacy)
+    analysis = userdata_analysis(res, ctx, legacy)
     if analysis is None:
         return
-    for part, settings, merges in _toml_parts(analysis):
+    for part, settings, merges in toml_parts(analysis):
         if settings.data is None:
             continue
         for issue in br.check(settings, karpenter_merges=merges, release=ctx.karpenter_version):
@@ -238,10 +212,10 @@ def _toml_issues(res, ctx, kinds: tuple[str, ...], legacy: bool = False):
       summary="Bottlerocket userData that is not valid TOML (Karpenter: 'invalid UserData', no node launches)",
       kinds=KINDS)
 def bottlerocket_invalid_toml(res, ctx):
-    analysis = _analysis(res, ctx, legacy=True)
+    analysis = userdata_analysis(res, ctx, legacy=True)
     if analysis is None:
         return
-    for part, settings, merges in _toml_parts(analysis):
+    for part, settings, merges in toml_parts(analysis):
         if settings.error is None:
             continue
         if settings.error.kind == "toml-budget":  # not decoded (too costly): not verified, not invalid
@@ -270,11 +244,11 @@ def bottlerocket_invalid_toml(res, ctx):
               "cluster-certificate, max-pods, cluster-dns-ip, its own node-labels)", kinds=KINDS)
 def bottlerocket_setting_replaced(res, ctx):
     yield from _toml_issues(res, ctx, ("replaced",))
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     kubelet = res.get(("spec", "kubelet"))
     if analysis is None or analysis.family != ct.BOTTLEROCKET or not isinstance(kubelet, dict):
         return
-    for part, settings, _ in _toml_parts(analysis):
+    for part, settings, _ in toml_parts(analysis):
         k8s = settings.kubernetes()
         for field, key in br.NODECLASS_KUBELET_TO_SETTINGS.items():
             if kubelet.get(field) is not None and key in k8s:
@@ -315,10 +289,10 @@ def bottlerocket_invalid_node_labels(res, ctx):
       summary="A Bottlerocket setting outside settings.kubernetes (kernel.sysctl, pki, host/bootstrap containers, "
               "registry mirrors) of a type Bottlerocket rejects: the node never joins", kinds=KINDS)
 def bottlerocket_setting_model_type(res, ctx):
-    analysis = _analysis(res, ctx, legacy=True)
+    analysis = userdata_analysis(res, ctx, legacy=True)
     if analysis is None:
         return
-    for part, settings, merges in _toml_parts(analysis):
+    for part, settings, merges in toml_parts(analysis):
         table = (settings.data or {}).get("settings")
         if not isinstance(table, dict):
             continue
@@ -343,7 +317,7 @@ _FOREIGN_FORMAT = {
       summary="userData written for another OS (Bottlerocket TOML, an AL2023 NodeConfig) where the family's node "
               "runs it as a script", kinds=KINDS)
 def userdata_format_wrong_for_family(res, ctx):
-    analysis = _analysis(res, ctx, legacy=True)
+    analysis = userdata_analysis(res, ctx, legacy=True)
     if analysis is None:
         return
     family = analysis.family
@@ -381,7 +355,7 @@ def userdata_format_wrong_for_family(res, ctx):
       summary="Windows userData with <powershell> tags or its own Start-EKSBootstrap.ps1 call (Karpenter adds both)",
       kinds=KINDS)
 def windows_userdata_bootstrap(res, ctx):
-    analysis = _analysis(res, ctx)
+    analysis = userdata_analysis(res, ctx)
     if analysis is None or not ct.is_windows(analysis.family):
         return
     text = analysis.text

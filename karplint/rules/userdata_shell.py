@@ -11,12 +11,12 @@ import re
 
 from karplint.findings import Edit, Fix
 from karplint.rules.base import rule
-from karplint.rules._legacy import judged
+from karplint.rules._legacy import judged, userdata_analysis
 from karplint.userdata import content as ct
 from karplint.userdata import kubelet as kl
 from karplint.userdata import mime as mm
 from karplint.userdata.bootstrap import HELP_OPTIONS, KARPENTER_KUBELET_FLAGS, VALUE_OPTIONS
-from karplint.userdata.model import BootstrapAnalysis, KubeletWord, UserDataAnalysis, analyze
+from karplint.userdata.model import BootstrapAnalysis, KubeletWord, UserDataAnalysis
 from karplint.userdata.shell import kubelet_config_writes, kubelet_restarts, program
 from karplint.userdata.text import USERDATA_PATH, UserDataText
 from karplint.model.versions import V
@@ -38,10 +38,6 @@ _TF_INTERPOLATION = re.compile(r"\$\{(?:module|var|local|data|each|count|path|te
 _GO_TEMPLATE = re.compile(r"\{\{[^}\n]*\}\}")
 
 
-def _analysis(res, ctx, legacy: bool = False) -> UserDataAnalysis | None:
-    if res.group != "karpenter.k8s.aws" or not judged(res, ctx, legacy):
-        return None
-    return analyze(res)
 
 
 def _userdata_span(res):
@@ -113,7 +109,7 @@ def userdata_over_ec2_limit(res, ctx):
       summary="Part of a userData could not be analysed (shell parse failure, unresolved variables, unknown "
               "content), so karplint cannot say it is correct", kinds=NODECLASS)
 def userdata_not_verified(res, ctx):
-    a = _analysis(res, ctx, legacy=True)
+    a = userdata_analysis(res, ctx, legacy=True)
     if a is None:
         return
     for note in a.notes:
@@ -170,7 +166,7 @@ def _bootstraps(a: UserDataAnalysis | None) -> list[BootstrapAnalysis]:
       summary="bootstrap.sh option written as --opt=value: silently ignored (or taken as the cluster name)",
       kinds=NODECLASS, fix="safe")
 def bootstrap_equals_option(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         call = ba.call
         for eq in call.equals_forms:
             w = eq.word
@@ -216,7 +212,7 @@ def _equals_fix(ba: BootstrapAnalysis, eq) -> Fix | None:
       summary="bootstrap.sh option without its value, value detached from its option, stray or missing "
               "positional (cluster name)", kinds=NODECLASS)
 def bootstrap_argument_error(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         call = ba.call
         view = ba.view
         if any(w.splits for w in call.args):
@@ -310,7 +306,7 @@ def _continuation_breaks(res, ctx, ba: BootstrapAnalysis):
       summary="KUBELET_EXTRA_ARGS that systemd 219 drops or cannot split, or kubelet argv the kubelet rejects",
       kinds=NODECLASS)
 def kubelet_extra_args_lost(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         sd = ba.systemd
         w = ba.extra_args
         if sd is None or w is None:
@@ -370,7 +366,7 @@ _TAINT_HINTS = {
       summary="--register-with-taints value the kubelet rejects (or silently drops), or repeated (last wins)",
       kinds=NODECLASS, fix="safe")
 def invalid_register_with_taints(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         flags = ba.flags
         if flags is None:
             continue
@@ -472,7 +468,7 @@ def _taint_fix(ba: BootstrapAnalysis, kw: KubeletWord, base: int, err: kl.TaintE
       summary="--node-labels the kubelet refuses at startup (restricted kubernetes.io/k8s.io keys, invalid "
               "keys or values)", kinds=NODECLASS)
 def invalid_node_labels(res, ctx):
-    for ba in _bootstraps(_analysis(res, ctx, legacy=True)):
+    for ba in _bootstraps(userdata_analysis(res, ctx, legacy=True)):
         for kw, base, err in ba.label_errors:
             said = err.message if len(err.message) < 240 else err.message[:237] + "..."
             if err.kind == "restricted":
@@ -490,7 +486,7 @@ def invalid_node_labels(res, ctx):
       summary="amiFamily Custom userData whose kubelet does not register karpenter.sh/unregistered:NoExecute",
       kinds=NODECLASS, fix="unsafe")
 def custom_missing_unregistered_taint(res, ctx):
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is None or a.family != ct.CUSTOM:
         return
     version = ctx.karpenter_version
@@ -603,7 +599,7 @@ def _unregistered_fix(ba: BootstrapAnalysis, near: kl.Taint | None) -> Fix | Non
 def al2_userdata_calls_bootstrap(res, ctx):
     # Legacy AWSNodeTemplates too: every release that serves them appends Karpenter's bootstrap.sh part after the
     # user's (aws/karpenter-provider-aws pkg/providers/amifamily/bootstrap/eksbootstrap.go@v0.29.2 Script).
-    a = _analysis(res, ctx, legacy=True)
+    a = userdata_analysis(res, ctx, legacy=True)
     if a is None or a.family != ct.AL2:
         return
     if res.kind == "AWSNodeTemplate":
@@ -622,7 +618,7 @@ def al2_userdata_calls_bootstrap(res, ctx):
       summary="AL2 userData passes kubelet flags Karpenter sets itself (--register-with-taints, --node-labels, "
               "--max-pods)", kinds=NODECLASS)
 def al2_userdata_sets_karpenter_flags(res, ctx):
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is None or a.family != ct.AL2:
         return
     instead = {"register-with-taints": "NodePool spec.template.spec.taints/startupTaints",
@@ -654,7 +650,7 @@ def al2_userdata_sets_karpenter_flags(res, ctx):
 @rule("KPL209", "al2023-calls-bootstrap-sh", category="userdata", severity="error",
       summary="AL2023 userData calls /etc/eks/bootstrap.sh, a stub that exits 1 on AL2023", kinds=NODECLASS)
 def al2023_calls_bootstrap_sh(res, ctx):
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is None or a.ami_os != ct.AL2023:
         return
     for ba in a.bootstraps:
@@ -676,7 +672,7 @@ _MIME_ERRORS = (mm.MISSING_COLON, mm.NOT_MULTIPART, mm.NO_MEDIA_TYPE, mm.NO_BOUN
       summary="MIME userData Karpenter cannot split: no blank line after the headers, non-multipart type, "
               "boundary never used, last part not terminated (closing boundary missing: info)", kinds=NODECLASS)
 def malformed_mime_userdata(res, ctx):
-    a = _analysis(res, ctx, legacy=True)
+    a = userdata_analysis(res, ctx, legacy=True)
     if a is None or a.mime is None:
         return
     karpenter_parses = a.family in KARPENTER_MIME_FAMILIES
@@ -722,7 +718,7 @@ def malformed_mime_userdata(res, ctx):
               "(on AL2023: edited or restarted from a shell part instead of a NodeConfig)",
       kinds=NODECLASS)
 def kubelet_modified_after_bootstrap(res, ctx):
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is not None and _nodeadm_configures_kubelet(a):
         yield from _nodeadm_kubelet_edits(res, ctx, a)
         return
@@ -814,7 +810,7 @@ def _nodeadm_kubelet_edits(res, ctx, a: UserDataAnalysis):
 @rule("KPL212", "unrendered-template-in-userdata", category="userdata", severity="info",
       summary="Template expressions (Terraform ${module.x}, {{ }}) left in shell userData", kinds=NODECLASS)
 def unrendered_template_in_userdata(res, ctx):
-    a = _analysis(res, ctx, legacy=True)
+    a = userdata_analysis(res, ctx, legacy=True)
     if a is None:
         return
     path = res.doc.source.path.lower()
@@ -864,7 +860,7 @@ _AMI_READS = {
       summary="amiFamily Custom with an alias AMI whose OS cannot read this kind of userData (e.g. shell for "
               "Bottlerocket)", kinds=NODECLASS)
 def custom_userdata_wrong_for_ami(res, ctx):
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is None or a.family != ct.CUSTOM or a.ami_os not in _AMI_READS or a.content.kind == ct.EMPTY:
         return
     kinds, what = _AMI_READS[a.ami_os]
@@ -889,7 +885,7 @@ _ENV_EXTRA_ARGS = re.compile(r"^[ \t]*Environment[ \t]*=.*\bKUBELET_EXTRA_ARGS="
 def kubelet_dropin_overrides_extra_args(res, ctx):
     from karplint.userdata.shell import KUBELET_DROPIN_DIR, file_writes
 
-    a = _analysis(res, ctx)
+    a = userdata_analysis(res, ctx)
     if a is None or not _runs_al2_bootstrap(a):
         return
     for part in a.shell_parts:
@@ -933,7 +929,7 @@ def kubelet_dropin_overrides_extra_args(res, ctx):
       summary="Shell userData that bash aborts at run time (`set -u` and a variable that is never assigned) "
               "before it reaches its bootstrap.sh call", kinds=NODECLASS)
 def userdata_script_aborts(res, ctx):
-    a = _analysis(res, ctx, legacy=True)
+    a = userdata_analysis(res, ctx, legacy=True)
     if a is None:
         return
     for part in a.shell_parts:

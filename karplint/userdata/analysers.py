@@ -13,6 +13,8 @@ and, for userData Karpenter passes verbatim (`amiFamily: Custom`, or no family),
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from karplint.userdata import bottlerocket as br
 from karplint.userdata import content as ct
 from karplint.userdata import nodeadm
@@ -37,6 +39,30 @@ def bottlerocket_settings(part: Part) -> br.BottlerocketSettings:
         settings = br.parse_settings(part.view.text)
         part.data["bottlerocket"] = settings
     return settings
+
+
+# The families whose userData nodeadm reads as NodeConfig (AL2023), or may (Custom, or no family known).
+NODECONFIG_FAMILIES = (ct.AL2023, ct.CUSTOM, None)
+
+
+def nodeconfig_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, list[nodeadm.NodeConfigDoc]]]:
+    """(part, its NodeConfig documents) of each NodeConfig part nodeadm may read."""
+    if analysis.family not in NODECONFIG_FAMILIES:
+        return
+    for part in analysis.parts:
+        if part.kind == ct.NODECONFIG:
+            yield part, nodeconfig_docs(part)
+
+
+def toml_parts(analysis: UserDataAnalysis) -> Iterator[tuple[Part, br.BottlerocketSettings, bool]]:
+    """(part, settings, karpenter_merges) for Bottlerocket userData, and Custom userData that is TOML."""
+    if analysis.family == ct.BOTTLEROCKET:
+        for part in analysis.parts:
+            yield part, bottlerocket_settings(part), True
+    elif analysis.family in (ct.CUSTOM, None):
+        for part in analysis.parts:
+            if part.kind == ct.TOML:
+                yield part, bottlerocket_settings(part), False
 
 
 def _analyse_nodeconfig(part: Part, analysis: UserDataAnalysis) -> None:
