@@ -34,15 +34,21 @@ _OTHER_OS = {
 }
 
 
+def _al2_analysis(res):
+    """The userData analysis of an AL2 EC2NodeClass, else None."""
+    if res.group != "karpenter.k8s.aws" or res.kind != "EC2NodeClass":
+        return None
+    a = analyze(res)
+    return a if a is not None and a.family == ct.AL2 else None
+
+
 @rule("KPL222", "al2-userdata-never-applied", category="userdata", severity="error",
       summary="AL2 userData that is a nodeadm NodeConfig, Bottlerocket TOML or a non-MIME cloud-config: AL2 runs it "
               "as a shell script (or skips the part) and none of its settings are applied", kinds=NODECLASS)
 def al2_userdata_never_applied(res, ctx):
     # Current objects only: before v0.26.0 Karpenter rejected non-MIME AL2 userData instead of wrapping it (PR #3427).
-    if res.group != "karpenter.k8s.aws" or res.kind != "EC2NodeClass":
-        return
-    a = analyze(res)
-    if a is None or a.family != ct.AL2:
+    a = _al2_analysis(res)
+    if a is None:
         return
     for part in a.parts:
         if part.index is None:
@@ -77,10 +83,8 @@ _NOT_A_READ = frozenset({"[", "[[", "test", "ls", "stat", "rm"})  # existence ch
 def al2_userdata_containerd_config_before_bootstrap(res, ctx):
     from karplint.userdata.shell import file_accesses
 
-    if res.group != "karpenter.k8s.aws" or res.kind != "EC2NodeClass":
-        return
-    a = analyze(res)
-    if a is None or a.family != ct.AL2:
+    a = _al2_analysis(res)
+    if a is None:
         return
     for part in a.shell_parts:
         accesses = file_accesses(part.script, lambda path: path == CONTAINERD_CONFIG)
